@@ -1,0 +1,1 @@
+//! The performance harness (the benchmark issue); empty for now.

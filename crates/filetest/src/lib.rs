@@ -1,0 +1,1 @@
+//! The driver for the `ir/` corpus.

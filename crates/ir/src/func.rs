@@ -1,0 +1,144 @@
+//! Funcs and Modules: the containers of the SSA IR.
+//!
+//! A [`Func`] owns a table of value types indexed by [`Value`] ids, its parameters,
+//! a straight-line list of [`Eqn`]s and its results. A [`Module`] is an ordered map
+//! of Funcs by name; the first is the entry, and structured primitives refer to the
+//! others by name, so every printed module is flat.
+
+use crate::{AttrValue, Prim, Type};
+use indexmap::IndexMap;
+use smallvec::SmallVec;
+use std::fmt;
+use std::sync::Arc;
+
+/// An SSA value of one Func: an index into the Func's type table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(pub u32);
+
+impl Value {
+    /// The index into [`Func::value_types`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "%{}", self.0)
+    }
+}
+
+/// One equation: `outputs = prim(inputs)`, with an optional source location.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Eqn {
+    /// The primitive and its static parameters.
+    pub prim: Prim,
+    /// Operands, in order.
+    pub inputs: SmallVec<[Value; 4]>,
+    /// Results, in order (most primitives have one).
+    pub outputs: SmallVec<[Value; 2]>,
+    /// The user's source location (`src/model.rs:42:17`), kept through transforms.
+    pub loc: Option<Arc<str>>,
+}
+
+/// A function: typed parameters, equations, results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Func {
+    /// Name, without the `@`.
+    pub name: String,
+    /// Func attributes, in written order (`kind="fusion"`, `residuals=K`).
+    pub attrs: Vec<(String, AttrValue)>,
+    /// The type of every value, indexed by [`Value::index`].
+    pub value_types: Vec<Type>,
+    /// Parameter values.
+    pub params: Vec<Value>,
+    /// The declared result types (the signature).
+    pub result_types: Vec<Type>,
+    /// Equations in execution order.
+    pub eqns: Vec<Eqn>,
+    /// Returned values.
+    pub results: Vec<Value>,
+}
+
+impl Func {
+    /// An empty Func with no parameters, equations or results.
+    pub fn new(name: impl Into<String>) -> Func {
+        Func {
+            name: name.into(),
+            attrs: Vec::new(),
+            value_types: Vec::new(),
+            params: Vec::new(),
+            result_types: Vec::new(),
+            eqns: Vec::new(),
+            results: Vec::new(),
+        }
+    }
+
+    /// Adds a fresh value of type `ty` to the type table (defining it is up to the caller).
+    pub fn new_value(&mut self, ty: Type) -> Value {
+        self.value_types.push(ty);
+        Value((self.value_types.len() - 1) as u32)
+    }
+
+    /// The type of `value`, if it is in the table.
+    pub fn value_type(&self, value: Value) -> Option<&Type> {
+        self.value_types.get(value.index())
+    }
+
+    /// The type of `value`. Only for values known to be in the table (a verified Func).
+    pub fn ty(&self, value: Value) -> &Type {
+        &self.value_types[value.index()]
+    }
+
+    /// Parameter types, in order (values missing from the table are skipped).
+    pub fn param_types(&self) -> Vec<Type> {
+        self.params.iter().filter_map(|&p| self.value_type(p).cloned()).collect()
+    }
+
+    /// A Func attribute by name.
+    pub fn attr(&self, name: &str) -> Option<&AttrValue> {
+        self.attrs.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    /// Sets (or replaces) a Func attribute.
+    pub fn set_attr(&mut self, name: &str, value: AttrValue) {
+        match self.attrs.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.attrs.push((name.to_string(), value)),
+        }
+    }
+}
+
+/// A list of Funcs by name; the first is the entry.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Module {
+    /// The Funcs, in order; the first is the entry.
+    pub funcs: IndexMap<String, Func>,
+}
+
+impl Module {
+    /// An empty module.
+    pub fn new() -> Module {
+        Module::default()
+    }
+
+    /// Adds a Func at the end; returns the Func it replaced if the name was taken.
+    pub fn push(&mut self, func: Func) -> Option<Func> {
+        self.funcs.insert(func.name.clone(), func)
+    }
+
+    /// The entry Func (the first), if any.
+    pub fn entry(&self) -> Option<&Func> {
+        self.funcs.get_index(0).map(|(_, f)| f)
+    }
+
+    /// A Func by name.
+    pub fn func(&self, name: &str) -> Option<&Func> {
+        self.funcs.get(name)
+    }
+
+    /// The parameter and result types of a Func, if it exists.
+    pub fn signature(&self, name: &str) -> Option<(Vec<Type>, &[Type])> {
+        self.func(name).map(|f| (f.param_types(), f.result_types.as_slice()))
+    }
+}

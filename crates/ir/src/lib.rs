@@ -1,0 +1,25 @@
+//! The ferrax IR: a static, typed SSA language of tensor primitives.
+//!
+//! Everything else in ferrax produces or consumes it: the tracer emits it, the
+//! transforms rewrite it, the JIT compiles it. This crate holds the language itself:
+//! [`Type`]s, [`Func`]s and [`Module`]s, the primitive set [`Prim`] with every rule of
+//! each primitive grouped by family (`prim/`), the [`Builder`], the text form
+//! ([`parse`] and [`print`]), the verifier ([`verify`]) and the reference interpreter
+//! ([`eval`]), which is the executable definition of the IR.
+//!
+//! Architecture invariant: this crate knows nothing of Cranelift or of tracing.
+
+pub mod attr;
+mod error;
+mod func;
+pub mod prim;
+mod types;
+
+pub use attr::AttrValue;
+pub use error::{Error, Place};
+pub use func::{Eqn, Func, Module, Value};
+pub use prim::Prim;
+pub use types::{Type, format_types};
+
+pub use ferrax_array as array;
+pub use ferrax_array::{Array, DType, Shape};
