@@ -23,3 +23,9 @@ pub use types::{Type, format_types};
 
 pub use ferrax_array as array;
 pub use ferrax_array::{Array, DType, Shape};
+
+mod builder;
+mod verify;
+
+pub use builder::Builder;
+pub use verify::{MAX_NESTING, verify, verify_func};

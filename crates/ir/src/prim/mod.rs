@@ -451,8 +451,15 @@ impl Prim {
     /// The result types of this primitive applied to operands of `inputs` types: the
     /// type rule, shared by the builder and the verifier. `module` resolves the Funcs
     /// that structured primitives refer to. The error says what is wrong, with both
-    /// sides of a mismatch; the caller adds the place.
+    /// sides of a mismatch; the caller adds the place (which names the primitive).
     pub fn infer(&self, inputs: &[Type], module: &Module) -> Result<Vec<Type>, String> {
+        self.infer_rule(inputs, module).map_err(|message| {
+            let prefix = format!("{}: ", self.name());
+            message.strip_prefix(&prefix).map(str::to_string).unwrap_or(message)
+        })
+    }
+
+    fn infer_rule(&self, inputs: &[Type], module: &Module) -> Result<Vec<Type>, String> {
         match self {
             Prim::Unary(op) => unary::infer_unary(*op, inputs),
             Prim::IntegerPow { y: _ } => unary::infer_integer_pow(inputs),
