@@ -1,1 +1,166 @@
-fn main() {}
+//! The `ferrax` command: reads IR modules from files or stdin and prints, verifies or
+//! runs them (DESIGN section 5). Every error is one line on stderr naming its place,
+//! with exit code 1; usage errors exit with 2. Later issues add the transform
+//! subcommands (grad, jvp, vmap, ...), which compose through pipes.
+
+mod args;
+
+use args::{Backend, Command, RunArgs, USAGE, parse_args};
+use ferrax_array::{Array, Budget, npy};
+use ferrax_ir::{EvalOptions, Error, Module, PrintOptions, SourceMap};
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+/// A failure to report: one line, and the exit code.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    fn error(message: impl Into<String>) -> Failure {
+        Failure { code: 1, message: message.into() }
+    }
+
+    fn usage(message: impl Into<String>) -> Failure {
+        Failure { code: 2, message: message.into() }
+    }
+}
+
+fn main() -> ExitCode {
+    install_panic_hook();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut stdout = std::io::stdout().lock();
+    match run_command(&args, &mut stdout) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("ferrax: {}", failure.message.replace('\n', " "));
+            ExitCode::from(failure.code)
+        }
+    }
+}
+
+/// A panic is a bug in ferrax; still, the user sees one line and exit code 101, not a
+/// backtrace.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let location = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("ferrax: internal error (please report it){location}");
+    }));
+}
+
+fn run_command(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
+    let command = parse_args(args).map_err(Failure::usage)?;
+    match command {
+        Command::Help => write_out(out, USAGE),
+        Command::Print { input, locs } => {
+            let (module, _) = load(&input)?;
+            write_out(out, ferrax_ir::print_with(&module, &PrintOptions { locs }).trim_end())
+        }
+        Command::Verify { input } => {
+            let (module, _) = load(&input)?;
+            write_out(out, &format!("{}: ok ({} Funcs)", display_name(&input), module.funcs.len()))
+        }
+        Command::Run(run) => run_module(&run, out),
+    }
+}
+
+fn display_name(input: &str) -> &str {
+    if input == "-" { "<stdin>" } else { input }
+}
+
+/// Writes a line; a closed pipe (`ferrax print f.fx | head -1`) is not an error.
+fn write_out(out: &mut impl Write, text: &str) -> Result<(), Failure> {
+    match writeln!(out, "{text}") {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::error(format!("writing output: {e}"))),
+        _ => Ok(()),
+    }
+}
+
+/// Reads, parses and verifies a module; errors carry `file:line:col`.
+fn load(input: &str) -> Result<(Module, SourceMap), Failure> {
+    let name = display_name(input);
+    let mut bytes = Vec::new();
+    let read = if input == "-" {
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::File::open(input).and_then(|mut f| f.read_to_end(&mut bytes)).map(|_| ())
+    };
+    read.map_err(|e| Failure::error(format!("{name}: cannot read: {e}")))?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        Failure::error(format!("{name}: not UTF-8 text (invalid byte at offset {})", e.valid_up_to()))
+    })?;
+    let (module, spans) = ferrax_ir::parse_with_spans(text).map_err(|e| Failure::error(format!("{name}:{e}")))?;
+    ferrax_ir::verify(&module).map_err(|e| Failure::error(locate(name, &e, &spans)))?;
+    Ok((module, spans))
+}
+
+/// Prefixes an error with `file:line:col` of the Func or equation it names.
+fn locate(name: &str, error: &Error, spans: &SourceMap) -> String {
+    let place = match error {
+        Error::Verify { place, .. } | Error::Eval { place, .. } => place,
+        Error::Parse { .. } => return format!("{name}:{error}"),
+        Error::Array(_) => return format!("{name}: {error}"),
+    };
+    let position = match place.eqn {
+        Some(eqn) => spans.eqn_pos(&place.func, eqn),
+        None => spans.func_pos(&place.func),
+    };
+    match position {
+        Some((line, col)) => format!("{name}:{line}:{col}: {error}"),
+        None => format!("{name}: {error}"),
+    }
+}
+
+fn run_module(run: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let name = display_name(&run.input);
+    let (module, spans) = load(&run.input)?;
+    if run.backend == Backend::Jit {
+        return Err(Failure::error("--backend jit: the JIT backend is not available yet; use --backend interp"));
+    }
+    let budget = run.max_bytes.map_or_else(Budget::default, Budget::new);
+    let entry = module.entry().ok_or_else(|| Failure::error(format!("{name}: the module has no Func")))?;
+    let param_types = entry.param_types();
+    if run.arrays.len() != param_types.len() {
+        return Err(Failure::error(format!(
+            "@{} takes {} inputs but {} .npy files were given",
+            entry.name,
+            param_types.len(),
+            run.arrays.len()
+        )));
+    }
+    let mut args = Vec::with_capacity(run.arrays.len());
+    for (i, (path, ty)) in run.arrays.iter().zip(&param_types).enumerate() {
+        let array = npy::read_file(path, &budget).map_err(|e| Failure::error(format!("{}: {e}", path.display())))?;
+        if array.dtype() != ty.dtype || array.shape() != ty.shape.as_slice() {
+            return Err(Failure::error(format!(
+                "{}: argument {i} of @{} must be {ty}, got {}[{}]",
+                path.display(),
+                entry.name,
+                array.dtype(),
+                ferrax_array::format_dims(array.shape())
+            )));
+        }
+        args.push(array);
+    }
+    let options = EvalOptions { budget, fuel: run.fuel };
+    let outputs = ferrax_ir::eval_entry(&module, &args, &options).map_err(|e| Failure::error(locate(name, &e, &spans)))?;
+    match &run.out_dir {
+        Some(dir) => write_npy_outputs(dir, &outputs),
+        None => {
+            let limit = if run.full { None } else { Some(1000) };
+            let text: Vec<String> =
+                outputs.iter().enumerate().map(|(i, a)| format!("out{i}: {}", a.describe(limit))).collect();
+            write_out(out, &text.join("\n"))
+        }
+    }
+}
+
+fn write_npy_outputs(dir: &std::path::Path, outputs: &[Array]) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir).map_err(|e| Failure::error(format!("{}: cannot create directory: {e}", dir.display())))?;
+    for (i, array) in outputs.iter().enumerate() {
+        let path = dir.join(format!("out{i}.npy"));
+        npy::write_file(&path, array).map_err(|e| Failure::error(e.to_string()))?;
+    }
+    Ok(())
+}

@@ -1,1 +1,86 @@
-//! The driver for the `ir/` corpus.
+//! The runner of the `ir/` corpus, in the manner of Cranelift's filetests.
+//!
+//! Each directory of `ir/` is one subtest; each `.fx` file in it is a module whose
+//! expectations sit in `;` comment blocks after the Func they concern (the format is
+//! documented in `ir/README.md`):
+//!
+//! - `parse`: a `; print:` block after a Func holds its canonical text; printing
+//!   must also be a fixed point.
+//! - `verify`: a `; error: FRAGMENT` comment on the offending line: parsing and
+//!   verifying must fail there with a message containing FRAGMENT. A file without one
+//!   must verify.
+//! - `eval`: `; run` blocks after a Func give its inputs (`; in: f32[2] = [1.0, 2.0]`)
+//!   and the expected outputs (`; out0: ...`, in the `ferrax run` format) or error
+//!   (`; error: FRAGMENT`).
+//!
+//! A failure reports `file:line` and a diff. With `FERRAX_BLESS=1` in the environment
+//! the runner rewrites `print` and `out` expectations from the actual results instead
+//! (test tooling is the one place an environment variable switches behaviour).
+
+mod eval;
+mod expect;
+mod parse;
+mod verify;
+
+use std::path::{Path, PathBuf};
+
+/// The subtests, by directory name.
+pub const SUBTESTS: [&str; 3] = ["parse", "verify", "eval"];
+
+/// Where the corpus lives: `<workspace>/ir`.
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ir")
+}
+
+/// True when expectations should be rewritten (`FERRAX_BLESS=1`).
+pub fn bless_requested() -> bool {
+    std::env::var("FERRAX_BLESS").is_ok_and(|v| v == "1")
+}
+
+/// Runs every `.fx` file of `ir/<subtest>`; returns the number of files, or a
+/// report of every failure.
+pub fn run_subtest(subtest: &str, bless: bool) -> Result<usize, String> {
+    let dir = corpus_dir().join(subtest);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "fx"))
+        .collect();
+    files.sort();
+    let mut failures = Vec::new();
+    for path in &files {
+        if let Err(report) = run_file(subtest, path, bless) {
+            failures.push(report);
+        }
+    }
+    if failures.is_empty() {
+        Ok(files.len())
+    } else {
+        Err(format!("{} of {} files failed:\n\n{}", failures.len(), files.len(), failures.join("\n\n")))
+    }
+}
+
+/// Runs one file of a subtest.
+pub fn run_file(subtest: &str, path: &Path, bless: bool) -> Result<(), String> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    let outcome = match subtest {
+        "parse" => parse::check(&text, bless),
+        "verify" => verify::check(&text),
+        "eval" => eval::check(&text, bless),
+        other => return Err(format!("{name}: unknown subtest '{other}'")),
+    };
+    match outcome {
+        Ok(None) => Ok(()),
+        Ok(Some(blessed)) => std::fs::write(path, blessed).map_err(|e| format!("{name}: {e}")),
+        Err(failure) => Err(format!("{name}:{failure}")),
+    }
+}
+
+/// A unified diff of expected and actual text, for failure reports.
+pub(crate) fn diff(expected: &str, actual: &str) -> String {
+    similar::TextDiff::from_lines(expected, actual)
+        .unified_diff()
+        .header("expected", "actual")
+        .to_string()
+}

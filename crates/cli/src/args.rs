@@ -1,0 +1,205 @@
+//! Command-line parsing for the `ferrax` command (hand-written: three subcommands and
+//! a handful of flags do not justify a parser crate's compile time).
+
+use std::path::PathBuf;
+
+/// Which interpreter of the IR runs a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The reference interpreter of `ferrax_ir`.
+    Interp,
+    /// Native code through Cranelift (not available yet).
+    Jit,
+}
+
+/// A parsed command line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `ferrax print FILE [--locs]`.
+    Print {
+        /// The module, or `-` for stdin.
+        input: String,
+        /// Print `loc(...)` of equations.
+        locs: bool,
+    },
+    /// `ferrax verify FILE`.
+    Verify {
+        /// The module, or `-` for stdin.
+        input: String,
+    },
+    /// `ferrax run FILE ARGS.npy... [options]`.
+    Run(RunArgs),
+    /// `ferrax help` / `--help`.
+    Help,
+}
+
+/// Options of `ferrax run`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RunArgs {
+    /// The module, or `-` for stdin.
+    pub input: String,
+    /// One `.npy` file per parameter of the entry Func.
+    pub arrays: Vec<PathBuf>,
+    /// Which backend runs it.
+    pub backend: Backend,
+    /// Write `out{i}.npy` here instead of printing.
+    pub out_dir: Option<PathBuf>,
+    /// Print every element, even past 1000.
+    pub full: bool,
+    /// The allocation budget in bytes (default: half of physical memory).
+    pub max_bytes: Option<u64>,
+    /// Bound on the total loop iterations of the run.
+    pub fuel: Option<u64>,
+}
+
+/// The usage text printed by `ferrax help`.
+pub const USAGE: &str = "\
+usage: ferrax <command> [args]
+
+commands:
+  print  FILE [--locs]        parse, verify and print the canonical text
+  verify FILE                 parse and verify only
+  run    FILE A.npy... [--backend interp|jit] [--out DIR] [--full]
+                              [--max-bytes N] [--fuel N]
+                              run the entry Func on one .npy file per parameter
+
+FILE may be '-' to read the module from standard input.";
+
+/// Parses the arguments after the program name; the error is a one-line usage message.
+pub fn parse_args(args: &[String]) -> Result<Command, String> {
+    let Some((command, rest)) = args.split_first() else {
+        return Err("missing command (try 'ferrax help')".into());
+    };
+    match command.as_str() {
+        "help" | "--help" | "-h" => Ok(Command::Help),
+        "print" => {
+            let (positional, flags) = split(rest, &["--locs"], &[])?;
+            Ok(Command::Print { input: one_input("print", &positional)?, locs: flags.has("--locs") })
+        }
+        "verify" => {
+            let (positional, _) = split(rest, &[], &[])?;
+            Ok(Command::Verify { input: one_input("verify", &positional)? })
+        }
+        "run" => parse_run(rest),
+        other => Err(format!("unknown command '{other}' (available: print, verify, run; try 'ferrax help')")),
+    }
+}
+
+fn parse_run(rest: &[String]) -> Result<Command, String> {
+    let (positional, flags) = split(rest, &["--full"], &["--backend", "--out", "--max-bytes", "--fuel"])?;
+    let Some((input, arrays)) = positional.split_first() else {
+        return Err("run: missing the module file".into());
+    };
+    let backend = match flags.value("--backend") {
+        None | Some("interp") => Backend::Interp,
+        Some("jit") => Backend::Jit,
+        Some(other) => return Err(format!("run: unknown backend '{other}' (expected interp or jit)")),
+    };
+    Ok(Command::Run(RunArgs {
+        input: input.clone(),
+        arrays: arrays.iter().map(PathBuf::from).collect(),
+        backend,
+        out_dir: flags.value("--out").map(PathBuf::from),
+        full: flags.has("--full"),
+        max_bytes: flags.number("--max-bytes")?,
+        fuel: flags.number("--fuel")?,
+    }))
+}
+
+fn one_input(command: &str, positional: &[String]) -> Result<String, String> {
+    match positional {
+        [one] => Ok(one.clone()),
+        [] => Err(format!("{command}: missing the module file")),
+        [_, extra, ..] => Err(format!("{command}: unexpected argument '{extra}'")),
+    }
+}
+
+struct Flags(Vec<(String, Option<String>)>);
+
+impl Flags {
+    fn has(&self, name: &str) -> bool {
+        self.0.iter().any(|(n, _)| n == name)
+    }
+
+    fn value(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(n, _)| n == name).and_then(|(_, v)| v.as_deref())
+    }
+
+    fn number(&self, name: &str) -> Result<Option<u64>, String> {
+        self.value(name)
+            .map(|v| v.parse::<u64>().map_err(|_| format!("{name} expects a non-negative integer, got '{v}'")))
+            .transpose()
+    }
+}
+
+/// Splits arguments into positionals and flags (switches take no value; options take
+/// one, as `--opt V` or `--opt=V`). `-` alone is a positional (stdin).
+fn split(args: &[String], switches: &[&str], options: &[&str]) -> Result<(Vec<String>, Flags), String> {
+    let mut positional = Vec::new();
+    let mut flags = Vec::new();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if !arg.starts_with("--") {
+            positional.push(arg.clone());
+            continue;
+        }
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (arg.as_str(), None),
+        };
+        if flags.iter().any(|(n, _): &(String, Option<String>)| n == name) {
+            return Err(format!("option {name} given twice"));
+        }
+        if switches.contains(&name) && inline.is_none() {
+            flags.push((name.to_string(), None));
+        } else if options.contains(&name) {
+            let value = match inline {
+                Some(v) => v,
+                None => iter.next().cloned().ok_or_else(|| format!("option {name} needs a value"))?,
+            };
+            flags.push((name.to_string(), Some(value)));
+        } else {
+            return Err(format!("unknown option '{arg}'"));
+        }
+    }
+    Ok((positional, Flags(flags)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Result<Command, String> {
+        parse_args(&line.split_whitespace().map(String::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn parses_commands() {
+        assert_eq!(parse("print a.fx --locs"), Ok(Command::Print { input: "a.fx".into(), locs: true }));
+        assert_eq!(parse("verify -"), Ok(Command::Verify { input: "-".into() }));
+        let Ok(Command::Run(run)) = parse("run f.fx x.npy y.npy --out d --full --max-bytes=100 --fuel 7") else {
+            panic!("run did not parse");
+        };
+        assert_eq!(run.arrays.len(), 2);
+        assert_eq!((run.full, run.max_bytes, run.fuel, run.backend), (true, Some(100), Some(7), Backend::Interp));
+        assert_eq!(run.out_dir, Some(PathBuf::from("d")));
+    }
+
+    #[test]
+    fn rejects_bad_usage() {
+        for (line, expected) in [
+            ("", "missing command"),
+            ("frobnicate x", "unknown command"),
+            ("print", "missing the module file"),
+            ("print a b", "unexpected argument 'b'"),
+            ("print a --nope", "unknown option"),
+            ("run f.fx --fuel", "needs a value"),
+            ("run f.fx --fuel -3", "non-negative integer"),
+            ("run f.fx --backend gpu", "unknown backend"),
+            ("run f.fx --full --full", "given twice"),
+        ] {
+            let err = parse(line).unwrap_err();
+            assert!(err.contains(expected), "{line:?}: {err}");
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! The `eval` subtest: run Funcs on the inputs of their `; run` blocks and compare
+//! the outputs, printed as `ferrax run` prints them.
+
+use crate::expect::{directive, func_before, is_comment};
+use ferrax_array::{Array, DType, Data, Shape};
+use ferrax_ir::attr::parse_float;
+use ferrax_ir::{EvalOptions, Module, SourceMap};
+
+/// A `; run` block: its line range and inputs.
+struct Run {
+    /// 0-based index of the `; run` line.
+    start: usize,
+    /// 0-based index one past the block's last line.
+    end: usize,
+    func: String,
+    inputs: Vec<Array>,
+    fuel: Option<u64>,
+    max_bytes: Option<u64>,
+    expected: Vec<String>,
+}
+
+/// Checks a file; returns the blessed text when asked to and something changed.
+pub(crate) fn check(text: &str, bless: bool) -> Result<Option<String>, String> {
+    let (module, spans) = ferrax_ir::parse_with_spans(text).map_err(|e| format!("{e}"))?;
+    ferrax_ir::verify(&module).map_err(|e| format!(" {e}"))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let runs = collect_runs(&lines, &module, &spans)?;
+    if runs.is_empty() {
+        return Err(" has no '; run' block".into());
+    }
+    let mut failures = Vec::new();
+    let mut blessed: Vec<String> = Vec::new();
+    let mut next_line = 0;
+    for run in &runs {
+        let actual = execute(&module, run);
+        if actual != run.expected {
+            failures.push(format!(
+                "{}: @{} gave other results:\n{}",
+                run.start + 1,
+                run.func,
+                crate::diff(&run.expected.join("\n"), &actual.join("\n"))
+            ));
+        }
+        blessed.extend(lines[next_line..run.start].iter().map(|l| l.to_string()));
+        let kept = lines[run.start..run.end].iter().filter(|l| !is_expectation(l));
+        blessed.extend(kept.map(|l| l.to_string()));
+        blessed.extend(actual.iter().map(|l| format!("; {l}")));
+        next_line = run.end;
+    }
+    blessed.extend(lines[next_line..].iter().map(|l| l.to_string()));
+    match (failures.is_empty(), bless) {
+        (true, _) => Ok(None),
+        (false, true) => Ok(Some(format!("{}\n", blessed.join("\n")))),
+        (false, false) => Err(failures.join("\n")),
+    }
+}
+
+fn is_expectation(line: &str) -> bool {
+    let rest = line.trim_start().trim_start_matches(';').trim_start();
+    rest.starts_with("error:") || (rest.starts_with("out") && rest.contains(':'))
+}
+
+fn collect_runs(lines: &[&str], module: &Module, spans: &SourceMap) -> Result<Vec<Run>, String> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let Some(options) = directive(lines[i], "run") else {
+            i += 1;
+            continue;
+        };
+        let start = i;
+        let func = func_before(module, spans, start + 1).ok_or(format!("{}: '; run' before any Func", start + 1))?;
+        let (fuel, max_bytes) = run_options(options).map_err(|e| format!("{}: {e}", start + 1))?;
+        let mut run = Run { start, end: start + 1, func, inputs: vec![], fuel, max_bytes, expected: vec![] };
+        i += 1;
+        while i < lines.len() && is_comment(lines[i]) && directive(lines[i], "run").is_none() {
+            if let Some(value) = directive(lines[i], "in:") {
+                run.inputs.push(parse_array(value).map_err(|e| format!("{}: {e}", i + 1))?);
+            } else if is_expectation(lines[i]) {
+                run.expected.push(lines[i].trim_start().trim_start_matches(';').trim().to_string());
+            } else {
+                break;
+            }
+            i += 1;
+        }
+        run.end = i;
+        runs.push(run);
+    }
+    Ok(runs)
+}
+
+/// `; run` may carry `fuel=N` and `max_bytes=N`.
+fn run_options(text: &str) -> Result<(Option<u64>, Option<u64>), String> {
+    let (mut fuel, mut max_bytes) = (None, None);
+    for word in text.split_whitespace() {
+        let (key, value) = word.split_once('=').ok_or(format!("bad run option '{word}'"))?;
+        let value: u64 = value.parse().map_err(|_| format!("bad number in '{word}'"))?;
+        match key {
+            "fuel" => fuel = Some(value),
+            "max_bytes" => max_bytes = Some(value),
+            _ => return Err(format!("unknown run option '{key}'")),
+        }
+    }
+    Ok((fuel, max_bytes))
+}
+
+/// Runs a block and prints its outputs (`out0: ...`) or its error (`error: ...`).
+fn execute(module: &Module, run: &Run) -> Vec<String> {
+    let mut options = EvalOptions { fuel: run.fuel, ..EvalOptions::default() };
+    if let Some(max) = run.max_bytes {
+        options.budget = ferrax_array::Budget::new(max);
+    }
+    match ferrax_ir::eval(module, &run.func, &run.inputs, &options) {
+        Ok(outputs) => outputs.iter().enumerate().map(|(i, a)| format!("out{i}: {}", a.describe(None))).collect(),
+        Err(e) => vec![format!("error: {e}")],
+    }
+}
+
+/// Parses `f32[2,2] = [1.0, 2.0, 3.0, 4.0]` (the `ferrax run` output format).
+pub(crate) fn parse_array(text: &str) -> Result<Array, String> {
+    let (ty, values) = text.split_once('=').ok_or(format!("expected 'dtype[dims] = [values]', got '{text}'"))?;
+    let (dtype, dims) = ty.trim().split_once('[').ok_or(format!("bad type '{}'", ty.trim()))?;
+    let dtype = DType::from_name(dtype).ok_or(format!("unknown dtype '{dtype}'"))?;
+    let dims = dims.strip_suffix(']').ok_or(format!("bad type '{}'", ty.trim()))?;
+    let shape: Shape = dims
+        .split(',')
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| d.trim().parse::<usize>().map_err(|_| format!("bad dimension '{d}'")))
+        .collect::<Result<_, _>>()?;
+    let values = values.trim();
+    let values = values.strip_prefix('[').and_then(|v| v.strip_suffix(']')).ok_or(format!("bad values '{values}'"))?;
+    let items: Vec<&str> = values.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
+    let bad = |v: &str| format!("'{v}' is not a {dtype} value");
+    let data = match dtype {
+        DType::F32 => Data::F32(items.iter().map(|v| parse_float::<f32>(v).ok_or_else(|| bad(v))).collect::<Result<_, _>>()?),
+        DType::F64 => Data::F64(items.iter().map(|v| parse_float::<f64>(v).ok_or_else(|| bad(v))).collect::<Result<_, _>>()?),
+        DType::I32 => Data::I32(items.iter().map(|v| v.parse().map_err(|_| bad(v))).collect::<Result<_, _>>()?),
+        DType::Bool => Data::Bool(items.iter().map(|v| v.parse().map_err(|_| bad(v))).collect::<Result<_, _>>()?),
+    };
+    Array::new(shape, data).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_arrays() {
+        let a = parse_array("f32[2,2] = [1.0, -2.5, inf, nan]").unwrap();
+        assert_eq!(a.shape(), &[2, 2]);
+        assert_eq!(a.describe(None), "f32[2,2] = [1.0, -2.5, inf, nan]");
+        assert_eq!(parse_array("bool[] = [true]").unwrap(), Array::scalar_bool(true));
+        assert_eq!(parse_array("i32[0] = []").unwrap().len(), 0);
+        assert!(parse_array("i32[2] = [1]").is_err());
+        assert!(parse_array("q8[2] = [1, 2]").is_err());
+    }
+}
