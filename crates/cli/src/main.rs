@@ -7,7 +7,7 @@ mod args;
 
 use args::{Backend, Command, RunArgs, USAGE, parse_args};
 use ferrax_array::{Array, Budget, npy};
-use ferrax_ir::{EvalOptions, Error, Module, PrintOptions, SourceMap};
+use ferrax_ir::{Error, EvalOptions, Module, PrintOptions, SourceMap};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
@@ -87,9 +87,8 @@ fn load(input: &str) -> Result<(Module, SourceMap), Failure> {
         std::fs::File::open(input).and_then(|mut f| f.read_to_end(&mut bytes)).map(|_| ())
     };
     read.map_err(|e| Failure::error(format!("{name}: cannot read: {e}")))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        Failure::error(format!("{name}: not UTF-8 text (invalid byte at offset {})", e.valid_up_to()))
-    })?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| Failure::error(format!("{name}: not UTF-8 text (invalid byte at offset {})", e.valid_up_to())))?;
     let (module, spans) = ferrax_ir::parse_with_spans(text).map_err(|e| Failure::error(format!("{name}:{e}")))?;
     ferrax_ir::verify(&module).map_err(|e| Failure::error(locate(name, &e, &spans)))?;
     Ok((module, spans))
@@ -144,7 +143,8 @@ fn run_module(run: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
         args.push(array);
     }
     let options = EvalOptions { budget, fuel: run.fuel };
-    let outputs = ferrax_ir::eval_entry(&module, &args, &options).map_err(|e| Failure::error(locate(name, &e, &spans)))?;
+    let outputs =
+        ferrax_ir::eval_entry(&module, &args, &options).map_err(|e| Failure::error(locate(name, &e, &spans)))?;
     match &run.out_dir {
         Some(dir) => write_npy_outputs(dir, &outputs),
         None => {
@@ -157,7 +157,8 @@ fn run_module(run: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
 }
 
 fn write_npy_outputs(dir: &std::path::Path, outputs: &[Array]) -> Result<(), Failure> {
-    std::fs::create_dir_all(dir).map_err(|e| Failure::error(format!("{}: cannot create directory: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure::error(format!("{}: cannot create directory: {e}", dir.display())))?;
     for (i, array) in outputs.iter().enumerate() {
         let path = dir.join(format!("out{i}.npy"));
         npy::write_file(&path, array).map_err(|e| Failure::error(e.to_string()))?;

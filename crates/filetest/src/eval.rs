@@ -132,8 +132,12 @@ pub(crate) fn parse_array(text: &str) -> Result<Array, String> {
     let items: Vec<&str> = values.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
     let bad = |v: &str| format!("'{v}' is not a {dtype} value");
     let data = match dtype {
-        DType::F32 => Data::F32(items.iter().map(|v| parse_float::<f32>(v).ok_or_else(|| bad(v))).collect::<Result<_, _>>()?),
-        DType::F64 => Data::F64(items.iter().map(|v| parse_float::<f64>(v).ok_or_else(|| bad(v))).collect::<Result<_, _>>()?),
+        DType::F32 => {
+            Data::F32(items.iter().map(|v| parse_float::<f32>(v).ok_or_else(|| bad(v))).collect::<Result<_, _>>()?)
+        }
+        DType::F64 => {
+            Data::F64(items.iter().map(|v| parse_float::<f64>(v).ok_or_else(|| bad(v))).collect::<Result<_, _>>()?)
+        }
         DType::I32 => Data::I32(items.iter().map(|v| v.parse().map_err(|_| bad(v))).collect::<Result<_, _>>()?),
         DType::Bool => Data::Bool(items.iter().map(|v| v.parse().map_err(|_| bad(v))).collect::<Result<_, _>>()?),
     };

@@ -79,8 +79,5 @@ pub fn run_file(subtest: &str, path: &Path, bless: bool) -> Result<(), String> {
 
 /// A unified diff of expected and actual text, for failure reports.
 pub(crate) fn diff(expected: &str, actual: &str) -> String {
-    similar::TextDiff::from_lines(expected, actual)
-        .unified_diff()
-        .header("expected", "actual")
-        .to_string()
+    similar::TextDiff::from_lines(expected, actual).unified_diff().header("expected", "actual").to_string()
 }

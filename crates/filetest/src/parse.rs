@@ -35,10 +35,15 @@ pub(crate) fn check(text: &str, bless: bool) -> Result<Option<String>, String> {
         };
         let actual = ferrax_ir::print_func(&module.funcs[&name], &PrintOptions::default());
         if actual.trim_end() != expected.trim_end() {
-            failures.push(format!("{}: canonical text of @{name} differs:\n{}", start + 1, crate::diff(&expected, &actual)));
+            failures.push(format!(
+                "{}: canonical text of @{name} differs:\n{}",
+                start + 1,
+                crate::diff(&expected, &actual)
+            ));
         }
         blessed.push(lines[start].to_string());
-        blessed.extend(actual.trim_end().lines().map(|l| if l.is_empty() { ";".to_string() } else { format!("; {l}") }));
+        blessed
+            .extend(actual.trim_end().lines().map(|l| if l.is_empty() { ";".to_string() } else { format!("; {l}") }));
     }
     let blessed_text = format!("{}\n", blessed.join("\n"));
     match (failures.is_empty(), bless) {

@@ -8,7 +8,9 @@ pub(crate) fn check(text: &str) -> Result<Option<String>, String> {
     let expected: Vec<(usize, &str)> = text
         .lines()
         .enumerate()
-        .filter_map(|(i, line)| line.find("; error:").map(|at| (i + 1, line[at..].trim_start_matches("; error:").trim())))
+        .filter_map(|(i, line)| {
+            line.find("; error:").map(|at| (i + 1, line[at..].trim_start_matches("; error:").trim()))
+        })
         .collect();
     let outcome = match ferrax_ir::parse_with_spans(text) {
         Err(e) => Err(e),
@@ -24,7 +26,10 @@ pub(crate) fn check(text: &str) -> Result<Option<String>, String> {
             if !message.contains(fragment) {
                 Err(format!("{line}: expected an error containing '{fragment}', got: {message}"))
             } else if actual_line.is_some_and(|l| l != *line) {
-                Err(format!("{line}: expected the error on this line, but it was reported at line {}: {message}", actual_line.unwrap_or(0)))
+                Err(format!(
+                    "{line}: expected the error on this line, but it was reported at line {}: {message}",
+                    actual_line.unwrap_or(0)
+                ))
             } else {
                 Ok(None)
             }

@@ -1,7 +1,7 @@
 //! `Builder`: constructs a Func equation by equation, inferring every result type
 //! with the primitives' type rules, so that what it builds always verifies.
 
-use crate::{Error, Eqn, Func, Module, Place, Prim, Type, Value};
+use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
 use ferrax_array::Array;
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -48,10 +48,12 @@ impl<'m> Builder<'m> {
     /// Adds `prim(inputs)`, returning its results; the type rule decides their types,
     /// and its error names this Func, the equation index and the primitive.
     pub fn eqn(&mut self, prim: Prim, inputs: &[Value]) -> Result<SmallVec<[Value; 2]>, Error> {
-        let place = || Place { func: self.func.name.clone(), eqn: Some(self.func.eqns.len()), prim: Some(prim.name().into()) };
+        let place =
+            || Place { func: self.func.name.clone(), eqn: Some(self.func.eqns.len()), prim: Some(prim.name().into()) };
         let mut input_types = Vec::with_capacity(inputs.len());
         for &input in inputs {
-            let ty = self.func.value_type(input).ok_or_else(|| Error::verify(place(), format!("unknown value {input}")))?;
+            let ty =
+                self.func.value_type(input).ok_or_else(|| Error::verify(place(), format!("unknown value {input}")))?;
             input_types.push(ty.clone());
         }
         let empty = Module::new();

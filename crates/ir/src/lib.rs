@@ -29,3 +29,6 @@ mod verify;
 
 pub use builder::Builder;
 pub use verify::{MAX_NESTING, verify, verify_func};
+
+#[cfg(feature = "testing")]
+pub mod testing;

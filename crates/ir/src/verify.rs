@@ -66,7 +66,11 @@ pub fn verify_func(func: &Func, module: &Module) -> Result<(), Error> {
         if declared != inferred {
             return Err(Error::verify(
                 place(),
-                format!("declared result types {} differ from the type rule's {}", format_types(&declared), format_types(&inferred)),
+                format!(
+                    "declared result types {} differ from the type rule's {}",
+                    format_types(&declared),
+                    format_types(&inferred)
+                ),
             ));
         }
         for &output in &eqn.outputs {
@@ -75,13 +79,18 @@ pub fn verify_func(func: &Func, module: &Module) -> Result<(), Error> {
     }
     let mut returned = Vec::with_capacity(func.results.len());
     for (k, &result) in func.results.iter().enumerate() {
-        use_value(func, &defined, result).map_err(|m| Error::verify(at(None, None), format!("return value {k}: {m}")))?;
+        use_value(func, &defined, result)
+            .map_err(|m| Error::verify(at(None, None), format!("return value {k}: {m}")))?;
         returned.push(func.ty(result).clone());
     }
     if returned != func.result_types {
         return Err(Error::verify(
             at(None, None),
-            format!("returns {} but the signature declares {}", format_types(&returned), format_types(&func.result_types)),
+            format!(
+                "returns {} but the signature declares {}",
+                format_types(&returned),
+                format_types(&func.result_types)
+            ),
         ));
     }
     Ok(())

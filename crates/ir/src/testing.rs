@@ -1,0 +1,645 @@
+//! The generator of random well-typed modules that every property test shares
+//! (behind the `testing` feature).
+//!
+//! [`random_module`] builds a module from a seed: random parameters, then equations
+//! drawn from every family of primitives (nested `call`, `cond`, `while` and `scan`
+//! bodies included) on operands chosen so that the type rules accept them, with
+//! small shapes including sizes 0 and 1. The same seed gives the same module.
+//! [`random_inputs`] makes arguments for a Func, and [`mutate_text`] damages IR text
+//! for robustness tests.
+
+use crate::prim::{ArgOp, BinaryOp, CompareOp, DotDims, ReduceOp, ScanParams, UnaryOp};
+use crate::{Eqn, Func, Module, Prim, Type, Value};
+use ferrax_array::{Array, DType, Data, Shape};
+use smallvec::SmallVec;
+
+/// A small, fast, reproducible random generator (SplitMix64).
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (0 when n is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 { 0 } else { (self.next_u64() % n as u64) as usize }
+    }
+
+    /// A number in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as usize) as i64
+    }
+
+    /// True with probability `percent`/100.
+    pub fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+
+    /// One element of a non-empty slice.
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+
+    /// A float in [-3, 3), now and then a special value when `special` is set.
+    pub fn float(&mut self, special: bool) -> f64 {
+        if special && self.chance(3) {
+            return self.pick(&[0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e-40]);
+        }
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 6.0 - 3.0
+    }
+}
+
+/// Size knobs of the generator.
+#[derive(Clone, Debug)]
+pub struct GenConfig {
+    /// Equations per Func (upper bound).
+    pub max_eqns: usize,
+    /// Largest rank of a parameter.
+    pub max_rank: usize,
+    /// Largest axis size.
+    pub max_dim: usize,
+    /// Largest element count of any value.
+    pub max_elements: usize,
+    /// Nesting depth of structured bodies.
+    pub max_depth: usize,
+    /// Include NaN, inf and signed zeros in constants and inputs.
+    pub special_values: bool,
+}
+
+impl Default for GenConfig {
+    fn default() -> GenConfig {
+        GenConfig { max_eqns: 12, max_rank: 3, max_dim: 4, max_elements: 256, max_depth: 2, special_values: true }
+    }
+}
+
+impl GenConfig {
+    /// The default, scaled by `FERRAX_GEN_SCALE` (an integer ≥ 1) for long soak runs.
+    pub fn from_env() -> GenConfig {
+        let scale = std::env::var("FERRAX_GEN_SCALE").ok().and_then(|s| s.parse::<usize>().ok()).unwrap_or(1).max(1);
+        let base = GenConfig::default();
+        GenConfig {
+            max_eqns: base.max_eqns * scale,
+            max_dim: base.max_dim + scale - 1,
+            max_elements: base.max_elements * scale,
+            max_depth: base.max_depth + (scale > 1) as usize,
+            ..base
+        }
+    }
+}
+
+/// A random well-typed module: the entry first, then its bodies.
+pub fn random_module(seed: u64, config: &GenConfig) -> Module {
+    let mut g = Gen { rng: Rng::new(seed), config: config.clone(), subs: Module::new(), next_name: 0 };
+    let n_params = 1 + g.rng.below(3);
+    let params: Vec<Type> = (0..n_params).map(|_| g.random_type(None)).collect();
+    let entry = g.func("main".to_string(), &params, 0);
+    let mut module = Module::new();
+    module.push(entry);
+    for (_, func) in std::mem::take(&mut g.subs.funcs) {
+        module.push(func);
+    }
+    module
+}
+
+/// Random arguments for `func`'s parameters.
+pub fn random_inputs(func: &Func, rng: &mut Rng, special: bool) -> Vec<Array> {
+    func.param_types().iter().map(|ty| random_array(ty, rng, special)).collect()
+}
+
+/// A random array of type `ty` (small integers, floats in [-3, 3)).
+pub fn random_array(ty: &Type, rng: &mut Rng, special: bool) -> Array {
+    let n = ty.element_count().unwrap_or(0);
+    let data = match ty.dtype {
+        DType::Bool => Data::Bool((0..n).map(|_| rng.chance(50)).collect()),
+        DType::I32 => Data::I32((0..n).map(|_| rng.range(-5, 5) as i32).collect()),
+        DType::F32 => Data::F32((0..n).map(|_| rng.float(special) as f32).collect()),
+        DType::F64 => Data::F64((0..n).map(|_| rng.float(special)).collect()),
+    };
+    Array::new(ty.shape.clone(), data).unwrap_or_else(|_| Array::scalar_f32(0.0))
+}
+
+/// Damages IR text: deletes, duplicates or swaps characters, lines and numbers.
+pub fn mutate_text(text: &str, rng: &mut Rng) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    for _ in 0..1 + rng.below(3) {
+        if chars.is_empty() {
+            break;
+        }
+        let at = rng.below(chars.len());
+        match rng.below(6) {
+            0 => {
+                chars.remove(at);
+            }
+            1 => chars.insert(at, rng.pick(&['%', '[', ']', '(', ')', ',', '"', '9', '-', '@', ':', '\n', '='])),
+            2 => {
+                let other = rng.below(chars.len());
+                chars.swap(at, other);
+            }
+            3 => {
+                if chars[at].is_ascii_digit() {
+                    chars[at] = char::from(b'0' + rng.below(10) as u8);
+                }
+            }
+            4 => {
+                let end = (at + rng.below(40)).min(chars.len());
+                let piece: Vec<char> = chars[at..end].to_vec();
+                let dest = rng.below(chars.len());
+                chars.splice(dest..dest, piece);
+            }
+            _ => {
+                let end = (at + rng.below(20)).min(chars.len());
+                chars.drain(at..end);
+            }
+        }
+    }
+    chars.into_iter().collect()
+}
+
+struct Gen {
+    rng: Rng,
+    config: GenConfig,
+    subs: Module,
+    next_name: usize,
+}
+
+const FLOATS: [DType; 2] = [DType::F32, DType::F64];
+
+impl Gen {
+    fn random_type(&mut self, dtype: Option<DType>) -> Type {
+        let dtype =
+            dtype.unwrap_or_else(|| self.rng.pick(&[DType::F32, DType::F32, DType::F64, DType::I32, DType::Bool]));
+        let rank = self.rng.below(self.config.max_rank + 1);
+        let shape: Shape = (0..rank).map(|_| self.dim()).collect();
+        Type { dtype, shape }
+    }
+
+    fn dim(&mut self) -> usize {
+        if self.rng.chance(8) { 0 } else { 1 + self.rng.below(self.config.max_dim) }
+    }
+
+    fn fresh_name(&mut self, prefix: &str) -> String {
+        self.next_name += 1;
+        format!("{prefix}{}", self.next_name)
+    }
+
+    /// A Func with the given parameters and random equations.
+    fn func(&mut self, name: String, params: &[Type], depth: usize) -> Func {
+        let mut func = Func::new(name);
+        for ty in params {
+            let v = func.new_value(ty.clone());
+            func.params.push(v);
+        }
+        let target = 1 + self.rng.below(self.config.max_eqns);
+        let mut attempts = 0;
+        while func.eqns.len() < target && attempts < target * 8 {
+            attempts += 1;
+            self.random_eqn(&mut func, depth);
+        }
+        let candidates: Vec<Value> = (0..func.value_types.len() as u32).map(Value).collect();
+        let n_results = 1 + self.rng.below(2.min(candidates.len()));
+        let mut results: Vec<Value> = (0..n_results).map(|_| self.rng.pick(&candidates)).collect();
+        if let Some(last) = func.eqns.last().and_then(|e| e.outputs.first()) {
+            results[0] = *last;
+        }
+        func.result_types = results.iter().map(|&v| func.ty(v).clone()).collect();
+        func.results = results;
+        func
+    }
+
+    fn values(&self, func: &Func, pred: impl Fn(&Type) -> bool) -> Vec<Value> {
+        (0..func.value_types.len() as u32).map(Value).filter(|&v| pred(func.ty(v))).collect()
+    }
+
+    fn any_value(&mut self, func: &Func, pred: impl Fn(&Type) -> bool) -> Option<Value> {
+        let values = self.values(func, pred);
+        (!values.is_empty()).then(|| self.rng.pick(&values))
+    }
+
+    /// Infers, size-checks and appends an equation; `None` when the rule rejects it.
+    fn emit(&mut self, func: &mut Func, prim: Prim, inputs: &[Value]) -> Option<SmallVec<[Value; 2]>> {
+        let types: Vec<Type> = inputs.iter().map(|&v| func.ty(v).clone()).collect();
+        let outs = prim.infer(&types, &self.subs).ok()?;
+        if outs.iter().any(|t| t.element_count().is_none_or(|n| n > self.config.max_elements)) {
+            return None;
+        }
+        let outputs: SmallVec<[Value; 2]> = outs.into_iter().map(|t| func.new_value(t)).collect();
+        func.eqns.push(Eqn { prim, inputs: inputs.into(), outputs: outputs.clone(), loc: None });
+        Some(outputs)
+    }
+
+    fn constant(&mut self, func: &mut Func, ty: &Type) -> Option<Value> {
+        let value = if self.rng.chance(50) {
+            random_array(&Type::scalar(ty.dtype), &mut self.rng, self.config.special_values)
+        } else {
+            random_array(ty, &mut self.rng, self.config.special_values)
+        };
+        self.emit(func, Prim::Constant { value, shape: ty.shape.clone() }, &[]).map(|o| o[0])
+    }
+
+    fn index_constant(&mut self, func: &mut Func, shape: &[usize], hi: i64) -> Option<Value> {
+        let n = ferrax_array::element_count(shape).ok()?;
+        let values: Vec<i32> = (0..n).map(|_| self.rng.range(-2, hi + 2) as i32).collect();
+        let value = Array::from_i32(shape, values).ok()?;
+        self.emit(func, Prim::Constant { value, shape: shape.into() }, &[]).map(|o| o[0])
+    }
+
+    fn random_eqn(&mut self, func: &mut Func, depth: usize) -> Option<()> {
+        let structured = depth < self.config.max_depth && self.rng.chance(12);
+        if structured {
+            return self.structured_eqn(func, depth);
+        }
+        match self.rng.below(9) {
+            0 | 1 => self.elementwise_eqn(func),
+            2 => self.compare_select_eqn(func),
+            3 | 4 => self.shape_eqn(func),
+            5 => self.index_eqn(func),
+            6 => self.reduce_eqn(func),
+            7 => self.dot_eqn(func),
+            _ => {
+                let ty = self.random_type(None);
+                if self.rng.chance(50) && ty.dtype != DType::Bool && ty.rank() > 0 {
+                    let dim = self.rng.below(ty.rank());
+                    self.emit(func, Prim::Iota { dtype: ty.dtype, shape: ty.shape.clone(), dim }, &[]).map(|_| ())
+                } else {
+                    self.constant(func, &ty).map(|_| ())
+                }
+            }
+        }
+    }
+
+    fn elementwise_eqn(&mut self, func: &mut Func) -> Option<()> {
+        let x = self.any_value(func, |_| true)?;
+        let ty = func.ty(x).clone();
+        let prim = match self.rng.below(6) {
+            0 | 1 => {
+                let ops: Vec<UnaryOp> = UnaryOp::ALL.into_iter().filter(|op| op.domain().accepts(ty.dtype)).collect();
+                if ops.is_empty() {
+                    return None;
+                }
+                Prim::Unary(self.rng.pick(&ops))
+            }
+            2 => Prim::Convert { dtype: self.rng.pick(&DType::ALL) },
+            3 => Prim::IntegerPow { y: self.rng.range(if ty.dtype.is_float() { -2 } else { 0 }, 3) as i32 },
+            4 => {
+                if self.rng.chance(50) {
+                    Prim::StopGradient
+                } else {
+                    Prim::Name { name: self.fresh_name("tag") }
+                }
+            }
+            _ => {
+                let ops: Vec<BinaryOp> = BinaryOp::ALL.into_iter().filter(|op| op.domain().accepts(ty.dtype)).collect();
+                if ops.is_empty() {
+                    return None;
+                }
+                let y = self.any_value(func, |t| *t == ty)?;
+                let op = self.rng.pick(&ops);
+                return self.emit(func, Prim::Binary(op), &[x, y]).map(|_| ());
+            }
+        };
+        self.emit(func, prim, &[x]).map(|_| ())
+    }
+
+    fn compare_select_eqn(&mut self, func: &mut Func) -> Option<()> {
+        let x = self.any_value(func, |_| true)?;
+        let ty = func.ty(x).clone();
+        let y = self.any_value(func, |t| *t == ty)?;
+        let op = self.rng.pick(&CompareOp::ALL);
+        let pred = self.emit(func, Prim::Compare(op), &[x, y])?[0];
+        if self.rng.chance(30) && ty.dtype != DType::Bool {
+            let lo = self.any_value(func, |t| *t == ty)?;
+            return self.emit(func, Prim::Clamp, &[lo, x, y]).map(|_| ());
+        }
+        self.emit(func, Prim::Select, &[pred, x, y]).map(|_| ())
+    }
+
+    fn shape_eqn(&mut self, func: &mut Func) -> Option<()> {
+        let x = self.any_value(func, |_| true)?;
+        let ty = func.ty(x).clone();
+        let rank = ty.rank();
+        let prim = match self.rng.below(8) {
+            0 => {
+                let mut shape = ty.shape.clone();
+                shape.insert(0, self.dim());
+                Prim::BroadcastInDim { shape, dims: (1..=rank).collect() }
+            }
+            1 => {
+                let mut shape: Shape = ty.shape.iter().rev().copied().collect();
+                if self.rng.chance(50) {
+                    shape = Shape::from_slice(&[ty.element_count()?]);
+                }
+                Prim::Reshape { shape }
+            }
+            2 => {
+                let mut perm: Vec<usize> = (0..rank).collect();
+                for i in (1..rank).rev() {
+                    let j = self.rng.below(i + 1);
+                    perm.swap(i, j);
+                }
+                Prim::Transpose { perm }
+            }
+            3 => Prim::Rev { axes: (0..rank).filter(|_| self.rng.chance(50)).collect() },
+            4 => {
+                let mut start = vec![];
+                let mut limit = vec![];
+                let mut strides = vec![];
+                for &d in &ty.shape {
+                    let s = self.rng.below(d + 1);
+                    start.push(s);
+                    limit.push(s + self.rng.below(d - s + 1));
+                    strides.push(1 + self.rng.below(2));
+                }
+                Prim::Slice { start, limit, strides }
+            }
+            5 => {
+                let pad_value = self.constant(func, &Type::scalar(ty.dtype))?;
+                let low = (0..rank).map(|_| self.rng.range(-1, 2)).collect();
+                let high = (0..rank).map(|_| self.rng.range(-1, 2)).collect();
+                let interior = (0..rank).map(|_| self.rng.below(2)).collect();
+                return self.emit(func, Prim::Pad { low, high, interior }, &[x, pad_value]).map(|_| ());
+            }
+            6 if rank > 0 => {
+                let axis = self.rng.below(rank);
+                let y = self.any_value(func, |t| t.dtype == ty.dtype && t.rank() == rank)?;
+                return self.emit(func, Prim::Concatenate { axis }, &[x, y, x]).map(|_| ());
+            }
+            _ => return None,
+        };
+        self.emit(func, prim, &[x]).map(|_| ())
+    }
+
+    fn index_eqn(&mut self, func: &mut Func) -> Option<()> {
+        let x = self.any_value(func, |t| t.rank() > 0)?;
+        let ty = func.ty(x).clone();
+        let rank = ty.rank();
+        match self.rng.below(4) {
+            0 | 1 => {
+                let starts: Vec<Value> =
+                    ty.shape.iter().map(|&d| self.index_constant(func, &[], d as i64)).collect::<Option<_>>()?;
+                let sizes: Vec<usize> = ty.shape.iter().map(|&d| self.rng.below(d + 1)).collect();
+                if self.rng.chance(50) {
+                    let mut inputs = vec![x];
+                    inputs.extend(&starts);
+                    self.emit(func, Prim::DynamicSlice { sizes }, &inputs).map(|_| ())
+                } else {
+                    let update = self.any_value(func, |t| {
+                        t.dtype == ty.dtype && t.rank() == rank && t.shape.iter().zip(&ty.shape).all(|(u, d)| u <= d)
+                    })?;
+                    let mut inputs = vec![x, update];
+                    inputs.extend(&starts);
+                    self.emit(func, Prim::DynamicUpdateSlice, &inputs).map(|_| ())
+                }
+            }
+            _ => {
+                let axis = self.rng.below(rank);
+                let batch_dims = if axis > 0 && self.rng.chance(40) { 1 } else { 0 };
+                let mut idx_shape: Shape = ty.shape[..batch_dims].into();
+                for _ in 0..self.rng.below(2) + 1 {
+                    idx_shape.push(self.rng.below(3));
+                }
+                let idx = self.index_constant(func, &idx_shape, ty.shape[axis] as i64)?;
+                let gathered = self.emit(func, Prim::Gather { axis, batch_dims }, &[x, idx])?[0];
+                if ty.dtype != DType::Bool && self.rng.chance(50) {
+                    self.emit(func, Prim::ScatterAdd { axis, batch_dims }, &[x, idx, gathered])?;
+                }
+                Some(())
+            }
+        }
+    }
+
+    fn reduce_eqn(&mut self, func: &mut Func) -> Option<()> {
+        let x = self.any_value(func, |t| t.dtype != DType::Bool)?;
+        let rank = func.ty(x).rank();
+        let prim = match self.rng.below(3) {
+            0 => Prim::Reduce {
+                op: self.rng.pick(&ReduceOp::ALL),
+                axes: (0..rank).filter(|_| self.rng.chance(50)).collect(),
+            },
+            1 if rank > 0 => Prim::ArgReduce {
+                op: self.rng.pick(&[ArgOp::Argmax, ArgOp::Argmin]),
+                axis: self.rng.below(rank),
+                index_dtype: DType::I32,
+            },
+            _ if rank > 0 => Prim::Cumsum { axis: self.rng.below(rank), reverse: self.rng.chance(50) },
+            _ => return None,
+        };
+        self.emit(func, prim, &[x]).map(|_| ())
+    }
+
+    fn dot_eqn(&mut self, func: &mut Func) -> Option<()> {
+        let x = self.any_value(func, |t| t.dtype != DType::Bool && t.rank() > 0)?;
+        let ty = func.ty(x).clone();
+        let last = ty.rank() - 1;
+        let y = self.any_value(func, |t| *t == ty)?;
+        let dims = if ty.rank() >= 2 && self.rng.chance(50) {
+            DotDims { lhs_contract: vec![last], rhs_contract: vec![last], lhs_batch: vec![0], rhs_batch: vec![0] }
+        } else {
+            DotDims { lhs_contract: vec![last], rhs_contract: vec![last], lhs_batch: vec![], rhs_batch: vec![] }
+        };
+        self.emit(func, Prim::DotGeneral(dims), &[x, y]).map(|_| ())
+    }
+
+    fn structured_eqn(&mut self, func: &mut Func, depth: usize) -> Option<()> {
+        let x = self.any_value(func, |_| true)?;
+        let ty = func.ty(x).clone();
+        match self.rng.below(5) {
+            0 => {
+                let callee = self.sub_func("call", std::slice::from_ref(&ty), depth);
+                let prim = match self.rng.below(3) {
+                    0 => Prim::Call { func: callee },
+                    1 => Prim::Remat { func: callee, policy: crate::prim::RematPolicy::Nothing },
+                    _ => return self.custom_eqn(func, x, callee),
+                };
+                self.emit(func, prim, &[x]).map(|_| ())
+            }
+            1 => {
+                let first = self.sub_func("branch", std::slice::from_ref(&ty), depth);
+                let result_types = self.subs.func(&first)?.result_types.clone();
+                let second = self.sub_func_returning("branch", std::slice::from_ref(&ty), &result_types, depth);
+                let selector = if self.rng.chance(50) {
+                    self.index_constant(func, &[], 2)?
+                } else {
+                    self.any_value(func, |t| t.dtype == DType::Bool && t.rank() == 0)
+                        .or_else(|| self.constant(func, &Type::scalar(DType::Bool)))?
+                };
+                self.emit(func, Prim::Cond { branches: vec![first, second] }, &[selector, x]).map(|_| ())
+            }
+            2 => self.while_eqn(func, x, depth),
+            _ => self.scan_eqn(func, x, depth),
+        }
+    }
+
+    fn custom_eqn(&mut self, func: &mut Func, x: Value, callee: String) -> Option<()> {
+        let ty = func.ty(x).clone();
+        let results = self.subs.func(&callee)?.result_types.clone();
+        let prim = if self.rng.chance(50) {
+            let jvp =
+                self.sub_func_returning("jvp", &[ty.clone(), ty.clone()], &[results.clone(), results].concat(), 0);
+            Prim::CustomJvp { func: callee, jvp }
+        } else {
+            let fwd = self.sub_func_returning("fwd", std::slice::from_ref(&ty), &results, self.config.max_depth);
+            let fwd_results = self.subs.func(&fwd)?.result_types.clone();
+            let bwd_results: Vec<Type> = if ty.dtype.is_float() { vec![ty.clone()] } else { vec![] };
+            let bwd = self.sub_func_returning(
+                "bwd",
+                &fwd_results[results.len()..].iter().chain(&results).cloned().collect::<Vec<_>>(),
+                &bwd_results,
+                self.config.max_depth,
+            );
+            Prim::CustomVjp { func: callee, fwd, bwd }
+        };
+        self.emit(func, prim, &[x]).map(|_| ())
+    }
+
+    fn while_eqn(&mut self, func: &mut Func, x: Value, depth: usize) -> Option<()> {
+        let ty = func.ty(x).clone();
+        let counter_ty = Type::scalar(DType::I32);
+        let carry = [counter_ty.clone(), ty.clone()];
+        // cond: counter < limit.
+        let limit = self.rng.range(0, 4) as i32;
+        let mut cond = Func::new(self.fresh_name("cond"));
+        let c = cond.new_value(counter_ty.clone());
+        let v = cond.new_value(ty.clone());
+        cond.params = vec![c, v];
+        let lim =
+            self.emit(&mut cond, Prim::Constant { value: Array::scalar_i32(limit), shape: Shape::new() }, &[])?[0];
+        let lt = self.emit(&mut cond, Prim::Compare(CompareOp::Lt), &[c, lim])?[0];
+        cond.result_types = vec![Type::scalar(DType::Bool)];
+        cond.results = vec![lt];
+        // body: counter + 1, and a random update of the value.
+        let name = self.fresh_name("body");
+        let mut body = self.func(name, &carry, depth + 1);
+        let counter = body.params[0];
+        let one = self.emit(&mut body, Prim::Constant { value: Array::scalar_i32(1), shape: Shape::new() }, &[])?[0];
+        let next = self.emit(&mut body, Prim::Binary(BinaryOp::Add), &[counter, one])?[0];
+        let candidates = self.values(&body, |t| *t == ty);
+        let value = self.rng.pick(&candidates);
+        body.results = vec![next, value];
+        body.result_types = carry.to_vec();
+        let (cond_name, body_name) = (cond.name.clone(), body.name.clone());
+        self.subs.push(cond);
+        self.subs.push(body);
+        let start = self.emit(func, Prim::Constant { value: Array::scalar_i32(0), shape: Shape::new() }, &[])?[0];
+        let max_iters = if self.rng.chance(50) { Some(self.rng.below(4)) } else { None };
+        self.emit(func, Prim::While { cond: cond_name, body: body_name, max_iters }, &[start, x]).map(|_| ())
+    }
+
+    fn scan_eqn(&mut self, func: &mut Func, x: Value, depth: usize) -> Option<()> {
+        let carry_ty = func.ty(x).clone();
+        let xs = self.any_value(func, |t| t.rank() > 0)?;
+        let xs_ty = func.ty(xs).clone();
+        let length = xs_ty.shape[0];
+        let slice_ty = Type::new(xs_ty.dtype, &xs_ty.shape[1..]);
+        let name = self.fresh_name("scan");
+        let mut body = self.func(name, &[carry_ty.clone(), slice_ty], depth + 1);
+        let carry_out = self.rng.pick(&self.values(&body, |t| *t == carry_ty));
+        let y = self.rng.pick(&self.values(&body, |t| t.element_count().is_some_and(|n| n * length.max(1) <= 256)));
+        body.results = vec![carry_out, y];
+        body.result_types = vec![carry_ty, body.ty(y).clone()];
+        let name = body.name.clone();
+        self.subs.push(body);
+        let params = ScanParams {
+            body: name,
+            length,
+            num_consts: 0,
+            num_carry: 1,
+            reverse: self.rng.chance(50),
+            checkpoint: if self.rng.chance(30) { Some(1 + self.rng.below(3)) } else { None },
+        };
+        self.emit(func, Prim::Scan(params), &[x, xs]).map(|_| ())
+    }
+
+    fn sub_func(&mut self, prefix: &str, params: &[Type], depth: usize) -> String {
+        let name = self.fresh_name(prefix);
+        let func = self.func(name.clone(), params, depth + 1);
+        self.subs.push(func);
+        name
+    }
+
+    /// A sub-Func that returns exactly `results` (built from constants when no value fits).
+    fn sub_func_returning(&mut self, prefix: &str, params: &[Type], results: &[Type], depth: usize) -> String {
+        let name = self.fresh_name(prefix);
+        let mut func = self.func(name.clone(), params, depth + 1);
+        let mut values = Vec::new();
+        for ty in results {
+            let candidates = self.values(&func, |t| t == ty);
+            let v = if candidates.is_empty() || self.rng.chance(10) {
+                let value = random_array(ty, &mut self.rng, false);
+                let v = func.new_value(ty.clone());
+                func.eqns.push(Eqn {
+                    prim: Prim::Constant { value, shape: ty.shape.clone() },
+                    inputs: SmallVec::new(),
+                    outputs: [v].into_iter().collect(),
+                    loc: None,
+                });
+                v
+            } else {
+                self.rng.pick(&candidates)
+            };
+            values.push(v);
+        }
+        func.results = values;
+        func.result_types = results.to_vec();
+        self.subs.push(func);
+        name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_modules_verify_and_are_reproducible() {
+        let config = GenConfig::default();
+        for seed in 0..300 {
+            let module = random_module(seed, &config);
+            if let Err(e) = crate::verify(&module) {
+                panic!("seed {seed}: {e}\n{module:#?}");
+            }
+            let again = random_module(seed, &config);
+            assert_eq!(format!("{module:?}"), format!("{again:?}"), "seed {seed} is not reproducible");
+        }
+    }
+
+    #[test]
+    fn generator_covers_every_family() {
+        let config = GenConfig::default();
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..400 {
+            for func in random_module(seed, &config).funcs.values() {
+                seen.extend(func.eqns.iter().map(|e| e.prim.name()));
+            }
+        }
+        for name in [
+            "scan",
+            "while",
+            "cond",
+            "call",
+            "custom_jvp",
+            "custom_vjp",
+            "remat",
+            "gather",
+            "scatter_add",
+            "dot_general",
+            "pad",
+            "cumsum",
+            "argmax",
+            "dynamic_update_slice",
+        ] {
+            assert!(seen.contains(name), "the generator never produced {name}; saw {seen:?}");
+        }
+    }
+}
