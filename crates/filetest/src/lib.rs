@@ -77,6 +77,40 @@ pub fn run_file(subtest: &str, path: &Path, bless: bool) -> Result<(), String> {
     }
 }
 
+/// Checks that every well-formed corpus file (`ir/parse`, `ir/eval`, and the
+/// examples in `examples/ir`) prints canonically: `print(parse(print(parse(f))))` equals
+/// `print(parse(f))`. Returns the number of files checked.
+pub fn check_round_trips() -> Result<usize, String> {
+    let dirs = [corpus_dir().join("parse"), corpus_dir().join("eval"), corpus_dir().join("../examples/ir")];
+    let mut count = 0;
+    let mut failures = Vec::new();
+    for dir in dirs {
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.retain(|p| p.extension().is_some_and(|e| e == "fx"));
+        paths.sort();
+        for path in paths {
+            count += 1;
+            if let Err(e) = round_trip(&path) {
+                failures.push(format!("{}: {e}", path.display()));
+            }
+        }
+    }
+    if failures.is_empty() { Ok(count) } else { Err(failures.join("\n")) }
+}
+
+fn round_trip(path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let module = ferrax_ir::parse(&text).map_err(|e| e.to_string())?;
+    let printed = ferrax_ir::print(&module);
+    let again = ferrax_ir::parse(&printed).map_err(|e| format!("printed text does not parse: {e}"))?;
+    if again != module && format!("{again:?}") != format!("{module:?}") {
+        return Err("parsing the printed text gives another module".into());
+    }
+    let reprinted = ferrax_ir::print(&again);
+    if reprinted == printed { Ok(()) } else { Err(format!("printing is not a fixed point:\n{}", diff(&printed, &reprinted))) }
+}
+
 /// A unified diff of expected and actual text, for failure reports.
 pub(crate) fn diff(expected: &str, actual: &str) -> String {
     similar::TextDiff::from_lines(expected, actual).unified_diff().header("expected", "actual").to_string()

@@ -21,3 +21,11 @@ fn verify() {
 fn eval() {
     run("eval");
 }
+
+#[test]
+fn every_corpus_file_round_trips() {
+    match ferrax_filetest::check_round_trips() {
+        Ok(count) => assert!(count > 0),
+        Err(report) => panic!("{report}"),
+    }
+}

@@ -1,0 +1,201 @@
+//! End-to-end tests of the `ferrax` command: outputs, exit codes, and bad input of
+//! every kind (each prints one line on stderr and exits non-zero, never panics).
+
+use ferrax_array::{Array, npy};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn ferrax(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ferrax"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the ferrax binary starts");
+    // A closed stdin (the command did not read it) is fine.
+    let _ = child.stdin.take().expect("stdin is piped").write_all(stdin);
+    let out = child.wait_with_output().expect("ferrax finishes");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ferrax-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write scratch file");
+    path.to_string_lossy().into_owned()
+}
+
+fn root(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path).to_string_lossy().into_owned()
+}
+
+/// Asserts a failure: the exit code, one line on stderr containing `fragment`, no panic.
+fn assert_fails(out: &Output, code: i32, fragment: &str) {
+    assert_eq!(out.code, code, "stderr: {}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "expected one line on stderr, got: {}", out.stderr);
+    assert!(out.stderr.contains(fragment), "expected '{fragment}' in: {}", out.stderr);
+    assert!(!out.stderr.contains("panicked") && !out.stderr.contains("internal error"), "{}", out.stderr);
+}
+
+const DOUBLE: &str = "func @double(%x: f32[3]) -> (f32[3]) {\n  %y: f32[3] = add(%x, %x)\n  return %y\n}\n";
+
+#[test]
+fn runs_the_readme_example() {
+    let out = ferrax(
+        &["run", &root("examples/ir/logistic_regression.fx"), &root("examples/ir/x.npy"), &root("examples/ir/w.npy")],
+        b"",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", out.stdout);
+    assert!(lines[0].starts_with("out0: f32[] = ["), "{}", out.stdout);
+    assert!(lines[1].starts_with("out1: f32[4] = ["), "{}", out.stdout);
+}
+
+#[test]
+fn print_is_canonical_and_reads_stdin() {
+    let text = "func @f(%a: f32[2]) -> (f32[2]) {\n  %b: f32[2] = neg(%a) loc(\"m.rs:1:2\")\n  return %b\n}\n";
+    let out = ferrax(&["print", "-"], text.as_bytes());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "func @f(%0: f32[2]) -> (f32[2]) {\n  %1: f32[2] = neg(%0)\n  return %1\n}\n");
+    let with_locs = ferrax(&["print", "-", "--locs"], text.as_bytes());
+    assert!(with_locs.stdout.contains("neg(%0) loc(\"m.rs:1:2\")"), "{}", with_locs.stdout);
+    let verify = ferrax(&["verify", "-"], text.as_bytes());
+    assert_eq!((verify.code, verify.stdout.as_str()), (0, "<stdin>: ok (1 Funcs)\n"));
+}
+
+#[test]
+fn run_prints_writes_and_elides() {
+    let dir = scratch("run");
+    let x = write(&dir, "x.npy", &npy::write(&Array::from_f32(&[3], vec![1.0, -2.5, f32::INFINITY]).unwrap()));
+    let prog = write(&dir, "double.fx", DOUBLE.as_bytes());
+    let out = ferrax(&["run", &prog, &x], b"");
+    assert_eq!((out.code, out.stdout.as_str()), (0, "out0: f32[3] = [2.0, -5.0, inf]\n"), "{}", out.stderr);
+
+    let out_dir = dir.join("outs");
+    let out = ferrax(&["run", &prog, &x, "--out", &out_dir.to_string_lossy()], b"");
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+    let written = npy::read_file(&out_dir.join("out0.npy"), &Default::default()).unwrap();
+    assert_eq!(written, Array::from_f32(&[3], vec![2.0, -5.0, f32::INFINITY]).unwrap());
+
+    let big = "func @f() -> (i32[1500]) {\n  %0: i32[1500] = iota[dtype=i32, shape=[1500], dim=0]()\n  return %0\n}\n";
+    let prog = write(&dir, "big.fx", big.as_bytes());
+    let out = ferrax(&["run", &prog], b"");
+    assert_eq!(out.stdout, "out0: i32[1500] = [0, 1, 2, ..., 1497, 1498, 1499]\n", "{}", out.stderr);
+    let full = ferrax(&["run", &prog, "--full"], b"");
+    assert_eq!(full.stdout.matches(", ").count(), 1499);
+}
+
+#[test]
+fn run_accepts_int64_for_i32_params() {
+    let dir = scratch("int64");
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    let header = "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }          \n";
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    for v in [7i64, -3] {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    let x = write(&dir, "x.npy", &bytes);
+    let prog = write(&dir, "f.fx", b"func @f(%x: i32[2]) -> (i32[2]) {\n  %y: i32[2] = mul(%x, %x)\n  return %y\n}\n");
+    let out = ferrax(&["run", &prog, &x], b"");
+    assert_eq!((out.code, out.stdout.as_str()), (0, "out0: i32[2] = [49, 9]\n"), "{}", out.stderr);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [&[][..], &["frobnicate"], &["print"], &["print", "a", "b"], &["run", "x.fx", "--fuel", "many"], &["print", "x", "--what"]] {
+        let out = ferrax(args, b"");
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
+    }
+    assert_eq!(ferrax(&["help"], b"").code, 0);
+}
+
+#[test]
+fn bad_modules_name_their_place() {
+    let dir = scratch("modules");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("malformed.fx", b"func @f(%x: f32[2]) -> (f32[2]) {\n  %y: f32[2] = neg(%x\n  return %y\n}\n".to_vec(), "malformed.fx:3:"),
+        ("unknown.fx", b"func @f(%x: f32[2]) -> (f32[2]) {\n  %y: f32[2] = blorp(%x)\n  return %y\n}\n".to_vec(), "unknown primitive 'blorp'"),
+        ("types.fx", b"func @f(%x: f32[2], %z: f32[3]) -> (f32[2]) {\n  %y: f32[2] = add(%x, %z)\n  return %y\n}\n".to_vec(), "types.fx:2:3: in @f, equation 0 (add): operand types differ: f32[2] vs f32[3]"),
+        ("empty.fx", Vec::new(), "empty.fx:1:1"),
+        ("comments.fx", b"; nothing here\n".to_vec(), "comments.fx:"),
+        ("binary.fx", vec![0x7f, 0x45, 0x4c, 0x46, 0, 0, 0xff, 0xfe, 0x01], "not UTF-8"),
+        ("deep.fx", format!("func @f() -> () {{\n  %0: f32[] = constant[value={}1{}]()\n  return\n}}\n", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(), "deep.fx:2:"),
+        ("huge.fx", b"func @f() -> (f32[100000,100000,100000]) {\n  %0: f32[100000,100000,100000] = constant[value=0.0]()\n  return %0\n}\n".to_vec(), "over the allocation budget"),
+    ];
+    for (name, text, fragment) in cases {
+        let path = write(&dir, name, &text);
+        let command = if name == "huge.fx" { "run" } else { "print" };
+        let out = ferrax(&[command, &path], b"");
+        assert_fails(&out, 1, fragment);
+    }
+    assert_fails(&ferrax(&["print", &dir.join("missing.fx").to_string_lossy()], b""), 1, "cannot read");
+}
+
+#[test]
+fn bad_inputs_to_run() {
+    let dir = scratch("inputs");
+    let prog = write(&dir, "double.fx", DOUBLE.as_bytes());
+    let good = npy::write(&Array::from_f32(&[3], vec![1.0, 2.0, 3.0]).unwrap());
+    let x = write(&dir, "x.npy", &good);
+    let wrong_shape = write(&dir, "shape.npy", &npy::write(&Array::from_f32(&[4], vec![0.0; 4]).unwrap()));
+    let wrong_dtype = write(&dir, "dtype.npy", &npy::write(&Array::from_f64(&[3], vec![0.0; 3]).unwrap()));
+    let truncated = write(&dir, "trunc.npy", &good[..good.len() - 2]);
+    let fortran = write(&dir, "fortran.npy", &String::from_utf8_lossy(&good).replace("False", "True ").into_bytes());
+    let mut complex = good.clone();
+    let at = complex.windows(3).position(|w| w == b"<f4").expect("descr in header");
+    complex[at..at + 3].copy_from_slice(b"<c8");
+    let complex = write(&dir, "complex.npy", &complex);
+    let garbage = write(&dir, "garbage.npy", b"definitely not numpy");
+    let missing = dir.join("nope.npy").to_string_lossy().into_owned();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec![], "takes 1 inputs but 0 .npy files were given"),
+        (vec![&x, &x], "takes 1 inputs but 2 .npy files were given"),
+        (vec![&wrong_shape], "argument 0 of @double must be f32[3], got f32[4]"),
+        (vec![&wrong_dtype], "argument 0 of @double must be f32[3], got f64[3]"),
+        (vec![&truncated], "truncated"),
+        (vec![&fortran], "Fortran"),
+        (vec![&complex], "unsupported dtype"),
+        (vec![&garbage], "not a .npy file"),
+        (vec![&missing], "nope.npy"),
+    ];
+    for (inputs, fragment) in cases {
+        let mut args = vec!["run", prog.as_str()];
+        args.extend(inputs);
+        assert_fails(&ferrax(&args, b""), 1, fragment);
+    }
+    assert_fails(&ferrax(&["run", &prog, &x, "--backend", "jit"], b""), 1, "JIT backend is not available yet");
+    assert_fails(&ferrax(&["run", &prog, &x, "--max-bytes", "20"], b""), 1, "allocation budget");
+}
+
+#[test]
+fn fuel_bounds_unbounded_loops() {
+    let dir = scratch("fuel");
+    let forever = "func @f(%x: i32[]) -> (i32[]) {\n  %y: i32[] = while[cond=@c, body=@b](%x)\n  return %y\n}\n\n\
+        func @c(%x: i32[]) -> (bool[]) {\n  %t: bool[] = constant[value=true]()\n  return %t\n}\n\n\
+        func @b(%x: i32[]) -> (i32[]) {\n  %one: i32[] = constant[value=1]()\n  %y: i32[] = add(%x, %one)\n  return %y\n}\n";
+    let prog = write(&dir, "forever.fx", forever.as_bytes());
+    let x = write(&dir, "x.npy", &npy::write(&Array::scalar_i32(0)));
+    assert_fails(&ferrax(&["run", &prog, &x, "--fuel", "1000"], b""), 1, "forever.fx:2:3");
+}
