@@ -96,8 +96,6 @@ impl Num for i32 {
 
 /// A float element (`f32`, `f64`) with the math the unary and binary rules need.
 pub(crate) trait Float: Num + std::ops::Neg<Output = Self> + std::ops::Div<Output = Self> {
-    /// A quiet NaN.
-    const NAN: Self;
     /// `e^x`.
     fn exp(self) -> Self;
     /// Natural logarithm.
@@ -189,8 +187,6 @@ macro_rules! impl_float {
         }
 
         impl Float for $t {
-            const NAN: $t = <$t>::NAN;
-
             fn exp(self) -> $t {
                 <$t>::exp(self)
             }
