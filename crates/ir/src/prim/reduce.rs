@@ -1,11 +1,11 @@
 //! Reductions: `reduce_sum`, `reduce_max`, `reduce_min`, `reduce_prod`, `argmax`,
 //! `argmin`, `cumsum`. A reduction over zero elements gives the identity.
 
+use super::kernels::{Num, array, axes_last_perm, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
 use super::{check_axes, check_axis, expect_arity};
 use crate::Type;
-use ferrax_array::Array;
-use ferrax_array::{DType, Shape};
+use ferrax_array::{Array, DType, Data, Shape};
 
 /// A reduction over axes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -99,20 +99,364 @@ pub(crate) fn infer_cumsum(axis: usize, inputs: &[Type]) -> Result<Vec<Type>, St
 
 // ---- evaluation (the reference interpreter's rules) ----
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_reduce(op: ReduceOp, axes: &[usize], x: &Array) -> Result<ferrax_array::Array, String> {
-    let _ = (op, axes, x);
-    Err("eval_reduce is not written yet".into())
+/// Evaluates a reduction over `axes`, which are removed from the shape (an empty list
+/// copies the operand; all axes give a scalar).
+///
+/// Order of evaluation (the interpreter is the executable definition): each result
+/// element starts from the identity (0, 1, -inf/+inf, `i32::MIN`/`i32::MAX`) and folds
+/// in its operand elements one at a time in increasing C-order flat index, in the
+/// element type (i32 wraps). So a sum of `-0.0` alone is `+0.0`, and zero elements give
+/// the identity. `reduce_max`/`reduce_min` propagate NaN and order signed zeros as the
+/// binary `max`/`min` do.
+pub(crate) fn eval_reduce(op: ReduceOp, axes: &[usize], x: &Array) -> Result<Array, String> {
+    check_axes(op.name(), "axis", axes, x.rank())?;
+    let mut sorted = axes.to_vec();
+    sorted.sort_unstable();
+    let kept: Shape = (0..x.rank()).filter(|a| !axes.contains(a)).map(|a| x.shape()[a]).collect();
+    let data = match x.data() {
+        Data::F32(v) => Data::F32(reduce_slice(op, v, x.shape(), &sorted)),
+        Data::F64(v) => Data::F64(reduce_slice(op, v, x.shape(), &sorted)),
+        Data::I32(v) => Data::I32(reduce_slice(op, v, x.shape(), &sorted)),
+        Data::Bool(_) => return Err(bad_dtype(op.name(), DType::Bool)),
+    };
+    array(&kept, data)
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_arg_reduce(op: ArgOp, axis: usize, x: &Array) -> Result<ferrax_array::Array, String> {
-    let _ = (op, axis, x);
-    Err("eval_arg_reduce is not written yet".into())
+/// Reduces `v` (of `shape`) over the increasing `axes`, one result per kept index.
+fn reduce_slice<T: Num>(op: ReduceOp, v: &[T], shape: &[usize], axes: &[usize]) -> Vec<T> {
+    let moved = permute(v, shape, &axes_last_perm(shape.len(), axes));
+    let inner: usize = axes.iter().map(|&a| shape[a]).product();
+    let outer: usize = (0..shape.len()).filter(|a| !axes.contains(a)).map(|a| shape[a]).product();
+    match op {
+        ReduceOp::Sum => fold_rows(&moved, outer, inner, T::ZERO, T::add),
+        ReduceOp::Max => fold_rows(&moved, outer, inner, T::LOWEST, T::max),
+        ReduceOp::Min => fold_rows(&moved, outer, inner, T::HIGHEST, T::min),
+        ReduceOp::Prod => fold_rows(&moved, outer, inner, T::ONE, T::mul),
+    }
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_cumsum(axis: usize, reverse: bool, x: &Array) -> Result<ferrax_array::Array, String> {
-    let _ = (axis, reverse, x);
-    Err("eval_cumsum is not written yet".into())
+/// Folds each of the `outer` consecutive rows of length `inner` from `init`, in order.
+fn fold_rows<T: Copy>(v: &[T], outer: usize, inner: usize, init: T, f: impl Fn(T, T) -> T) -> Vec<T> {
+    (0..outer).map(|r| v[r * inner..(r + 1) * inner].iter().fold(init, |acc, &a| f(acc, a))).collect()
+}
+
+/// Evaluates `argmax`/`argmin` along `axis` (removed from the shape): the i32 index of
+/// the first extreme element; a NaN counts as the extreme, so the first NaN wins.
+/// Equal values (including `-0.0` and `+0.0`) keep the earlier index.
+pub(crate) fn eval_arg_reduce(op: ArgOp, axis: usize, x: &Array) -> Result<Array, String> {
+    check_axis(op.name(), "axis", axis, x.rank())?;
+    let n = x.shape()[axis];
+    if n == 0 || i32::try_from(n - 1).is_err() {
+        return Err(format!("{}: axis {axis} of length {n} has no i32 index of an element", op.name()));
+    }
+    let kept: Shape = (0..x.rank()).filter(|&a| a != axis).map(|a| x.shape()[a]).collect();
+    let out = match x.data() {
+        Data::F32(v) => arg_slice(op, v, x.shape(), axis),
+        Data::F64(v) => arg_slice(op, v, x.shape(), axis),
+        Data::I32(v) => arg_slice(op, v, x.shape(), axis),
+        Data::Bool(_) => return Err(bad_dtype(op.name(), DType::Bool)),
+    };
+    array(&kept, Data::I32(out))
+}
+
+/// The index of the first extreme of every row along `axis` of `v` (of `shape`).
+fn arg_slice<T: Num>(op: ArgOp, v: &[T], shape: &[usize], axis: usize) -> Vec<i32> {
+    let moved = permute(v, shape, &axes_last_perm(shape.len(), &[axis]));
+    let n = shape[axis];
+    let rows = moved.chunks_exact(n);
+    match op {
+        ArgOp::Argmax => rows.map(|row| first_extreme(row, |a, b| a > b)).collect(),
+        ArgOp::Argmin => rows.map(|row| first_extreme(row, |a, b| a < b)).collect(),
+    }
+}
+
+/// The index of the first NaN of `row`, else of the first element no other element of
+/// `row` is `better` than. The caller checks that every index fits i32.
+fn first_extreme<T: Num>(row: &[T], better: impl Fn(T, T) -> bool) -> i32 {
+    let mut best = 0;
+    for (i, &a) in row.iter().enumerate() {
+        if a.is_nan() {
+            return i as i32;
+        }
+        if better(a, row[best]) {
+            best = i;
+        }
+    }
+    best as i32
+}
+
+/// Evaluates the inclusive prefix sum along `axis`: element `k` is the sum of elements
+/// `0..=k` (with `reverse`, of `k..n`). Each running sum starts from 0 and adds the
+/// elements one at a time in the element type (i32 wraps), so the last partial sum
+/// equals `reduce_sum` over the axis bit for bit (a lone `-0.0` sums to `+0.0`).
+pub(crate) fn eval_cumsum(axis: usize, reverse: bool, x: &Array) -> Result<Array, String> {
+    check_axis("cumsum", "axis", axis, x.rank())?;
+    let shape = x.shape();
+    let (n, inner) = (shape[axis], shape[axis + 1..].iter().product());
+    let data = match x.data() {
+        Data::F32(v) => Data::F32(cumsum_slice(v, n, inner, reverse)),
+        Data::F64(v) => Data::F64(cumsum_slice(v, n, inner, reverse)),
+        Data::I32(v) => Data::I32(cumsum_slice(v, n, inner, reverse)),
+        Data::Bool(_) => return Err(bad_dtype("cumsum", DType::Bool)),
+    };
+    array(shape, data)
+}
+
+/// Prefix sums over the middle axis of `v` seen as `[outer, n, inner]`.
+fn cumsum_slice<T: Num>(v: &[T], n: usize, inner: usize, reverse: bool) -> Vec<T> {
+    let mut out = v.to_vec();
+    if out.is_empty() {
+        return out;
+    }
+    for block in out.chunks_exact_mut(n * inner) {
+        let first = if reverse { n - 1 } else { 0 };
+        block[first * inner..(first + 1) * inner].iter_mut().for_each(|e| *e = T::add(T::ZERO, *e));
+        for step in 1..n {
+            let (from, to) = if reverse { (n - step, n - step - 1) } else { (step - 1, step) };
+            add_row(block, from, to, inner);
+        }
+    }
+    out
+}
+
+/// Adds row `from` of `block` (rows of length `inner`) into the adjacent row `to`.
+fn add_row<T: Num>(block: &mut [T], from: usize, to: usize, inner: usize) {
+    let (low, high) = block.split_at_mut(from.max(to) * inner);
+    let (src, dst) =
+        if from < to { (&low[from * inner..], &mut high[..inner]) } else { (&high[..inner], &mut low[to * inner..]) };
+    dst.iter_mut().zip(src).for_each(|(d, &s)| *d = T::add(s, *d));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(shape: &[usize], values: &[f32]) -> Array {
+        Array::from_f32(shape, values.to_vec()).unwrap()
+    }
+
+    fn f64s(shape: &[usize], values: &[f64]) -> Array {
+        Array::from_f64(shape, values.to_vec()).unwrap()
+    }
+
+    fn i32s(shape: &[usize], values: &[i32]) -> Array {
+        Array::from_i32(shape, values.to_vec()).unwrap()
+    }
+
+    fn bits32(a: &Array) -> Vec<u32> {
+        a.as_f32().unwrap().iter().map(|v| v.to_bits()).collect()
+    }
+
+    fn expect32(values: &[f32]) -> Vec<u32> {
+        values.iter().map(|v| v.to_bits()).collect()
+    }
+
+    fn reduce(op: ReduceOp, axes: &[usize], x: &Array) -> Array {
+        eval_reduce(op, axes, x).unwrap()
+    }
+
+    #[test]
+    fn reduce_over_one_axis() {
+        let x = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(reduce(ReduceOp::Sum, &[1], &x), f32s(&[2], &[6.0, 15.0]));
+        assert_eq!(reduce(ReduceOp::Sum, &[0], &x), f32s(&[3], &[5.0, 7.0, 9.0]));
+        assert_eq!(reduce(ReduceOp::Prod, &[1], &x), f32s(&[2], &[6.0, 120.0]));
+        assert_eq!(reduce(ReduceOp::Max, &[0], &x), f32s(&[3], &[4.0, 5.0, 6.0]));
+        assert_eq!(reduce(ReduceOp::Min, &[1], &x), f32s(&[2], &[1.0, 4.0]));
+        let x = f64s(&[3, 2], &[1.5, -2.0, 0.25, 8.0, -3.0, 0.5]);
+        assert_eq!(reduce(ReduceOp::Sum, &[0], &x), f64s(&[2], &[-1.25, 6.5]));
+        assert_eq!(reduce(ReduceOp::Prod, &[0], &x), f64s(&[2], &[-1.125, -8.0]));
+        assert_eq!(reduce(ReduceOp::Max, &[1], &x), f64s(&[3], &[1.5, 8.0, 0.5]));
+        assert_eq!(reduce(ReduceOp::Min, &[1], &x), f64s(&[3], &[-2.0, 0.25, -3.0]));
+        let x = i32s(&[2, 2], &[3, -4, 5, 6]);
+        assert_eq!(reduce(ReduceOp::Sum, &[0], &x), i32s(&[2], &[8, 2]));
+        assert_eq!(reduce(ReduceOp::Prod, &[1], &x), i32s(&[2], &[-12, 30]));
+        assert_eq!(reduce(ReduceOp::Max, &[1], &x), i32s(&[2], &[3, 6]));
+        assert_eq!(reduce(ReduceOp::Min, &[0], &x), i32s(&[2], &[3, -4]));
+    }
+
+    #[test]
+    fn reduce_over_several_zero_and_all_axes() {
+        let values: Vec<i32> = (0..24).collect();
+        let x = i32s(&[2, 3, 4], &values);
+        let want = i32s(&[3], &[60, 92, 124]);
+        assert_eq!(reduce(ReduceOp::Sum, &[0, 2], &x), want);
+        assert_eq!(reduce(ReduceOp::Sum, &[2, 0], &x), want);
+        assert_eq!(reduce(ReduceOp::Max, &[1, 2], &x), i32s(&[2], &[11, 23]));
+        assert_eq!(reduce(ReduceOp::Sum, &[0, 1, 2], &x), Array::scalar_i32(276));
+        assert_eq!(reduce(ReduceOp::Min, &[2, 1, 0], &x), Array::scalar_i32(0));
+        for op in ReduceOp::ALL {
+            assert_eq!(reduce(op, &[], &x), x, "{op:?} over no axes");
+        }
+        assert_eq!(reduce(ReduceOp::Sum, &[], &Array::scalar_f32(2.5)), Array::scalar_f32(2.5));
+    }
+
+    #[test]
+    fn reduce_over_zero_elements_gives_identity() {
+        for (shape, axes, out) in [(&[0, 3][..], &[0][..], &[3][..]), (&[2, 0], &[1], &[2]), (&[0, 3], &[0, 1], &[])] {
+            let x = f32s(shape, &[]);
+            let n = out.iter().product();
+            assert_eq!(reduce(ReduceOp::Sum, axes, &x), f32s(out, &vec![0.0; n]));
+            assert_eq!(reduce(ReduceOp::Prod, axes, &x), f32s(out, &vec![1.0; n]));
+            assert_eq!(reduce(ReduceOp::Max, axes, &x), f32s(out, &vec![f32::NEG_INFINITY; n]));
+            assert_eq!(reduce(ReduceOp::Min, axes, &x), f32s(out, &vec![f32::INFINITY; n]));
+        }
+        let x = f64s(&[0], &[]);
+        assert_eq!(reduce(ReduceOp::Max, &[0], &x), Array::scalar_f64(f64::NEG_INFINITY));
+        assert_eq!(reduce(ReduceOp::Min, &[0], &x), Array::scalar_f64(f64::INFINITY));
+        let x = i32s(&[2, 0], &[]);
+        assert_eq!(reduce(ReduceOp::Sum, &[1], &x), i32s(&[2], &[0, 0]));
+        assert_eq!(reduce(ReduceOp::Prod, &[1], &x), i32s(&[2], &[1, 1]));
+        assert_eq!(reduce(ReduceOp::Max, &[1], &x), i32s(&[2], &[i32::MIN, i32::MIN]));
+        assert_eq!(reduce(ReduceOp::Min, &[1], &x), i32s(&[2], &[i32::MAX, i32::MAX]));
+        // No kept elements: nothing to reduce into.
+        assert_eq!(reduce(ReduceOp::Sum, &[1], &i32s(&[0, 3], &[])), i32s(&[0], &[]));
+    }
+
+    #[test]
+    fn reduce_max_min_propagate_nan() {
+        let nan = f32::NAN;
+        let x = f32s(&[3, 3], &[1.0, nan, 3.0, nan, 5.0, 6.0, 7.0, 8.0, 9.0]);
+        let max = reduce(ReduceOp::Max, &[1], &x);
+        let max = max.as_f32().unwrap();
+        assert!(max[0].is_nan() && max[1].is_nan());
+        assert_eq!(max[2], 9.0);
+        let min = reduce(ReduceOp::Min, &[0], &x);
+        let min = min.as_f32().unwrap();
+        assert!(min[0].is_nan() && min[1].is_nan());
+        assert_eq!(min[2], 3.0);
+        assert!(reduce(ReduceOp::Sum, &[0, 1], &x).as_f32().unwrap()[0].is_nan());
+        let x = f64s(&[3], &[f64::NAN, f64::INFINITY, 1.0]);
+        assert!(reduce(ReduceOp::Max, &[0], &x).as_f64().unwrap()[0].is_nan());
+        assert!(reduce(ReduceOp::Min, &[0], &x).as_f64().unwrap()[0].is_nan());
+    }
+
+    #[test]
+    fn reduce_signed_zeros() {
+        let x = f32s(&[2], &[-0.0, -0.0]);
+        assert_eq!(bits32(&reduce(ReduceOp::Sum, &[0], &x)), expect32(&[0.0]));
+        assert_eq!(bits32(&reduce(ReduceOp::Prod, &[0], &x)), expect32(&[0.0]));
+        assert_eq!(bits32(&reduce(ReduceOp::Max, &[0], &x)), expect32(&[-0.0]));
+        assert_eq!(bits32(&reduce(ReduceOp::Max, &[0], &f32s(&[2], &[-0.0, 0.0]))), expect32(&[0.0]));
+        assert_eq!(bits32(&reduce(ReduceOp::Min, &[0], &f32s(&[2], &[0.0, -0.0]))), expect32(&[-0.0]));
+    }
+
+    #[test]
+    fn reduce_sums_sequentially_in_c_order() {
+        let x = f32s(&[4], &[1e8, 1.0, -1e8, 1.0]);
+        assert_eq!(reduce(ReduceOp::Sum, &[0], &x), Array::scalar_f32(1.0));
+        // Over axes [0, 1] of [[1e8, 1], [-1e8, 1]] the order is the flat order too.
+        let x = f32s(&[2, 2], &[1e8, 1.0, -1e8, 1.0]);
+        assert_eq!(reduce(ReduceOp::Sum, &[1, 0], &x), Array::scalar_f32(1.0));
+        // Column sums of the transpose follow the operand's C order within a column.
+        let x = f32s(&[4, 1], &[1e8, 1.0, -1e8, 1.0]);
+        assert_eq!(reduce(ReduceOp::Sum, &[0], &x), f32s(&[1], &[1.0]));
+    }
+
+    #[test]
+    fn integer_reductions_wrap() {
+        let x = i32s(&[3], &[i32::MAX, 1, 1]);
+        assert_eq!(reduce(ReduceOp::Sum, &[0], &x), Array::scalar_i32(i32::MIN + 1));
+        let x = i32s(&[2], &[65536, 65536]);
+        assert_eq!(reduce(ReduceOp::Prod, &[0], &x), Array::scalar_i32(0));
+        assert_eq!(reduce(ReduceOp::Prod, &[0], &i32s(&[2], &[i32::MIN, -1])), Array::scalar_i32(i32::MIN));
+    }
+
+    #[test]
+    fn reductions_reject_bool_and_bad_axes() {
+        let b = Array::from_bool(&[2], vec![true, false]).unwrap();
+        for op in ReduceOp::ALL {
+            assert!(eval_reduce(op, &[0], &b).is_err());
+        }
+        assert!(eval_reduce(ReduceOp::Sum, &[1], &f32s(&[2], &[1.0, 2.0])).is_err());
+        assert!(eval_reduce(ReduceOp::Sum, &[0, 0], &f32s(&[2], &[1.0, 2.0])).is_err());
+        assert!(eval_arg_reduce(ArgOp::Argmax, 0, &b).is_err());
+        assert!(eval_cumsum(0, false, &b).is_err());
+    }
+
+    fn arg(op: ArgOp, axis: usize, x: &Array) -> Vec<i32> {
+        eval_arg_reduce(op, axis, x).unwrap().as_i32().unwrap().to_vec()
+    }
+
+    #[test]
+    fn arg_reduce_returns_first_extreme() {
+        let x = f32s(&[2, 4], &[1.0, 3.0, 3.0, 2.0, 0.0, -1.0, -1.0, 0.0]);
+        assert_eq!(arg(ArgOp::Argmax, 1, &x), vec![1, 0]);
+        assert_eq!(arg(ArgOp::Argmin, 1, &x), vec![0, 1]);
+        assert_eq!(arg(ArgOp::Argmax, 0, &x), vec![0, 0, 0, 0]);
+        assert_eq!(arg(ArgOp::Argmin, 0, &x), vec![1, 1, 1, 1]);
+        let x = f64s(&[5], &[-0.0, 0.0, f64::NEG_INFINITY, f64::INFINITY, f64::INFINITY]);
+        assert_eq!(arg(ArgOp::Argmax, 0, &x), vec![3]);
+        assert_eq!(arg(ArgOp::Argmin, 0, &x), vec![2]);
+        assert_eq!(arg(ArgOp::Argmax, 0, &f64s(&[2], &[-0.0, 0.0])), vec![0]);
+        assert_eq!(arg(ArgOp::Argmin, 0, &f64s(&[2], &[0.0, -0.0])), vec![0]);
+        let x = i32s(&[2, 3], &[i32::MIN, 7, 7, i32::MAX, i32::MIN, i32::MAX]);
+        assert_eq!(arg(ArgOp::Argmax, 1, &x), vec![1, 0]);
+        assert_eq!(arg(ArgOp::Argmin, 1, &x), vec![0, 1]);
+        let result = eval_arg_reduce(ArgOp::Argmax, 0, &Array::from_f32(&[1], vec![2.0]).unwrap()).unwrap();
+        assert_eq!(result, Array::scalar_i32(0));
+    }
+
+    #[test]
+    fn arg_reduce_first_nan_wins() {
+        let nan = f32::NAN;
+        let x = f32s(&[3, 4], &[1.0, nan, 5.0, nan, nan, 9.0, 0.0, 1.0, 2.0, 3.0, 4.0, nan]);
+        assert_eq!(arg(ArgOp::Argmax, 1, &x), vec![1, 0, 3]);
+        assert_eq!(arg(ArgOp::Argmin, 1, &x), vec![1, 0, 3]);
+        let x = f64s(&[3], &[f64::NEG_INFINITY, f64::NAN, f64::NAN]);
+        assert_eq!(arg(ArgOp::Argmin, 0, &x), vec![1]);
+    }
+
+    #[test]
+    fn arg_reduce_over_a_middle_axis() {
+        let values: Vec<f32> = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8].iter().map(|&v| v as f32).collect();
+        let x = f32s(&[2, 3, 2], &values);
+        let got = eval_arg_reduce(ArgOp::Argmax, 1, &x).unwrap();
+        assert_eq!(got, i32s(&[2, 2], &[2, 2, 1, 2]));
+        let got = eval_arg_reduce(ArgOp::Argmin, 1, &x).unwrap();
+        assert_eq!(got, i32s(&[2, 2], &[0, 0, 0, 1]));
+        let empty = eval_arg_reduce(ArgOp::Argmax, 1, &f32s(&[0, 3], &[])).unwrap();
+        assert_eq!(empty, i32s(&[0], &[]));
+        assert!(eval_arg_reduce(ArgOp::Argmax, 0, &f32s(&[0, 3], &[])).is_err());
+        assert!(eval_arg_reduce(ArgOp::Argmin, 3, &x).is_err());
+    }
+
+    #[test]
+    fn cumsum_forward_and_reverse() {
+        let x = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(eval_cumsum(1, false, &x).unwrap(), f32s(&[2, 3], &[1.0, 3.0, 6.0, 4.0, 9.0, 15.0]));
+        assert_eq!(eval_cumsum(1, true, &x).unwrap(), f32s(&[2, 3], &[6.0, 5.0, 3.0, 15.0, 11.0, 6.0]));
+        assert_eq!(eval_cumsum(0, false, &x).unwrap(), f32s(&[2, 3], &[1.0, 2.0, 3.0, 5.0, 7.0, 9.0]));
+        assert_eq!(eval_cumsum(0, true, &x).unwrap(), f32s(&[2, 3], &[5.0, 7.0, 9.0, 4.0, 5.0, 6.0]));
+        let x = f64s(&[4], &[0.5, -1.0, 2.0, 0.25]);
+        assert_eq!(eval_cumsum(0, false, &x).unwrap(), f64s(&[4], &[0.5, -0.5, 1.5, 1.75]));
+        assert_eq!(eval_cumsum(0, true, &x).unwrap(), f64s(&[4], &[1.75, 1.25, 2.25, 0.25]));
+    }
+
+    #[test]
+    fn cumsum_over_a_middle_axis_of_i32_wraps() {
+        let values: Vec<i32> = (1..=12).collect();
+        let x = i32s(&[2, 3, 2], &values);
+        let want = i32s(&[2, 3, 2], &[1, 2, 4, 6, 9, 12, 7, 8, 16, 18, 27, 30]);
+        assert_eq!(eval_cumsum(1, false, &x).unwrap(), want);
+        let want = i32s(&[2, 3, 2], &[9, 12, 8, 10, 5, 6, 27, 30, 20, 22, 11, 12]);
+        assert_eq!(eval_cumsum(1, true, &x).unwrap(), want);
+        let x = i32s(&[3], &[i32::MAX, 1, -1]);
+        assert_eq!(eval_cumsum(0, false, &x).unwrap(), i32s(&[3], &[i32::MAX, i32::MIN, i32::MAX]));
+        assert_eq!(eval_cumsum(0, true, &x).unwrap(), i32s(&[3], &[i32::MAX, 0, -1]));
+    }
+
+    #[test]
+    fn cumsum_edge_cases() {
+        assert_eq!(eval_cumsum(1, true, &f32s(&[2, 0], &[])).unwrap(), f32s(&[2, 0], &[]));
+        assert_eq!(eval_cumsum(0, false, &f32s(&[0, 2], &[])).unwrap(), f32s(&[0, 2], &[]));
+        let one = f32s(&[1], &[-0.0]);
+        assert_eq!(bits32(&eval_cumsum(0, true, &one).unwrap()), expect32(&[0.0]));
+        let x = f32s(&[3], &[1e8, 1.0, -1e8]);
+        assert_eq!(eval_cumsum(0, false, &x).unwrap(), f32s(&[3], &[1e8, 1e8, 0.0]));
+        let nan = eval_cumsum(0, false, &f32s(&[3], &[1.0, f32::NAN, 2.0])).unwrap();
+        assert_eq!(nan.as_f32().unwrap()[0], 1.0);
+        assert!(nan.as_f32().unwrap()[1..].iter().all(|v| v.is_nan()));
+        assert!(eval_cumsum(1, false, &f32s(&[3], &[1.0, 2.0, 3.0])).is_err());
+    }
 }

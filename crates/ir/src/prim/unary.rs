@@ -2,9 +2,9 @@
 //! `stop_gradient` and `name`.
 
 use super::expect_arity;
+use super::kernels::{Float, Num, array, bad_dtype, div_i32, map};
 use crate::Type;
-use ferrax_array::Array;
-use ferrax_array::DType;
+use ferrax_array::{Array, DType, Data};
 
 /// An elementwise unary operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -195,20 +195,534 @@ pub(crate) fn infer_identity(op: &str, inputs: &[Type]) -> Result<Vec<Type>, Str
 
 // ---- evaluation (the reference interpreter's rules) ----
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_unary(op: UnaryOp, x: &Array) -> Result<ferrax_array::Array, String> {
-    let _ = (op, x);
-    Err("eval_unary is not written yet".into())
+/// Evaluates a unary operation elementwise.
+///
+/// Floats use Rust's std math (and `libm` for `erf`). `neg` and `abs` wrap on i32
+/// (`abs(i32::MIN) = i32::MIN`). `sign` gives -1, 0 or 1, returns a NaN or a signed
+/// zero unchanged. `round` rounds half to even. `logistic(x) = 1 / (1 + e^-x)`, which
+/// is exactly 0 for large negative x and 1 for large positive x (never NaN unless x is).
+/// `rsqrt(x) = 1 / sqrt(x)`. `not` is logical on bool and bitwise on i32.
+pub(crate) fn eval_unary(op: UnaryOp, x: &Array) -> Result<Array, String> {
+    let data = match x.data() {
+        Data::F32(v) => unary_float(op, v),
+        Data::F64(v) => unary_float(op, v),
+        Data::I32(v) => unary_i32(op, v),
+        Data::Bool(v) => unary_bool(op, v),
+    };
+    array(x.shape(), data.ok_or_else(|| bad_dtype(op.name(), x.dtype()))?)
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_integer_pow(y: i32, x: &Array) -> Result<ferrax_array::Array, String> {
-    let _ = (y, x);
-    Err("eval_integer_pow is not written yet".into())
+/// A unary operation over float elements; `None` for the integer-only ones.
+fn unary_float<T: Float>(op: UnaryOp, v: &[T]) -> Option<Data> {
+    let out = match op {
+        UnaryOp::Neg => map(v, |a| -a),
+        UnaryOp::Exp => map(v, T::exp),
+        UnaryOp::Log => map(v, T::ln),
+        UnaryOp::Log1p => map(v, T::ln_1p),
+        UnaryOp::Expm1 => map(v, T::exp_m1),
+        UnaryOp::Sin => map(v, T::sin),
+        UnaryOp::Cos => map(v, T::cos),
+        UnaryOp::Tan => map(v, T::tan),
+        UnaryOp::Tanh => map(v, T::tanh),
+        UnaryOp::Logistic => map(v, |a| T::ONE / T::add(T::ONE, (-a).exp())),
+        UnaryOp::Sqrt => map(v, T::sqrt),
+        UnaryOp::Rsqrt => map(v, |a| T::ONE / a.sqrt()),
+        UnaryOp::Abs => map(v, T::abs),
+        UnaryOp::Sign => map(v, float_sign),
+        UnaryOp::Floor => map(v, T::floor),
+        UnaryOp::Ceil => map(v, T::ceil),
+        UnaryOp::Round => map(v, T::round_ties_even),
+        UnaryOp::Erf => map(v, T::erf),
+        UnaryOp::IsFinite => return Some(Data::Bool(map(v, T::is_finite))),
+        UnaryOp::Not => return None,
+    };
+    Some(T::into_data(out))
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_convert(dtype: DType, x: &Array) -> Result<ferrax_array::Array, String> {
-    let _ = (dtype, x);
-    Err("eval_convert is not written yet".into())
+/// -1 or 1 with the sign of `a`; a zero or NaN is returned unchanged.
+fn float_sign<T: Float>(a: T) -> T {
+    if a == T::ZERO || a.is_nan() { a } else { T::ONE.copysign(a) }
+}
+
+/// A unary operation over i32 elements; `None` for the float-only ones.
+fn unary_i32(op: UnaryOp, v: &[i32]) -> Option<Data> {
+    let out = match op {
+        UnaryOp::Neg => map(v, i32::wrapping_neg),
+        UnaryOp::Abs => map(v, i32::wrapping_abs),
+        UnaryOp::Sign => map(v, i32::signum),
+        UnaryOp::Not => map(v, |a| !a),
+        UnaryOp::Exp
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Expm1
+        | UnaryOp::Sin
+        | UnaryOp::Cos
+        | UnaryOp::Tan
+        | UnaryOp::Tanh
+        | UnaryOp::Logistic
+        | UnaryOp::Sqrt
+        | UnaryOp::Rsqrt
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Round
+        | UnaryOp::Erf
+        | UnaryOp::IsFinite => return None,
+    };
+    Some(Data::I32(out))
+}
+
+/// A unary operation over bool elements: only `not`.
+fn unary_bool(op: UnaryOp, v: &[bool]) -> Option<Data> {
+    match op {
+        UnaryOp::Not => Some(Data::Bool(map(v, |a| !a))),
+        UnaryOp::Neg
+        | UnaryOp::Exp
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Expm1
+        | UnaryOp::Sin
+        | UnaryOp::Cos
+        | UnaryOp::Tan
+        | UnaryOp::Tanh
+        | UnaryOp::Logistic
+        | UnaryOp::Sqrt
+        | UnaryOp::Rsqrt
+        | UnaryOp::Abs
+        | UnaryOp::Sign
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Round
+        | UnaryOp::Erf
+        | UnaryOp::IsFinite => None,
+    }
+}
+
+/// Evaluates `x^y` elementwise by repeated squaring, as `jax.lax.integer_pow` does:
+/// the bits of `|y|` from the lowest pick which squarings `x, x^2, x^4, ...` multiply
+/// into the accumulator (with wrapping multiplication on i32). `y = 0` gives 1 for
+/// every `x` (NaN included). For `y < 0` the result is `1 / x^|y|`: float division on
+/// floats, and on i32 the non-trapping truncating division of `div` applied to the
+/// wrapped power (so it is -1 when `x^|y|` wraps to 0, 1 or -1 when it is ±1, else 0).
+pub(crate) fn eval_integer_pow(y: i32, x: &Array) -> Result<Array, String> {
+    let n = y.unsigned_abs();
+    let data = match x.data() {
+        Data::F32(v) => Data::F32(map(v, |a| float_integer_pow(a, n, y < 0))),
+        Data::F64(v) => Data::F64(map(v, |a| float_integer_pow(a, n, y < 0))),
+        Data::I32(v) if y < 0 => Data::I32(map(v, |a| div_i32(1, pow_by_squaring(a, n)))),
+        Data::I32(v) => Data::I32(map(v, |a| pow_by_squaring(a, n))),
+        Data::Bool(_) => return Err(bad_dtype("integer_pow", DType::Bool)),
+    };
+    array(x.shape(), data)
+}
+
+/// `x^n`, or `1 / x^n` when `reciprocal`.
+fn float_integer_pow<T: Float>(x: T, n: u32, reciprocal: bool) -> T {
+    let p = pow_by_squaring(x, n);
+    if reciprocal { T::ONE / p } else { p }
+}
+
+/// `x^n` by repeated squaring with the element type's multiplication.
+fn pow_by_squaring<T: Num>(x: T, mut n: u32) -> T {
+    let (mut acc, mut base) = (T::ONE, x);
+    while n > 0 {
+        if n & 1 == 1 {
+            acc = T::mul(acc, base);
+        }
+        n >>= 1;
+        if n > 0 {
+            base = T::mul(base, base);
+        }
+    }
+    acc
+}
+
+/// Evaluates `convert`: float to i32 truncates toward zero, saturates at the i32 range
+/// and maps NaN to 0; i32 to float rounds to nearest; bool to a number is 0 or 1; a
+/// number to bool is `x != 0` (so NaN is true, as in XLA); f64 to f32 rounds to
+/// nearest (overflowing to ±inf); converting to the same dtype copies.
+pub(crate) fn eval_convert(dtype: DType, x: &Array) -> Result<Array, String> {
+    let data = match x.data() {
+        Data::Bool(v) => convert_slice(v, dtype),
+        Data::I32(v) => convert_slice(v, dtype),
+        Data::F32(v) => convert_slice(v, dtype),
+        Data::F64(v) => convert_slice(v, dtype),
+    };
+    array(x.shape(), data)
+}
+
+/// Converts every element of `v` to `dtype`.
+fn convert_slice<T: Cast>(v: &[T], dtype: DType) -> Data {
+    match dtype {
+        DType::Bool => Data::Bool(map(v, T::to_bool)),
+        DType::I32 => Data::I32(map(v, T::to_i32)),
+        DType::F32 => Data::F32(map(v, T::to_f32)),
+        DType::F64 => Data::F64(map(v, T::to_f64)),
+    }
+}
+
+/// An element convertible to every dtype with `convert`'s semantics.
+trait Cast: Copy {
+    /// `x != 0`.
+    fn to_bool(self) -> bool;
+    /// Truncating, saturating, NaN to 0.
+    fn to_i32(self) -> i32;
+    /// Rounding to nearest.
+    fn to_f32(self) -> f32;
+    /// Exact for every source dtype.
+    fn to_f64(self) -> f64;
+}
+
+impl Cast for bool {
+    fn to_bool(self) -> bool {
+        self
+    }
+
+    fn to_i32(self) -> i32 {
+        i32::from(self)
+    }
+
+    fn to_f32(self) -> f32 {
+        f32::from(u8::from(self))
+    }
+
+    fn to_f64(self) -> f64 {
+        f64::from(u8::from(self))
+    }
+}
+
+impl Cast for i32 {
+    fn to_bool(self) -> bool {
+        self != 0
+    }
+
+    fn to_i32(self) -> i32 {
+        self
+    }
+
+    fn to_f32(self) -> f32 {
+        self as f32
+    }
+
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Cast for f32 {
+    fn to_bool(self) -> bool {
+        self != 0.0
+    }
+
+    fn to_i32(self) -> i32 {
+        self as i32
+    }
+
+    fn to_f32(self) -> f32 {
+        self
+    }
+
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Cast for f64 {
+    fn to_bool(self) -> bool {
+        self != 0.0
+    }
+
+    fn to_i32(self) -> i32 {
+        self as i32
+    }
+
+    fn to_f32(self) -> f32 {
+        self as f32
+    }
+
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(values: &[f32]) -> Array {
+        Array::from_f32(&[values.len()], values.to_vec()).unwrap()
+    }
+
+    fn f64s(values: &[f64]) -> Array {
+        Array::from_f64(&[values.len()], values.to_vec()).unwrap()
+    }
+
+    fn i32s(values: &[i32]) -> Array {
+        Array::from_i32(&[values.len()], values.to_vec()).unwrap()
+    }
+
+    fn bools(values: &[bool]) -> Array {
+        Array::from_bool(&[values.len()], values.to_vec()).unwrap()
+    }
+
+    fn bits32(a: &Array) -> Vec<u32> {
+        a.as_f32().unwrap().iter().map(|v| v.to_bits()).collect()
+    }
+
+    fn bits64(a: &Array) -> Vec<u64> {
+        a.as_f64().unwrap().iter().map(|v| v.to_bits()).collect()
+    }
+
+    fn expect32(values: &[f32]) -> Vec<u32> {
+        values.iter().map(|v| v.to_bits()).collect()
+    }
+
+    fn expect64(values: &[f64]) -> Vec<u64> {
+        values.iter().map(|v| v.to_bits()).collect()
+    }
+
+    /// `(op, input, expected, exact)` checked at f32 and f64.
+    const FLOAT_CASES: &[(UnaryOp, f64, f64, bool)] = &[
+        (UnaryOp::Neg, 2.5, -2.5, true),
+        (UnaryOp::Exp, 0.0, 1.0, true),
+        (UnaryOp::Exp, 1.0, std::f64::consts::E, false),
+        (UnaryOp::Log, 1.0, 0.0, true),
+        (UnaryOp::Log, std::f64::consts::E, 1.0, false),
+        (UnaryOp::Log1p, 1e-10, 9.9999999995e-11, false),
+        (UnaryOp::Expm1, 1e-10, 1.00000000005e-10, false),
+        (UnaryOp::Sin, std::f64::consts::FRAC_PI_2, 1.0, false),
+        (UnaryOp::Cos, 0.0, 1.0, true),
+        (UnaryOp::Tan, std::f64::consts::FRAC_PI_4, 1.0, false),
+        (UnaryOp::Tanh, 0.5, 0.46211715726000974, false),
+        (UnaryOp::Logistic, 0.0, 0.5, true),
+        (UnaryOp::Logistic, 2.0, 0.8807970779778823, false),
+        (UnaryOp::Sqrt, 6.25, 2.5, true),
+        (UnaryOp::Rsqrt, 4.0, 0.5, true),
+        (UnaryOp::Abs, -3.5, 3.5, true),
+        (UnaryOp::Sign, -3.5, -1.0, true),
+        (UnaryOp::Floor, -1.5, -2.0, true),
+        (UnaryOp::Ceil, -1.5, -1.0, true),
+        (UnaryOp::Round, 2.5, 2.0, true),
+        (UnaryOp::Erf, 0.5, 0.5204998778130465, false),
+        (UnaryOp::Erf, f64::INFINITY, 1.0, true),
+    ];
+
+    #[test]
+    fn float_ops_on_both_float_dtypes() {
+        for &(op, x, want, exact) in FLOAT_CASES {
+            let got32 = eval_unary(op, &f32s(&[x as f32])).unwrap().as_f32().unwrap()[0];
+            let got64 = eval_unary(op, &f64s(&[x])).unwrap().as_f64().unwrap()[0];
+            if exact {
+                assert_eq!(got32.to_bits(), (want as f32).to_bits(), "{op:?}({x}) f32");
+                assert_eq!(got64.to_bits(), want.to_bits(), "{op:?}({x}) f64");
+            } else {
+                assert!((f64::from(got32) - want).abs() <= 1e-6 * want.abs().max(1e-30), "{op:?}({x}) f32: {got32}");
+                assert!((got64 - want).abs() <= 1e-14 * want.abs().max(1e-300), "{op:?}({x}) f64: {got64}");
+            }
+        }
+    }
+
+    #[test]
+    fn float_ops_reject_integers_and_bools() {
+        for op in UnaryOp::ALL {
+            let int_ok = matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Not);
+            assert_eq!(eval_unary(op, &i32s(&[1])).is_ok(), int_ok, "{op:?} on i32");
+            assert_eq!(eval_unary(op, &bools(&[true])).is_ok(), op == UnaryOp::Not, "{op:?} on bool");
+            assert_eq!(eval_unary(op, &f32s(&[1.0])).is_ok(), op != UnaryOp::Not, "{op:?} on f32");
+        }
+    }
+
+    #[test]
+    fn result_keeps_shape() {
+        let x = Array::from_f32(&[2, 3, 0], vec![]).unwrap();
+        assert_eq!(eval_unary(UnaryOp::Exp, &x).unwrap().shape(), &[2, 3, 0]);
+        let x = Array::from_f64(&[2, 2], vec![1.0, f64::INFINITY, f64::NAN, -0.0]).unwrap();
+        let finite = eval_unary(UnaryOp::IsFinite, &x).unwrap();
+        assert_eq!(finite.shape(), &[2, 2]);
+        assert_eq!(finite.as_bool().unwrap(), &[true, false, false, true]);
+        let scalar = eval_unary(UnaryOp::Neg, &Array::scalar_i32(4)).unwrap();
+        assert_eq!(scalar, Array::scalar_i32(-4));
+    }
+
+    #[test]
+    fn is_finite_on_f32() {
+        let got = eval_unary(UnaryOp::IsFinite, &f32s(&[1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN])).unwrap();
+        assert_eq!(got.as_bool().unwrap(), &[true, false, false, false]);
+    }
+
+    #[test]
+    fn integer_neg_and_abs_wrap() {
+        let x = i32s(&[3, -4, 0, i32::MIN, i32::MAX]);
+        assert_eq!(eval_unary(UnaryOp::Neg, &x).unwrap().as_i32().unwrap(), &[-3, 4, 0, i32::MIN, -i32::MAX]);
+        assert_eq!(eval_unary(UnaryOp::Abs, &x).unwrap().as_i32().unwrap(), &[3, 4, 0, i32::MIN, i32::MAX]);
+        assert_eq!(eval_unary(UnaryOp::Sign, &x).unwrap().as_i32().unwrap(), &[1, -1, 0, -1, 1]);
+    }
+
+    #[test]
+    fn float_neg_and_abs_handle_zero_and_nan() {
+        let x = [0.0, -0.0, f32::INFINITY];
+        assert_eq!(bits32(&eval_unary(UnaryOp::Neg, &f32s(&x)).unwrap()), expect32(&[-0.0, 0.0, f32::NEG_INFINITY]));
+        assert_eq!(bits64(&eval_unary(UnaryOp::Abs, &f64s(&[-0.0, -2.0])).unwrap()), expect64(&[0.0, 2.0]));
+        assert!(eval_unary(UnaryOp::Abs, &f32s(&[f32::NAN])).unwrap().as_f32().unwrap()[0].is_nan());
+    }
+
+    #[test]
+    fn sign_keeps_signed_zero_and_nan() {
+        let x = [-3.0, -0.0, 0.0, 2.0, f32::NEG_INFINITY, 1e-40];
+        let got = eval_unary(UnaryOp::Sign, &f32s(&x)).unwrap();
+        assert_eq!(bits32(&got), expect32(&[-1.0, -0.0, 0.0, 1.0, -1.0, 1.0]));
+        let got = eval_unary(UnaryOp::Sign, &f64s(&[f64::NAN, -0.0, 7.0])).unwrap();
+        let got = got.as_f64().unwrap();
+        assert!(got[0].is_nan());
+        assert_eq!(expect64(&got[1..]), expect64(&[-0.0, 1.0]));
+    }
+
+    #[test]
+    fn round_is_half_to_even() {
+        let x = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4, -2.6, 3.5];
+        let want = [0.0, 2.0, 2.0, -0.0, -2.0, -2.0, 2.0, -3.0, 4.0];
+        assert_eq!(
+            bits32(&eval_unary(UnaryOp::Round, &f32s(&x.map(|v| v as f32))).unwrap()),
+            expect32(&want.map(|v| v as f32))
+        );
+        assert_eq!(bits64(&eval_unary(UnaryOp::Round, &f64s(&x)).unwrap()), expect64(&want));
+    }
+
+    #[test]
+    fn floor_and_ceil_keep_signed_zero() {
+        assert_eq!(bits64(&eval_unary(UnaryOp::Ceil, &f64s(&[-0.5, 0.5])).unwrap()), expect64(&[-0.0, 1.0]));
+        assert_eq!(bits32(&eval_unary(UnaryOp::Floor, &f32s(&[-0.0, 0.5])).unwrap()), expect32(&[-0.0, 0.0]));
+    }
+
+    #[test]
+    fn logistic_saturates_without_nan() {
+        let x = [-1000.0, 1000.0, f64::NEG_INFINITY, f64::INFINITY, -100.0];
+        let got = eval_unary(UnaryOp::Logistic, &f64s(&x)).unwrap();
+        let got = got.as_f64().unwrap();
+        assert_eq!(expect64(&got[..4]), expect64(&[0.0, 1.0, 0.0, 1.0]));
+        assert!((got[4] / 3.720075976020836e-44 - 1.0).abs() < 1e-14, "{}", got[4]);
+        let got =
+            eval_unary(UnaryOp::Logistic, &f32s(&[-1000.0, -200.0, 1000.0, f32::NEG_INFINITY, f32::NAN])).unwrap();
+        let got = got.as_f32().unwrap();
+        assert_eq!(expect32(&got[..4]), expect32(&[0.0, 0.0, 1.0, 0.0]));
+        assert!(got[4].is_nan());
+    }
+
+    #[test]
+    fn special_values_follow_ieee() {
+        let got = eval_unary(UnaryOp::Log, &f32s(&[0.0, -1.0, f32::INFINITY])).unwrap();
+        let got = got.as_f32().unwrap();
+        assert_eq!(got[0], f32::NEG_INFINITY);
+        assert!(got[1].is_nan());
+        assert_eq!(got[2], f32::INFINITY);
+        let got = eval_unary(UnaryOp::Rsqrt, &f64s(&[0.0, -0.0, f64::INFINITY])).unwrap();
+        assert_eq!(bits64(&got), expect64(&[f64::INFINITY, f64::NEG_INFINITY, 0.0]));
+        assert!(eval_unary(UnaryOp::Sqrt, &f64s(&[-1.0])).unwrap().as_f64().unwrap()[0].is_nan());
+        let got = eval_unary(UnaryOp::Erf, &f32s(&[f32::NEG_INFINITY, -0.0])).unwrap();
+        assert_eq!(bits32(&got), expect32(&[-1.0, -0.0]));
+    }
+
+    #[test]
+    fn not_is_logical_or_bitwise() {
+        assert_eq!(eval_unary(UnaryOp::Not, &bools(&[true, false])).unwrap().as_bool().unwrap(), &[false, true]);
+        assert_eq!(eval_unary(UnaryOp::Not, &i32s(&[0, 5, -1])).unwrap().as_i32().unwrap(), &[-1, -6, 0]);
+    }
+
+    #[test]
+    fn integer_pow_on_floats() {
+        let x = f32s(&[2.0, -3.0, 0.0, f32::NAN]);
+        let pow = |y| eval_integer_pow(y, &x).unwrap();
+        assert_eq!(bits32(&pow(0)), expect32(&[1.0, 1.0, 1.0, 1.0]));
+        assert_eq!(bits32(&pow(1))[..3], expect32(&[2.0, -3.0, 0.0]));
+        assert_eq!(bits32(&pow(3))[..3], expect32(&[8.0, -27.0, 0.0]));
+        assert_eq!(bits32(&pow(-2))[..3], expect32(&[0.25, 1.0 / 9.0, f32::INFINITY]));
+        assert!(pow(2).as_f32().unwrap()[3].is_nan());
+        let got = eval_integer_pow(10, &f64s(&[2.0, -0.5])).unwrap();
+        assert_eq!(bits64(&got), expect64(&[1024.0, 0.0009765625]));
+        assert_eq!(bits64(&eval_integer_pow(-1, &f64s(&[-0.0])).unwrap()), expect64(&[f64::NEG_INFINITY]));
+    }
+
+    #[test]
+    fn integer_pow_multiplies_in_squaring_order() {
+        let x = 1.1f32;
+        let (x2, x4) = (x * x, x * x * (x * x));
+        let got = eval_integer_pow(5, &f32s(&[x])).unwrap().as_f32().unwrap()[0];
+        assert_eq!(got.to_bits(), (x * x4).to_bits());
+        let got = eval_integer_pow(6, &f32s(&[x])).unwrap().as_f32().unwrap()[0];
+        assert_eq!(got.to_bits(), (x2 * x4).to_bits());
+        let got = eval_integer_pow(-3, &f32s(&[x])).unwrap().as_f32().unwrap()[0];
+        assert_eq!(got.to_bits(), (1.0 / (x * x2)).to_bits());
+    }
+
+    #[test]
+    fn integer_pow_on_i32_wraps() {
+        let x = i32s(&[2, -3, 0, 1, -1, 7]);
+        assert_eq!(eval_integer_pow(3, &x).unwrap().as_i32().unwrap(), &[8, -27, 0, 1, -1, 343]);
+        assert_eq!(eval_integer_pow(0, &x).unwrap().as_i32().unwrap(), &[1; 6]);
+        let want: Vec<i32> = [2i32, -3, 0, 1, -1, 7].iter().map(|&a| a.wrapping_pow(31)).collect();
+        assert_eq!(eval_integer_pow(31, &x).unwrap().as_i32().unwrap(), &want[..]);
+        assert_eq!(eval_integer_pow(32, &i32s(&[2])).unwrap().as_i32().unwrap(), &[0]);
+        assert_eq!(
+            eval_integer_pow(i32::MAX, &i32s(&[3])).unwrap().as_i32().unwrap(),
+            &[3i32.wrapping_pow(i32::MAX as u32)]
+        );
+    }
+
+    #[test]
+    fn integer_pow_on_i32_negative_exponent_divides() {
+        let x = i32s(&[2, -3, 0, 1, -1]);
+        assert_eq!(eval_integer_pow(-1, &x).unwrap().as_i32().unwrap(), &[0, 0, -1, 1, -1]);
+        assert_eq!(eval_integer_pow(-2, &x).unwrap().as_i32().unwrap(), &[0, 0, -1, 1, 1]);
+        assert_eq!(eval_integer_pow(i32::MIN, &x).unwrap().as_i32().unwrap(), &[-1, 1, -1, 1, 1]);
+        assert!(eval_integer_pow(2, &bools(&[true])).is_err());
+    }
+
+    #[test]
+    fn convert_float_to_int_saturates() {
+        let x = [1.9, -1.9, 3e9, -3e9, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0];
+        let want = [1, -1, i32::MAX, i32::MIN, 0, i32::MAX, i32::MIN, 0];
+        assert_eq!(eval_convert(DType::I32, &f32s(&x)).unwrap().as_i32().unwrap(), &want);
+        let x = [2147483647.9, -2147483648.9, 1e300, f64::NAN, 2.5];
+        let want = [i32::MAX, i32::MIN, i32::MAX, 0, 2];
+        assert_eq!(eval_convert(DType::I32, &f64s(&x)).unwrap().as_i32().unwrap(), &want);
+    }
+
+    #[test]
+    fn convert_to_and_from_bool() {
+        let x = f32s(&[0.0, -0.0, 0.5, f32::NAN, f32::NEG_INFINITY]);
+        assert_eq!(eval_convert(DType::Bool, &x).unwrap().as_bool().unwrap(), &[false, false, true, true, true]);
+        let x = f64s(&[0.0, 1e-300]);
+        assert_eq!(eval_convert(DType::Bool, &x).unwrap().as_bool().unwrap(), &[false, true]);
+        assert_eq!(eval_convert(DType::Bool, &i32s(&[0, -7])).unwrap().as_bool().unwrap(), &[false, true]);
+        let b = bools(&[false, true]);
+        assert_eq!(eval_convert(DType::I32, &b).unwrap().as_i32().unwrap(), &[0, 1]);
+        assert_eq!(bits32(&eval_convert(DType::F32, &b).unwrap()), expect32(&[0.0, 1.0]));
+        assert_eq!(bits64(&eval_convert(DType::F64, &b).unwrap()), expect64(&[0.0, 1.0]));
+        assert_eq!(eval_convert(DType::Bool, &b).unwrap(), b);
+    }
+
+    #[test]
+    fn convert_between_numbers_rounds() {
+        let x = i32s(&[16777217, -5, i32::MIN]);
+        assert_eq!(bits32(&eval_convert(DType::F32, &x).unwrap()), expect32(&[16777216.0, -5.0, -2147483648.0]));
+        assert_eq!(bits64(&eval_convert(DType::F64, &x).unwrap()), expect64(&[16777217.0, -5.0, -2147483648.0]));
+        let x = f64s(&[0.1, 1e300, -1e-300, f64::NEG_INFINITY]);
+        assert_eq!(
+            bits32(&eval_convert(DType::F32, &x).unwrap()),
+            expect32(&[0.1, f32::INFINITY, -0.0, f32::NEG_INFINITY])
+        );
+        let x = f32s(&[0.1, -0.0]);
+        assert_eq!(bits64(&eval_convert(DType::F64, &x).unwrap()), expect64(&[f64::from(0.1f32), -0.0]));
+        assert!(eval_convert(DType::F64, &f32s(&[f32::NAN])).unwrap().as_f64().unwrap()[0].is_nan());
+    }
+
+    #[test]
+    fn convert_to_same_dtype_copies_and_keeps_shape() {
+        let x = Array::from_i32(&[2, 2], vec![1, 2, 3, 4]).unwrap();
+        assert_eq!(eval_convert(DType::I32, &x).unwrap(), x);
+        let y = eval_convert(DType::F32, &x).unwrap();
+        assert_eq!(y.shape(), &[2, 2]);
+        let x = f64s(&[f64::NAN, -0.0]);
+        assert_eq!(bits64(&eval_convert(DType::F64, &x).unwrap()), bits64(&x));
+        assert_eq!(bits32(&eval_convert(DType::F32, &f32s(&[-0.0])).unwrap()), expect32(&[-0.0]));
+    }
 }
