@@ -378,22 +378,4 @@ mod tests {
         assert!(eval_dot_general(&d, &f32s(&[2], &[1.0; 2]), &f32s(&[3], &[1.0; 3])).is_err());
         assert!(eval_dot_general(&dims(&[1], &[0], &[], &[]), &f32s(&[2], &[1.0; 2]), &f32s(&[2], &[1.0; 2])).is_err());
     }
-
-    /// Prints the time of a 256x256x256 f32 matmul (`cargo test --release -- --ignored`).
-    #[test]
-    #[ignore = "timing, run by hand"]
-    fn matmul_256_timing() {
-        let (a, b) = (ramp(DType::F32, &[256, 256], 1), ramp(DType::F32, &[256, 256], 2));
-        let d = dims(&[1], &[0], &[], &[]);
-        let start = std::time::Instant::now();
-        let runs = 10;
-        for _ in 0..runs {
-            std::hint::black_box(eval_dot_general(&d, &a, &b).unwrap());
-        }
-        println!("256x256x256 f32 dot_general: {:?} per run", start.elapsed() / runs);
-        let d = dims(&[0], &[1], &[], &[]);
-        let start = std::time::Instant::now();
-        std::hint::black_box(eval_dot_general(&d, &a, &b).unwrap());
-        println!("256x256x256 f32 dot_general, both transposed: {:?}", start.elapsed());
-    }
 }
