@@ -13,6 +13,7 @@ pub mod attr;
 mod error;
 mod func;
 pub mod prim;
+pub mod text;
 mod types;
 
 pub use attr::AttrValue;
