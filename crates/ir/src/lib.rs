@@ -20,6 +20,7 @@ pub use attr::AttrValue;
 pub use error::{Error, Place};
 pub use func::{Eqn, Func, Module, Value};
 pub use prim::Prim;
+pub use text::{SourceMap, parse, parse_with_spans};
 pub use types::{Type, format_types};
 
 pub use ferrax_array as array;

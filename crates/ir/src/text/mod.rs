@@ -6,6 +6,7 @@
 //! canonical form, in which values are renumbered `%0..` in definition order and
 //! floats are shortest round-trip, so `print(parse(print(m)))` equals `print(m)`.
 
-#[allow(dead_code)] // The parser, its user, comes in the next commit.
 mod lexer;
+mod parser;
 
+pub use parser::{MAX_NESTING, SourceMap, parse, parse_with_spans};
