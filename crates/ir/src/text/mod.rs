@@ -8,5 +8,7 @@
 
 mod lexer;
 mod parser;
+mod printer;
 
 pub use parser::{MAX_NESTING, SourceMap, parse, parse_with_spans};
+pub use printer::{PrintOptions, print, print_func, print_with};
