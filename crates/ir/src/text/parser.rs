@@ -11,6 +11,7 @@ use super::lexer::{Lexer, Tok, Token, error_at};
 use crate::{AttrValue, DType, Eqn, Error, Func, Module, Prim, Type, Value};
 use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet};
+use std::fmt;
 use std::sync::Arc;
 
 /// The deepest nesting of attribute lists the parser accepts.
@@ -134,7 +135,8 @@ impl<'a> Parser<'a> {
     }
 
     /// "expected WHAT CONTEXT, found TOKEN" at the current token.
-    fn expected(&self, what: &str, context: &str) -> Error {
+    fn expected(&self, what: impl fmt::Display, context: impl fmt::Display) -> Error {
+        let context = context.to_string();
         let sep = if context.is_empty() { "" } else { " " };
         error_at(self.tok.line, self.tok.col, format!("expected {what}{sep}{context}, found {}", self.tok.tok))
     }
@@ -157,23 +159,23 @@ impl<'a> Parser<'a> {
     }
 
     /// Consumes the punctuation `c`, or fails naming the context.
-    fn expect(&mut self, c: char, context: &str) -> Result<(), Error> {
-        if self.eat(c)? { Ok(()) } else { Err(self.expected(&format!("'{c}'"), context)) }
+    fn expect(&mut self, c: char, context: impl fmt::Display) -> Result<(), Error> {
+        if self.eat(c)? { Ok(()) } else { Err(self.expected(format_args!("'{c}'"), context)) }
     }
 
     /// After a list item: `true` on `,` (more follow), `false` on `close` (consumed).
-    fn list_sep(&mut self, close: char, context: &str) -> Result<bool, Error> {
+    fn list_sep(&mut self, close: char, context: impl fmt::Display) -> Result<bool, Error> {
         if self.eat(',')? {
             Ok(true)
         } else if self.eat(close)? {
             Ok(false)
         } else {
-            Err(self.expected(&format!("',' or '{close}'"), context))
+            Err(self.expected(format_args!("',' or '{close}'"), context))
         }
     }
 
     /// A `%name` token.
-    fn value_name(&mut self, context: &str) -> Result<(&'a str, Pos), Error> {
+    fn value_name(&mut self, context: impl fmt::Display) -> Result<(&'a str, Pos), Error> {
         let at = self.pos();
         match self.tok.tok {
             Tok::Value(name) => {
@@ -185,7 +187,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A bare word.
-    fn ident(&mut self, what: &str, context: &str) -> Result<(&'a str, Pos), Error> {
+    fn ident(&mut self, what: &str, context: impl fmt::Display) -> Result<(&'a str, Pos), Error> {
         let at = self.pos();
         match self.tok.tok {
             Tok::Ident(word) => {
@@ -225,18 +227,17 @@ impl<'a> Parser<'a> {
 
     /// `( %a: type, ... )`.
     fn params(&mut self, func: &mut Func, scope: &mut Scope<'a>) -> Result<(), Error> {
-        let context = format!("after the name of @{}", func.name);
-        self.expect('(', &context)?;
+        self.expect('(', format_args!("after the name of @{}", func.name))?;
         if self.eat(')')? {
             return Ok(());
         }
         loop {
             let (name, at) = self.value_name("as a parameter")?;
-            self.expect(':', &format!("after parameter %{name}"))?;
+            self.expect(':', format_args!("after parameter %{name}"))?;
             let ty = self.ty()?;
             let value = scope.define(func, name, at, ty)?;
             func.params.push(value);
-            if !self.list_sep(')', &format!("after parameter %{name}"))? {
+            if !self.list_sep(')', format_args!("after parameter %{name}"))? {
                 return Ok(());
             }
         }
@@ -244,9 +245,8 @@ impl<'a> Parser<'a> {
 
     /// `-> ( type, ... )`.
     fn result_types(&mut self, func: &mut Func) -> Result<(), Error> {
-        let context = format!("after the parameters of @{}", func.name);
         if self.tok.tok != Tok::Arrow {
-            return Err(self.expected("'->'", &context));
+            return Err(self.expected("'->'", format_args!("after the parameters of @{}", func.name)));
         }
         self.advance()?;
         self.expect('(', "to open the result types")?;
@@ -265,7 +265,7 @@ impl<'a> Parser<'a> {
     fn ty(&mut self) -> Result<Type, Error> {
         let (word, at) = self.ident("a type such as 'f32[2]'", "")?;
         let dtype = DType::from_name(word).ok_or_else(|| error_at(at.0, at.1, format!("unknown dtype '{word}'")))?;
-        self.expect('[', &format!("after dtype {word}"))?;
+        self.expect('[', format_args!("after dtype {word}"))?;
         let mut shape = SmallVec::new();
         if self.eat(']')? {
             return Ok(Type { dtype, shape });
@@ -294,7 +294,7 @@ impl<'a> Parser<'a> {
 
     /// `{ stmt* return vals }`; returns the position of each equation.
     fn body(&mut self, func: &mut Func, scope: &mut Scope<'a>) -> Result<Vec<Pos>, Error> {
-        self.expect('{', &format!("to open the body of @{}", func.name))?;
+        self.expect('{', format_args!("to open the body of @{}", func.name))?;
         let mut positions = Vec::new();
         loop {
             match self.tok.tok {
@@ -304,7 +304,7 @@ impl<'a> Parser<'a> {
                     func.eqns.push(eqn);
                 }
                 Tok::Ident("return") => break,
-                _ => return Err(self.expected("an equation or 'return'", &format!("in @{}", func.name))),
+                _ => return Err(self.expected("an equation or 'return'", format_args!("in @{}", func.name))),
             }
         }
         self.advance()?;
@@ -317,7 +317,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        self.expect('}', &format!("to close the body of @{}", func.name))?;
+        self.expect('}', format_args!("to close the body of @{}", func.name))?;
         Ok(positions)
     }
 
@@ -349,7 +349,7 @@ impl<'a> Parser<'a> {
                 return Err(error_at(at.0, at.1, msg));
             }
             self.advance()?;
-            self.expect(':', &format!("after value %{name}"))?;
+            self.expect(':', format_args!("after value %{name}"))?;
             let ty = self.ty()?;
             outputs.push(Output { name, at, ty });
             if !self.at_punct(',') {
@@ -365,15 +365,15 @@ impl<'a> Parser<'a> {
 
     /// `( %x, ... )`, each operand already defined.
     fn operands(&mut self, op: &str, scope: &Scope<'a>) -> Result<SmallVec<[Value; 4]>, Error> {
-        self.expect('(', &format!("to open the operands of {op}"))?;
+        self.expect('(', format_args!("to open the operands of {op}"))?;
         let mut inputs = SmallVec::new();
         if self.eat(')')? {
             return Ok(inputs);
         }
         loop {
-            let (name, at) = self.value_name(&format!("as an operand of {op}"))?;
+            let (name, at) = self.value_name(format_args!("as an operand of {op}"))?;
             inputs.push(scope.lookup(name, at)?);
-            if !self.list_sep(')', &format!("in the operands of {op}"))? {
+            if !self.list_sep(')', format_args!("in the operands of {op}"))? {
                 return Ok(inputs);
             }
         }
@@ -405,9 +405,9 @@ impl<'a> Parser<'a> {
             if !seen.insert(name) {
                 return Err(error_at(line, col, format!("attribute '{name}' is given twice")));
             }
-            self.expect('=', &format!("after attribute name {name}"))?;
+            self.expect('=', format_args!("after attribute name {name}"))?;
             attrs.push((name.to_string(), self.attr_value(0)?));
-            if !self.list_sep(']', &format!("after attribute {name}"))? {
+            if !self.list_sep(']', format_args!("after attribute {name}"))? {
                 return Ok(attrs);
             }
         }
@@ -462,5 +462,211 @@ fn keyword_value(word: &str) -> Option<AttrValue> {
         "none" => Some(AttrValue::None),
         "inf" | "nan" => Some(AttrValue::Float(word.to_string())),
         _ => DType::from_name(word).map(AttrValue::DType),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parses `text`, expecting an error at `line:col` whose message contains `fragment`.
+    #[track_caller]
+    fn fails(text: &str, line: usize, col: usize, fragment: &str) {
+        match parse(text) {
+            Err(Error::Parse { line: l, col: c, message }) => {
+                assert_eq!((l, c), (line, col), "wrong position for: {message}");
+                assert!(message.contains(fragment), "{message:?} does not contain {fragment:?}");
+            }
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    /// A one-Func module whose body is `body` (parameters `%0: f32[2]`, `%1: i32[]`).
+    fn with_body(body: &str) -> String {
+        format!("func @f(%0: f32[2], %1: i32[]) -> (f32[2]) {{\n{body}\n}}\n")
+    }
+
+    #[test]
+    fn missing_braces() {
+        fails("func @f() -> () {\n  return\n", 3, 1, "expected '}' to close the body of @f, found end of input");
+        fails("func @f() -> ()\n  return\n}", 2, 3, "expected '{' to open the body of @f, found 'return'");
+        fails(
+            "func @f() -> () {\n  %0: f32[] = constant[value=1.0]()\n",
+            3,
+            1,
+            "expected an equation or 'return' in @f",
+        );
+    }
+
+    #[test]
+    fn bad_types() {
+        fails("func @f(%0: f32) -> () {\n  return\n}", 1, 16, "expected '[' after dtype f32, found ')'");
+        fails("func @f(%0: f33[2]) -> () {\n  return\n}", 1, 13, "unknown dtype 'f33'");
+        fails("func @f(%0: 3) -> () {\n  return\n}", 1, 13, "expected a type such as 'f32[2]', found '3'");
+        fails("func @f() -> (f32[2,-1]) {\n  return\n}", 1, 21, "a dimension must be >= 0, found -1");
+        fails(
+            "func @f() -> (f32[99999999999999999999999]) {\n  return\n}",
+            1,
+            19,
+            "dimension 99999999999999999999999 is too large",
+        );
+        fails("func @f() -> (f32[2 3]) {\n  return\n}", 1, 21, "expected ',' or ']' in the shape, found '3'");
+    }
+
+    #[test]
+    fn expected_colon_after_value() {
+        fails(&with_body("  %3 = neg(%0)"), 2, 6, "expected ':' after value %3, found '='");
+    }
+
+    #[test]
+    fn primitives_and_attributes_are_checked_at_the_op() {
+        fails(&with_body("  %2: f32[2] = frobnicate(%0)"), 2, 16, "unknown primitive 'frobnicate'");
+        fails(&with_body("  %2: f32[2] = neg[foo=1](%0)"), 2, 16, "neg: unknown attribute 'foo'");
+        fails(&with_body("  %2: f32[] = reduce_sum(%0)"), 2, 15, "reduce_sum: missing attribute 'axes'");
+        fails(&with_body("  %2: f32[2] = cumsum[axis=1.5](%0)"), 2, 16, "cumsum: attribute 'axis' must be an integer");
+        fails(
+            &with_body("  %2: f32[2], %3: f32[2] = constant[value=1.0]()"),
+            2,
+            28,
+            "constant: has one result, 2 declared",
+        );
+        fails(&with_body("  %2: f32[2] = constant[value=[1.0]]()"), 2, 16, "value has 1 elements");
+    }
+
+    #[test]
+    fn attribute_syntax() {
+        fails(&with_body("  %2: f32[2] = cumsum[axis=0, axis=1](%0)"), 2, 31, "attribute 'axis' is given twice");
+        fails("func @f[k=1, k=2]() -> () {\n  return\n}", 1, 14, "attribute 'k' is given twice");
+        fails(
+            &with_body("  %2: f32[2] = cumsum[axis 0](%0)"),
+            2,
+            28,
+            "expected '=' after attribute name axis, found '0'",
+        );
+        fails(&with_body("  %2: f32[2] = cumsum[axis=zero](%0)"), 2, 28, "expected an attribute value, found 'zero'");
+        fails(&with_body("  %2: f32[2] = cumsum[](%0)"), 2, 23, "expected an attribute name, found ']'");
+        fails(
+            &with_body("  %2: f32[2] = integer_pow[y=99999999999999999999](%0)"),
+            2,
+            30,
+            "integer 99999999999999999999 does not fit",
+        );
+        fails(&with_body("  %2: f32[2] = integer_pow[y=-9223372036854775809](%0)"), 2, 30, "does not fit in 64 bits");
+        fails(&with_body("  %2: f32[2] = neg(%0) loc(12)"), 2, 28, "expected a string in loc(...), found '12'");
+    }
+
+    #[test]
+    fn lists_nest_up_to_the_limit() {
+        let nest = |n: usize| format!("func @f[a={}{}]() -> () {{\n  return\n}}", "[".repeat(n), "]".repeat(n));
+        let module = parse(&nest(MAX_NESTING)).unwrap();
+        let mut value = module.entry().unwrap().attr("a").unwrap();
+        for _ in 0..MAX_NESTING - 1 {
+            value = match value {
+                AttrValue::List(items) => &items[0],
+                other => panic!("{other:?}"),
+            };
+        }
+        assert_eq!(value, &AttrValue::List(vec![]));
+        fails(&nest(MAX_NESTING + 1), 1, 11 + MAX_NESTING, "nesting deeper than 256");
+        fails(&nest(100_000), 1, 11 + MAX_NESTING, "nesting deeper than 256");
+    }
+
+    #[test]
+    fn values_are_defined_once_before_use() {
+        fails(&with_body("  %2: f32[2] = neg(%7)"), 2, 20, "undefined value %7");
+        fails(&with_body("  %2: f32[2] = neg(%2)"), 2, 20, "undefined value %2");
+        fails(&with_body("  return %5"), 2, 10, "undefined value %5");
+        fails(&with_body("  %0: f32[2] = neg(%1)"), 2, 3, "value %0 is defined twice (first at 1:9)");
+        fails(&with_body("  %2: f32[2], %2: f32[2] = neg(%1)"), 2, 15, "value %2 is defined twice (first at 2:3)");
+        fails("func @f(%a: f32[], %a: f32[]) -> () {\n  return\n}", 1, 20, "value %a is defined twice (first at 1:9)");
+        // Names are local to a Func.
+        assert!(parse("func @f(%a: f32[]) -> () {\n  return\n}\nfunc @g(%a: f32[]) -> () {\n  return\n}").is_ok());
+    }
+
+    #[test]
+    fn func_names_are_unique() {
+        let text = "func @f() -> () {\n  return\n}\n\nfunc @g() -> () {\n  return\n}\n  func @f() -> () {\n  return\n}";
+        fails(text, 8, 8, "duplicate func @f (first defined at 1:1)");
+    }
+
+    #[test]
+    fn unterminated_string() {
+        fails("func @f[note=\"abc]() -> () {\n  return\n}", 1, 14, "unterminated string");
+    }
+
+    #[test]
+    fn empty_comments_only_and_binary_input() {
+        fails("", 1, 1, "expected 'func' (the module is empty), found end of input");
+        fails("; just a comment\n\n   ; another\n", 4, 1, "found end of input");
+        let garbage = String::from_utf8_lossy(&[0xff, 0xfe, 0x00, 0x13, 0x80, b'f', 0xc3]).into_owned();
+        fails(&garbage, 1, 1, "unexpected character '\u{fffd}'");
+        fails("\u{0}\u{1}\u{2}", 1, 1, "unexpected character '\\0'");
+        fails("func @f() -> () {\n  return\n}\u{7f}", 3, 2, "unexpected character '\\u{7f}'");
+    }
+
+    #[test]
+    fn trailing_garbage_after_the_last_func() {
+        fails("func @f() -> () {\n  return\n}\ngarbage", 4, 1, "expected 'func', found 'garbage'");
+        fails("func @f() -> () {\n  return\n} }", 3, 3, "expected 'func', found '}'");
+        fails("func @f() -> () {\n  return %0 %1\n}", 2, 10, "undefined value %0");
+        fails(
+            "func @f(%0: f32[]) -> () {\n  return %0 %0\n}",
+            2,
+            13,
+            "expected '}' to close the body of @f, found '%0'",
+        );
+    }
+
+    #[test]
+    fn header_syntax() {
+        fails("func f() -> () {\n  return\n}", 1, 6, "expected a function name '@name' after 'func', found 'f'");
+        fails("func @f() () {\n  return\n}", 1, 11, "expected '->' after the parameters of @f, found '('");
+        fails("func @f(%0: f32[] %1: f32[]) -> () {\n  return\n}", 1, 19, "expected ',' or ')' after parameter %0");
+        fails("func @f(x: f32[]) -> () {\n  return\n}", 1, 9, "expected a value as a parameter, found 'x'");
+    }
+
+    #[test]
+    fn equations_without_results_parse() {
+        let module = parse("func @f(%0: f32[]) -> () {\n  = call[func=@g](%0)\n  return\n}").unwrap();
+        let eqn = &module.entry().unwrap().eqns[0];
+        assert!(eqn.outputs.is_empty());
+        assert_eq!(eqn.prim, Prim::Call { func: "g".to_string() });
+    }
+
+    #[test]
+    fn source_map_positions() {
+        let text = "; header
+func @f(%0: f32[]) -> (f32[]) {
+  %1: f32[] = neg(%0)
+    %2: f32[] = exp(%1)
+  return %2
+}
+
+  func @g() -> () {
+  = call[func=@f]()
+  return
+}
+";
+        let (module, spans) = parse_with_spans(text).unwrap();
+        assert_eq!(module.funcs.len(), 2);
+        assert_eq!(spans.func_pos("f"), Some((2, 1)));
+        assert_eq!(spans.func_pos("g"), Some((8, 3)));
+        assert_eq!(spans.func_pos("h"), None);
+        assert_eq!(spans.eqn_pos("f", 0), Some((3, 3)));
+        assert_eq!(spans.eqn_pos("f", 1), Some((4, 5)));
+        assert_eq!(spans.eqn_pos("f", 2), None);
+        assert_eq!(spans.eqn_pos("g", 0), Some((9, 3)));
+    }
+
+    #[test]
+    fn values_get_ids_in_definition_order() {
+        let module =
+            parse("func @f(%b: f32[], %a: i32[]) -> (f32[]) {\n  %z: f32[] = neg(%b)\n  return %z\n}").unwrap();
+        let f = module.entry().unwrap();
+        assert_eq!(f.params, vec![Value(0), Value(1)]);
+        assert_eq!(f.eqns[0].outputs.as_slice(), &[Value(2)]);
+        assert_eq!(f.eqns[0].inputs.as_slice(), &[Value(0)]);
+        assert_eq!(f.value_types, vec![Type::scalar(DType::F32), Type::scalar(DType::I32), Type::scalar(DType::F32)]);
+        assert_eq!(f.results, vec![Value(2)]);
     }
 }
