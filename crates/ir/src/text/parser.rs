@@ -17,6 +17,10 @@ use std::sync::Arc;
 /// The deepest nesting of attribute lists the parser accepts.
 pub const MAX_NESTING: usize = 256;
 
+/// The most attributes an equation may carry (every primitive declares far fewer);
+/// the bound keeps attribute decoding, which is quadratic in the count, cheap.
+const MAX_PRIM_ATTRS: usize = 64;
+
 /// A 1-based (line, column) position.
 type Pos = (usize, usize);
 
@@ -70,44 +74,40 @@ pub fn parse_with_spans(text: &str) -> Result<(Module, SourceMap), Error> {
 }
 
 /// The values defined so far in one Func, by name.
+///
+/// An equation's outputs are defined (given ids) as they are read, before its
+/// operands, but stay invisible to [`Scope::lookup`] until [`Scope::publish`], so an
+/// equation cannot use its own results.
 #[derive(Default)]
 struct Scope<'a> {
     values: HashMap<&'a str, (Value, Pos)>,
+    /// Values with an index below this are visible to uses.
+    visible: usize,
 }
 
 impl<'a> Scope<'a> {
-    /// Fails if `name` is already defined.
-    fn check_fresh(&self, name: &str, at: Pos) -> Result<(), Error> {
-        match self.values.get(name) {
-            Some(&(_, (line, col))) => {
-                Err(error_at(at.0, at.1, format!("value %{name} is defined twice (first at {line}:{col})")))
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// Defines `name` as a fresh value of `func` with type `ty`.
+    /// Defines `name` as a fresh value of `func` with type `ty`; fails if it is taken.
     fn define(&mut self, func: &mut Func, name: &'a str, at: Pos, ty: Type) -> Result<Value, Error> {
-        self.check_fresh(name, at)?;
+        if let Some(&(_, (line, col))) = self.values.get(name) {
+            return Err(error_at(at.0, at.1, format!("value %{name} is defined twice (first at {line}:{col})")));
+        }
         let value = func.new_value(ty);
         self.values.insert(name, (value, at));
         Ok(value)
     }
 
-    /// The value named `name`, which must be defined.
+    /// Makes every value defined so far visible to uses.
+    fn publish(&mut self, func: &Func) {
+        self.visible = func.value_types.len();
+    }
+
+    /// The value named `name`, which must be defined and visible.
     fn lookup(&self, name: &str, at: Pos) -> Result<Value, Error> {
         match self.values.get(name) {
-            Some(&(value, _)) => Ok(value),
-            None => Err(error_at(at.0, at.1, format!("undefined value %{name}"))),
+            Some(&(value, _)) if value.index() < self.visible => Ok(value),
+            _ => Err(error_at(at.0, at.1, format!("undefined value %{name}"))),
         }
     }
-}
-
-/// An output of an equation, read before the equation's operands.
-struct Output<'a> {
-    name: &'a str,
-    at: Pos,
-    ty: Type,
 }
 
 /// A recursive-descent parser with one token of lookahead.
@@ -216,7 +216,7 @@ impl<'a> Parser<'a> {
         self.advance()?;
         let mut func = Func::new(name);
         if self.at_punct('[') {
-            func.attrs = self.attrs()?;
+            func.attrs = self.attrs(usize::MAX)?;
         }
         let mut scope = Scope::default();
         self.params(&mut func, &mut scope)?;
@@ -238,6 +238,7 @@ impl<'a> Parser<'a> {
             let value = scope.define(func, name, at, ty)?;
             func.params.push(value);
             if !self.list_sep(')', format_args!("after parameter %{name}"))? {
+                scope.publish(func);
                 return Ok(());
             }
         }
@@ -323,35 +324,28 @@ impl<'a> Parser<'a> {
 
     /// `%a: type, ... = op[attrs](%x, ...) loc("...")`.
     fn eqn(&mut self, func: &mut Func, scope: &mut Scope<'a>) -> Result<Eqn, Error> {
-        let outputs = self.outputs(scope)?;
+        let first_output = func.value_types.len();
+        let outputs = self.outputs(func, scope)?;
         self.expect('=', "after the results of the equation")?;
         let (op, op_at) = self.ident("a primitive name", "after '='")?;
-        let attrs = if self.at_punct('[') { self.attrs()? } else { Vec::new() };
-        let out_types: Vec<Type> = outputs.iter().map(|o| o.ty.clone()).collect();
-        let prim = Prim::from_attrs(op, attrs, &out_types).map_err(|msg| error_at(op_at.0, op_at.1, msg))?;
+        let attrs = if self.at_punct('[') { self.attrs(MAX_PRIM_ATTRS)? } else { Vec::new() };
+        let out_types = func.value_types.get(first_output..).unwrap_or_default();
+        let prim = Prim::from_attrs(op, attrs, out_types).map_err(|msg| error_at(op_at.0, op_at.1, msg))?;
         let inputs = self.operands(op, scope)?;
         let loc = self.loc()?;
-        let mut eqn = Eqn { prim, inputs, outputs: SmallVec::new(), loc };
-        for out in outputs {
-            eqn.outputs.push(scope.define(func, out.name, out.at, out.ty)?);
-        }
-        Ok(eqn)
+        scope.publish(func);
+        Ok(Eqn { prim, inputs, outputs, loc })
     }
 
     /// The results of an equation, `%a: type, ...` (none when it starts with `=`).
-    fn outputs(&mut self, scope: &Scope<'a>) -> Result<Vec<Output<'a>>, Error> {
-        let mut outputs: Vec<Output<'a>> = Vec::new();
+    fn outputs(&mut self, func: &mut Func, scope: &mut Scope<'a>) -> Result<SmallVec<[Value; 2]>, Error> {
+        let mut outputs = SmallVec::new();
         while let Tok::Value(name) = self.tok.tok {
             let at = self.pos();
-            scope.check_fresh(name, at)?;
-            if let Some(first) = outputs.iter().find(|o| o.name == name) {
-                let msg = format!("value %{name} is defined twice (first at {}:{})", first.at.0, first.at.1);
-                return Err(error_at(at.0, at.1, msg));
-            }
             self.advance()?;
             self.expect(':', format_args!("after value %{name}"))?;
             let ty = self.ty()?;
-            outputs.push(Output { name, at, ty });
+            outputs.push(scope.define(func, name, at, ty)?);
             if !self.at_punct(',') {
                 break;
             }
@@ -395,8 +389,8 @@ impl<'a> Parser<'a> {
         Ok(Some(loc))
     }
 
-    /// `[ name = value, ... ]`, names distinct.
-    fn attrs(&mut self) -> Result<Vec<(String, AttrValue)>, Error> {
+    /// `[ name = value, ... ]`, names distinct, at most `max` of them.
+    fn attrs(&mut self, max: usize) -> Result<Vec<(String, AttrValue)>, Error> {
         self.expect('[', "")?;
         let mut attrs = Vec::new();
         let mut seen = HashSet::new();
@@ -404,6 +398,9 @@ impl<'a> Parser<'a> {
             let (name, (line, col)) = self.ident("an attribute name", "")?;
             if !seen.insert(name) {
                 return Err(error_at(line, col, format!("attribute '{name}' is given twice")));
+            }
+            if attrs.len() == max {
+                return Err(error_at(line, col, format!("too many attributes (at most {max} on an equation)")));
             }
             self.expect('=', format_args!("after attribute name {name}"))?;
             attrs.push((name.to_string(), self.attr_value(0)?));
@@ -553,6 +550,21 @@ mod tests {
         );
         fails(&with_body("  %2: f32[2] = integer_pow[y=-9223372036854775809](%0)"), 2, 30, "does not fit in 64 bits");
         fails(&with_body("  %2: f32[2] = neg(%0) loc(12)"), 2, 28, "expected a string in loc(...), found '12'");
+    }
+
+    #[test]
+    fn equations_carry_a_bounded_number_of_attributes() {
+        let attrs: Vec<String> = (0..=MAX_PRIM_ATTRS).map(|i| format!("a{i}=1")).collect();
+        let col = 20 + attrs[..MAX_PRIM_ATTRS].iter().map(|a| a.len() + 2).sum::<usize>();
+        fails(&with_body(&format!("  %2: f32[2] = neg[{}](%0)", attrs.join(", "))), 2, col, "too many attributes");
+        fails(
+            &with_body(&format!("  %2: f32[2] = neg[{}](%0)", attrs[1..].join(", "))),
+            2,
+            16,
+            "unknown attribute 'a1'",
+        );
+        let func_attrs = format!("func @f[{}]() -> () {{\n  return\n}}", attrs.join(", "));
+        assert_eq!(parse(&func_attrs).unwrap().entry().unwrap().attrs.len(), MAX_PRIM_ATTRS + 1);
     }
 
     #[test]
