@@ -89,7 +89,8 @@ fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '.'
 }
 
-/// Whether `name` matches `[A-Za-z_][A-Za-z0-9_.]*`.
+/// Whether a run of name chars is a NAME, `[A-Za-z_][A-Za-z0-9_.]*` (it must not
+/// start with a digit or a dot, and must not be empty).
 fn is_name(name: &str) -> bool {
     name.chars().next().is_some_and(is_name_start)
 }
