@@ -13,12 +13,14 @@ pub mod attr;
 mod error;
 mod func;
 pub mod prim;
+pub mod text;
 mod types;
 
 pub use attr::AttrValue;
 pub use error::{Error, Place};
 pub use func::{Eqn, Func, Module, Value};
 pub use prim::Prim;
+pub use text::{PrintOptions, SourceMap, parse, parse_with_spans, print, print_func, print_with};
 pub use types::{Type, format_types};
 
 pub use ferrax_array as array;
