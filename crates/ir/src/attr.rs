@@ -143,8 +143,9 @@ pub struct AttrReader {
 impl AttrReader {
     /// A reader over the attributes written for `op`. Duplicates are an error.
     pub fn new(op: &str, attrs: Vec<(String, AttrValue)>) -> Result<AttrReader, String> {
-        for (i, (name, _)) in attrs.iter().enumerate() {
-            if attrs[..i].iter().any(|(n, _)| n == name) {
+        let mut seen = std::collections::HashSet::with_capacity(attrs.len());
+        for (name, _) in &attrs {
+            if !seen.insert(name.as_str()) {
                 return Err(format!("{op}: attribute '{name}' given twice"));
             }
         }
