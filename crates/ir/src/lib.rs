@@ -12,12 +12,14 @@
 pub mod attr;
 mod error;
 mod func;
+pub mod interp;
 pub mod prim;
 mod types;
 
 pub use attr::AttrValue;
 pub use error::{Error, Place};
 pub use func::{Eqn, Func, Module, Value};
+pub use interp::{EvalOptions, eval, eval_entry};
 pub use prim::Prim;
 pub use types::{Type, format_types};
 
