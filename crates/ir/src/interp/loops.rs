@@ -119,7 +119,7 @@ impl Interp<'_> {
             bytes = bytes.checked_add(size).ok_or_else(|| at.err("the stacked outputs' sizes overflow"))?;
             types.push(ty);
         }
-        self.reserve(at, bytes, &format!("the stacked outputs of @{}", s.body))?;
+        self.reserve(at, bytes, || format!("the stacked outputs of @{}", s.body))?;
         let stacked = types.into_iter().map(|ty| {
             let len = ty.element_count().unwrap_or(0);
             let ticket = self.ledger.ticket(len as u64 * ty.dtype.size_bytes() as u64);
@@ -132,7 +132,7 @@ impl Interp<'_> {
     /// Slice `t` along the leading axis (of size `length`) of `x`, as a new buffer.
     fn row<'a>(&self, at: At<'_>, x: &Array, t: usize, length: usize) -> Result<Val<'a>, Error> {
         let n = x.len() / length;
-        self.reserve(at, (n * x.dtype().size_bytes()) as u64, "a slice of a scanned operand")?;
+        self.reserve(at, (n * x.dtype().size_bytes()) as u64, || "a slice of a scanned operand".into())?;
         let data = map_data!(x.data(), |v| v[t * n..(t + 1) * n].to_vec());
         let array = Array::new(&x.shape()[1..], data).map_err(|e| at.err(e.to_string()))?;
         Ok(Val::new(self.ledger.buf(array)))

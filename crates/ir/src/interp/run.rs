@@ -227,7 +227,7 @@ impl<'m> Interp<'m> {
         };
         let ty = func.value_type(out).ok_or_else(|| at.err(format!("{out} has no type")))?;
         let bytes = ty.byte_size().map_err(|e| at.err(e.to_string()))?;
-        self.reserve(at, bytes, &format!("the result {out}: {ty}"))?;
+        self.reserve(at, bytes, || format!("the result {out}: {ty}"))?;
         let refs: SmallVec<[&Array; 4]> = xs.iter().map(Val::array).collect();
         let array = f(&refs).map_err(|m| at.err(m))?;
         if array.dtype() != ty.dtype || array.shape() != &ty.shape[..] {
@@ -237,9 +237,14 @@ impl<'m> Interp<'m> {
         Ok(smallvec::smallvec![Val::new(self.ledger.buf(array))])
     }
 
-    /// Checks that `bytes` more can be live, naming `what` otherwise.
-    pub(super) fn reserve(&self, at: At<'_>, bytes: u64, what: &str) -> Result<(), Error> {
-        self.budget.check(self.ledger.live(), bytes, what).map_err(|e| at.err(e.to_string()))
+    /// Checks that `bytes` more can be live, naming `what()` otherwise (formatted only
+    /// on error, so the check costs nothing per equation).
+    pub(super) fn reserve(&self, at: At<'_>, bytes: u64, what: impl FnOnce() -> String) -> Result<(), Error> {
+        let live = self.ledger.live();
+        match live.checked_add(bytes) {
+            Some(total) if total <= self.budget.max_bytes => Ok(()),
+            _ => Err(at.err(self.budget.check(live, bytes, &what()).err().map_or_else(String::new, |e| e.to_string()))),
+        }
     }
 }
 

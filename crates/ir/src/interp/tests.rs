@@ -398,3 +398,76 @@ fn malformed_modules_give_errors() {
     let m = module(vec![b.ret(&p)]);
     assert!(err_of(eval_entry(&m, &[Array::scalar_i32(0)], &opts())).1.contains("@nowhere is not a Func"));
 }
+
+/// Times chains of 10 equations over 10^6 f32 elements (run with `--release --ignored
+/// --nocapture`).
+#[test]
+#[ignore]
+fn timing_of_million_element_chains() {
+    let sq = t(DType::F32, &[1000, 1000]);
+    let flat = t(DType::F32, &[1_000_000]);
+    let idx = Array::from_i32(&[1000], (0..1000).rev().collect()).unwrap();
+    let cases: Vec<(&str, Type, Prim, Vec<Array>)> = vec![
+        ("rev (flat)", flat.clone(), Prim::Rev { axes: vec![0] }, vec![]),
+        ("rev (both axes)", sq.clone(), Prim::Rev { axes: vec![0, 1] }, vec![]),
+        ("reshape", sq.clone(), Prim::Reshape { shape: Shape::from(&[1000, 1000][..]) }, vec![]),
+        ("transpose", sq.clone(), Prim::Transpose { perm: vec![1, 0] }, vec![]),
+        (
+            "slice (all)",
+            sq.clone(),
+            Prim::Slice { start: vec![0, 0], limit: vec![1000, 1000], strides: vec![1, 1] },
+            vec![],
+        ),
+        (
+            "pad (crop 1, pad 1)",
+            sq.clone(),
+            Prim::Pad { low: vec![-1, 1], high: vec![1, -1], interior: vec![0, 0] },
+            vec![Array::scalar_f32(0.0)],
+        ),
+        ("gather rows", sq.clone(), Prim::Gather { axis: 0, batch_dims: 0 }, vec![idx.clone()]),
+        ("gather columns", sq.clone(), Prim::Gather { axis: 1, batch_dims: 0 }, vec![idx]),
+    ];
+    for (name, ty, prim, extra) in cases {
+        let mut params = vec![ty.clone()];
+        params.extend(extra.iter().map(|a| t(a.dtype(), a.shape())));
+        let (mut b, p) = B::new("chain", &params);
+        let mut v = p[0];
+        for _ in 0..10 {
+            let mut inputs = vec![v];
+            inputs.extend(&p[1..]);
+            v = b.op1(prim.clone(), &inputs, ty.clone());
+        }
+        let m = module(vec![b.ret(&[v])]);
+        let n = ty.element_count().unwrap();
+        let mut args = vec![Array::from_f32(&ty.shape, (0..n).map(|i| i as f32).collect()).unwrap()];
+        args.extend(extra);
+        let start = std::time::Instant::now();
+        let out = eval_entry(&m, &args, &opts()).unwrap();
+        let per_eqn = start.elapsed().as_secs_f64() * 1e3 / 10.0;
+        eprintln!("{name:>22}: {per_eqn:.2} ms per equation ({} elements)", out[0].len());
+    }
+    let bcast = Prim::BroadcastInDim { shape: Shape::from(&[1000, 1000][..]), dims: vec![1] };
+    let (mut b, p) = B::new("bcast", &[t(DType::F32, &[1000])]);
+    let outs: Vec<Value> = (0..10).map(|_| b.op1(bcast.clone(), &p, sq.clone())).collect();
+    let m = module(vec![b.ret(&outs)]);
+    let start = std::time::Instant::now();
+    let big = EvalOptions { budget: Budget::new(1 << 30), fuel: None };
+    eval_entry(&m, &[f32s(&[1000], &[1.0; 1000])], &big).unwrap();
+    eprintln!("{:>22}: {:.2} ms per equation", "broadcast_in_dim", start.elapsed().as_secs_f64() * 1e2);
+}
+
+/// Times the driver's own cost per equation, on a long chain over one element.
+#[test]
+#[ignore]
+fn timing_of_driver_overhead() {
+    let x = t(DType::F32, &[1]);
+    let (mut b, p) = B::new("long", std::slice::from_ref(&x));
+    let mut v = p[0];
+    for _ in 0..100_000 {
+        v = b.op1(Prim::Rev { axes: vec![0] }, &[v], x.clone());
+    }
+    let m = module(vec![b.ret(&[v])]);
+    let start = std::time::Instant::now();
+    eval_entry(&m, &[f32s(&[1], &[1.0])], &opts()).unwrap();
+    eprintln!("driver: {:.0} ns per equation", start.elapsed().as_secs_f64() * 1e9 / 1e5);
+}

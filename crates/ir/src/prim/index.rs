@@ -207,7 +207,11 @@ fn take_rows<T: Copy + Default>(src: &[T], take: &Take<'_>, total: usize) -> Vec
         return vec![T::default(); total];
     }
     let mut out = Vec::with_capacity(total);
-    take.for_each(|from, _| out.extend_from_slice(&src[from..from + take.inner]));
+    if take.inner == 1 {
+        take.for_each(|from, _| out.push(src[from]));
+    } else {
+        take.for_each(|from, _| out.extend_from_slice(&src[from..from + take.inner]));
+    }
     out
 }
 

@@ -132,6 +132,8 @@ pub(crate) fn gather_box<T: Copy>(src: &[T], view: View<'_>, shape: &[usize]) ->
         let start = check_row(start, step, n, src.len())?;
         if step == 1 {
             out.extend_from_slice(&src[start..start + n]);
+        } else if step == -1 {
+            out.extend(src[start + 1 - n..=start].iter().rev());
         } else {
             out.extend((0..n).map(|j| src[(start as isize + j as isize * step) as usize]));
         }
