@@ -12,6 +12,7 @@
 pub mod attr;
 mod error;
 mod func;
+pub mod interp;
 pub mod prim;
 pub mod text;
 mod types;
@@ -19,6 +20,7 @@ mod types;
 pub use attr::AttrValue;
 pub use error::{Error, Place};
 pub use func::{Eqn, Func, Module, Value};
+pub use interp::{EvalOptions, eval, eval_entry};
 pub use prim::Prim;
 pub use text::{PrintOptions, SourceMap, parse, parse_with_spans, print, print_func, print_with};
 pub use types::{Type, format_types};

@@ -1,10 +1,10 @@
 //! Indexing primitives: `dynamic_slice`, `dynamic_update_slice`, `gather`,
 //! `scatter_add`. Indices are i32 and clamped so that every access is in bounds.
 
+use super::layout::{self, View, copy_data, gather_array, map_data};
 use super::{check_axis, check_len, expect_arity};
 use crate::Type;
-use ferrax_array::Array;
-use ferrax_array::{DType, Shape};
+use ferrax_array::{Array, DType, Data, Shape};
 
 fn check_start_indices(op: &str, indices: &[Type], rank: usize) -> Result<(), String> {
     if indices.len() != rank {
@@ -94,42 +94,262 @@ pub(crate) fn infer_scatter_add(axis: usize, batch_dims: usize, inputs: &[Type])
 }
 
 // ---- evaluation (the reference interpreter's rules) ----
+//
+// Each rule re-checks the facts its index arithmetic relies on (the type rule, against
+// the arrays it is given) and returns an error rather than panic.
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_dynamic_slice(sizes: &[usize], x: &Array, starts: &[&Array]) -> Result<ferrax_array::Array, String> {
-    let _ = (sizes, x, starts);
-    Err("eval_dynamic_slice is not written yet".into())
+fn type_of(x: &Array) -> Type {
+    Type::new(x.dtype(), x.shape())
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_dynamic_update_slice(
-    x: &Array,
-    update: &Array,
-    starts: &[&Array],
-) -> Result<ferrax_array::Array, String> {
-    let _ = (x, update, starts);
-    Err("eval_dynamic_update_slice is not written yet".into())
+/// The start of each axis: the i32 scalar `starts[k]` clamped to `[0, dims[k] - sizes[k]]`
+/// so that a box of `sizes` fits.
+fn clamped_starts(op: &str, starts: &[&Array], dims: &[usize], sizes: &[usize]) -> Result<Shape, String> {
+    let mut out = Shape::new();
+    for (k, ((a, &dim), &size)) in starts.iter().zip(dims).zip(sizes).enumerate() {
+        let Some(&[i]) = a.as_i32() else {
+            return Err(format!("{op}: start index {k} must be i32[], got {}", type_of(a)));
+        };
+        let max = dim.checked_sub(size).ok_or_else(|| format!("{op}: size {size} exceeds axis {k} of size {dim}"))?;
+        out.push(usize::try_from(i).unwrap_or(0).min(max));
+    }
+    Ok(out)
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_gather(
-    axis: usize,
-    batch_dims: usize,
-    x: &Array,
-    indices: &Array,
-) -> Result<ferrax_array::Array, String> {
-    let _ = (axis, batch_dims, x, indices);
-    Err("eval_gather is not written yet".into())
+/// `dynamic_slice`: the box of `sizes` at the clamped start indices.
+pub(crate) fn eval_dynamic_slice(sizes: &[usize], x: &Array, starts: &[&Array]) -> Result<Array, String> {
+    let op = "dynamic_slice";
+    let mut types = vec![type_of(x)];
+    types.extend(starts.iter().map(|a| type_of(a)));
+    infer_dynamic_slice(sizes, &types)?;
+    let begin = clamped_starts(op, starts, x.shape(), sizes)?;
+    if sizes.contains(&0) {
+        return Array::new(Shape::from(sizes), Data::zeros(x.dtype(), 0)).map_err(|e| e.to_string());
+    }
+    let xs = layout::strides(x.shape());
+    gather_array(x, View { base: layout::offset(&begin, &xs), strides: &xs }, sizes)
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
+/// `dynamic_update_slice`: a copy of `x` with `update` written at the clamped start
+/// indices.
+pub(crate) fn eval_dynamic_update_slice(x: &Array, update: &Array, starts: &[&Array]) -> Result<Array, String> {
+    let op = "dynamic_update_slice";
+    let mut types = vec![type_of(x), type_of(update)];
+    types.extend(starts.iter().map(|a| type_of(a)));
+    infer_dynamic_update_slice(&types)?;
+    let begin = clamped_starts(op, starts, x.shape(), update.shape())?;
+    let mut data = x.data().clone();
+    if !update.is_empty() {
+        let xs = layout::strides(x.shape());
+        let dv = View { base: layout::offset(&begin, &xs), strides: &xs };
+        let us = layout::strides(update.shape());
+        copy_data(update.data(), View::contiguous(&us), &mut data, dv, update.shape())?;
+    }
+    Array::new(x.shape(), data).map_err(|e| e.to_string())
+}
+
+/// The loop nest shared by `gather` and `scatter_add`. `x` is seen as
+/// `[batch, pre, dim, inner]` (batch axes, the other axes before `axis`, `axis`, the
+/// axes after it), the indices as `[batch, idx]` and the result (the updates) as
+/// `[batch, pre, idx, inner]`.
+struct Take<'a> {
+    batch: usize,
+    pre: usize,
+    dim: usize,
+    inner: usize,
+    idx: usize,
+    indices: &'a [i32],
+}
+
+impl<'a> Take<'a> {
+    /// Checks the operands (as the type rule does) and measures the loop nest.
+    fn new(
+        op: &str,
+        axis: usize,
+        batch_dims: usize,
+        x: &Array,
+        indices: &'a Array,
+    ) -> Result<(Take<'a>, Shape), String> {
+        let shape = gather_shape(op, axis, batch_dims, &type_of(x), &type_of(indices))?;
+        let count = |dims: &[usize]| ferrax_array::element_count(dims).map_err(|e| e.to_string());
+        let take = Take {
+            batch: count(&x.shape()[..batch_dims])?,
+            pre: count(&x.shape()[batch_dims..axis])?,
+            dim: x.shape()[axis],
+            inner: count(&x.shape()[axis + 1..])?,
+            idx: count(&indices.shape()[batch_dims..])?,
+            indices: indices.as_i32().ok_or_else(|| format!("{op}: indices must be i32"))?,
+        };
+        Ok((take, shape))
+    }
+
+    /// Calls `visit(x_offset, result_offset)` for every row of `inner` elements, in
+    /// result order. The index is clamped to `[0, dim - 1]`; `dim` must not be 0.
+    fn for_each(&self, mut visit: impl FnMut(usize, usize)) {
+        let mut at = 0;
+        for b in 0..self.batch {
+            let row = &self.indices[b * self.idx..(b + 1) * self.idx];
+            for p in 0..self.pre {
+                let base = (b * self.pre + p) * self.dim;
+                for &i in row {
+                    let k = usize::try_from(i).unwrap_or(0).min(self.dim - 1);
+                    visit((base + k) * self.inner, at);
+                    at += self.inner;
+                }
+            }
+        }
+    }
+}
+
+/// The rows of `src` picked by `take`, in result order.
+fn take_rows<T: Copy + Default>(src: &[T], take: &Take<'_>, total: usize) -> Vec<T> {
+    if take.dim == 0 {
+        return vec![T::default(); total];
+    }
+    let mut out = Vec::with_capacity(total);
+    if take.inner == 1 {
+        take.for_each(|from, _| out.push(src[from]));
+    } else {
+        take.for_each(|from, _| out.extend_from_slice(&src[from..from + take.inner]));
+    }
+    out
+}
+
+/// Adds the rows of `updates` onto the rows of `dst` picked by `take`.
+fn add_rows<T: Copy>(dst: &mut [T], take: &Take<'_>, updates: &[T], add: impl Fn(T, T) -> T) {
+    if take.dim == 0 {
+        return;
+    }
+    take.for_each(|to, from| {
+        for (d, &u) in dst[to..to + take.inner].iter_mut().zip(&updates[from..from + take.inner]) {
+            *d = add(*d, u);
+        }
+    });
+}
+
+/// `gather`: `take` along `axis` after `batch_dims` leading batch axes, with indices
+/// clamped to `[0, dim - 1]`. Reading from a zero-size axis gives zeros (`false`): the
+/// only linear map out of an empty space, which keeps `scatter_add` its transpose.
+pub(crate) fn eval_gather(axis: usize, batch_dims: usize, x: &Array, indices: &Array) -> Result<Array, String> {
+    let (take, shape) = Take::new("gather", axis, batch_dims, x, indices)?;
+    let total = ferrax_array::element_count(&shape).map_err(|e| e.to_string())?;
+    let data = map_data!(x.data(), |v| take_rows(v, &take, total));
+    Array::new(shape, data).map_err(|e| e.to_string())
+}
+
+/// `scatter_add`: a copy of `x` with each row of `updates` added at the row `gather`
+/// would read it from (clamped indices; duplicates accumulate; integers wrap).
 pub(crate) fn eval_scatter_add(
     axis: usize,
     batch_dims: usize,
     x: &Array,
     indices: &Array,
     updates: &Array,
-) -> Result<ferrax_array::Array, String> {
-    let _ = (axis, batch_dims, x, indices, updates);
-    Err("eval_scatter_add is not written yet".into())
+) -> Result<Array, String> {
+    let op = "scatter_add";
+    infer_scatter_add(axis, batch_dims, &[type_of(x), type_of(indices), type_of(updates)])?;
+    let (take, _) = Take::new(op, axis, batch_dims, x, indices)?;
+    let mut data = x.data().clone();
+    match (&mut data, updates.data()) {
+        (Data::I32(d), Data::I32(u)) => add_rows(d, &take, u, i32::wrapping_add),
+        (Data::F32(d), Data::F32(u)) => add_rows(d, &take, u, |a, b| a + b),
+        (Data::F64(d), Data::F64(u)) => add_rows(d, &take, u, |a, b| a + b),
+        (d, u) => return Err(format!("{op}: cannot add {} updates into {}", u.dtype(), d.dtype())),
+    }
+    Array::new(x.shape(), data).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iota_f32(shape: &[usize]) -> Array {
+        let n = ferrax_array::element_count(shape).unwrap();
+        Array::from_f32(shape, (0..n).map(|i| i as f32).collect()).unwrap()
+    }
+
+    fn i32s(shape: &[usize], values: &[i32]) -> Array {
+        Array::from_i32(shape, values.to_vec()).unwrap()
+    }
+
+    fn at(i: i32) -> Array {
+        Array::scalar_i32(i)
+    }
+
+    #[test]
+    fn dynamic_slice_clamps_at_both_ends() {
+        let x = iota_f32(&[4, 5]);
+        let mid = eval_dynamic_slice(&[2, 2], &x, &[&at(1), &at(2)]).unwrap();
+        assert_eq!(mid.to_f64_vec(), [7.0, 8.0, 12.0, 13.0]);
+        let high = eval_dynamic_slice(&[2, 2], &x, &[&at(100), &at(4)]).unwrap();
+        assert_eq!(high.to_f64_vec(), [13.0, 14.0, 18.0, 19.0]);
+        let low = eval_dynamic_slice(&[2, 2], &x, &[&at(-3), &at(i32::MIN)]).unwrap();
+        assert_eq!(low.to_f64_vec(), [0.0, 1.0, 5.0, 6.0]);
+        assert_eq!(eval_dynamic_slice(&[0, 5], &x, &[&at(9), &at(9)]).unwrap().shape(), &[0, 5]);
+        assert!(eval_dynamic_slice(&[2, 2], &x, &[&at(0)]).is_err());
+    }
+
+    #[test]
+    fn dynamic_update_slice_clamps() {
+        let x = Array::from_i32(&[5], vec![0; 5]).unwrap();
+        let u = i32s(&[2], &[7, 8]);
+        assert_eq!(eval_dynamic_update_slice(&x, &u, &[&at(1)]).unwrap().as_i32().unwrap(), &[0, 7, 8, 0, 0]);
+        assert_eq!(eval_dynamic_update_slice(&x, &u, &[&at(4)]).unwrap().as_i32().unwrap(), &[0, 0, 0, 7, 8]);
+        assert_eq!(eval_dynamic_update_slice(&x, &u, &[&at(-1)]).unwrap().as_i32().unwrap(), &[7, 8, 0, 0, 0]);
+        let m = iota_f32(&[3, 3]);
+        let patch = Array::from_f32(&[1, 2], vec![-1.0, -2.0]).unwrap();
+        let y = eval_dynamic_update_slice(&m, &patch, &[&at(2), &at(2)]).unwrap();
+        assert_eq!(y.to_f64_vec(), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, -1.0, -2.0]);
+        assert!(eval_dynamic_update_slice(&patch, &m, &[&at(0), &at(0)]).is_err());
+    }
+
+    #[test]
+    fn gather_takes_along_axis_with_clamping() {
+        let x = iota_f32(&[3, 4]);
+        let rows = eval_gather(0, 0, &x, &i32s(&[2], &[2, 0])).unwrap();
+        assert_eq!(rows.to_f64_vec(), [8.0, 9.0, 10.0, 11.0, 0.0, 1.0, 2.0, 3.0]);
+        // axis > 0, a 2-D index array, out-of-range and negative indices clamped.
+        let cols = eval_gather(1, 0, &x, &i32s(&[2, 2], &[3, 99, -5, 1])).unwrap();
+        assert_eq!(cols.shape(), &[3, 2, 2]);
+        assert_eq!(cols.to_f64_vec()[..4], [3.0, 3.0, 0.0, 1.0]);
+        assert_eq!(cols.to_f64_vec()[8..], [11.0, 11.0, 8.0, 9.0]);
+        let scalar = eval_gather(0, 0, &x, &at(1)).unwrap();
+        assert_eq!((scalar.shape(), scalar.to_f64_vec()), (&[4][..], vec![4.0, 5.0, 6.0, 7.0]));
+    }
+
+    #[test]
+    fn gather_with_batch_dims() {
+        // Per row b of x[2, 3, 2], take along axis 1 at idx[b, :].
+        let x = iota_f32(&[2, 3, 2]);
+        let y = eval_gather(1, 1, &x, &i32s(&[2, 2], &[2, 0, 1, 7])).unwrap();
+        assert_eq!(y.shape(), &[2, 2, 2]);
+        assert_eq!(y.to_f64_vec(), [4.0, 5.0, 0.0, 1.0, 8.0, 9.0, 10.0, 11.0]);
+        assert!(eval_gather(1, 1, &x, &i32s(&[3, 1], &[0, 0, 0])).is_err());
+    }
+
+    #[test]
+    fn gather_from_zero_size_axis_reads_nothing() {
+        let x = Array::from_f32(&[2, 0], vec![]).unwrap();
+        let y = eval_gather(1, 0, &x, &i32s(&[3], &[0, 5, -1])).unwrap();
+        assert_eq!((y.shape(), y.to_f64_vec()), (&[2, 3][..], vec![0.0; 6]));
+        let s = eval_scatter_add(1, 0, &x, &i32s(&[3], &[0, 5, -1]), &y).unwrap();
+        assert_eq!(s, x);
+        let none = eval_gather(0, 0, &iota_f32(&[3]), &i32s(&[0], &[])).unwrap();
+        assert_eq!(none.shape(), &[0]);
+    }
+
+    #[test]
+    fn scatter_add_accumulates_duplicates() {
+        let x = iota_f32(&[3, 2]);
+        let idx = i32s(&[3], &[1, 1, 9]);
+        let upd = Array::from_f32(&[3, 2], vec![1.0, 2.0, 10.0, 20.0, 100.0, 200.0]).unwrap();
+        let y = eval_scatter_add(0, 0, &x, &idx, &upd).unwrap();
+        assert_eq!(y.to_f64_vec(), [0.0, 1.0, 13.0, 25.0, 104.0, 205.0]);
+        let xi = Array::from_i32(&[2, 2], vec![i32::MAX, 0, 0, 0]).unwrap();
+        let yi = eval_scatter_add(1, 1, &xi, &i32s(&[2, 2], &[0, 0, 1, -3]), &i32s(&[2, 2], &[1, 1, 5, 6])).unwrap();
+        assert_eq!(yi.as_i32().unwrap(), &[i32::MIN + 1, 0, 6, 5]);
+        let b = Array::from_bool(&[2], vec![true, false]).unwrap();
+        assert!(eval_scatter_add(0, 0, &b, &i32s(&[1], &[0]), &Array::from_bool(&[1], vec![true]).unwrap()).is_err());
+        assert!(eval_scatter_add(0, 0, &x, &idx, &iota_f32(&[3, 3])).is_err());
+    }
 }

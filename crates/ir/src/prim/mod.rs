@@ -10,6 +10,7 @@ pub mod binary;
 pub mod control;
 pub mod index;
 pub(crate) mod kernels;
+pub(crate) mod layout;
 pub mod linalg;
 pub mod reduce;
 pub mod shape;

@@ -2,9 +2,10 @@
 //! `pad`, `concatenate`, `iota`, `constant`. They move or create elements without
 //! arithmetic.
 
+use super::layout::{self, Strides, View, copy_data, gather_array, splat};
 use super::{check_axes, check_axis, check_len, expect_arity};
 use crate::Type;
-use ferrax_array::{Array, DType, Shape};
+use ferrax_array::{Array, DType, Data, Shape};
 
 // ---- type rules ----
 
@@ -150,68 +151,287 @@ pub(crate) fn infer_constant(value: &Array, shape: &[usize], inputs: &[Type]) ->
 }
 
 // ---- evaluation (the reference interpreter's rules) ----
+//
+// Each rule re-checks the few facts its index arithmetic relies on (the verifier has
+// normally done so already) and returns an error rather than panic. The element moves
+// go through the strided box copies of `layout`.
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_broadcast_in_dim(shape: &[usize], dims: &[usize], x: &Array) -> Result<ferrax_array::Array, String> {
-    let _ = (shape, dims, x);
-    Err("eval_broadcast_in_dim is not written yet".into())
+/// An array of `shape` read through `strides` of `x`, from offset `base`.
+fn read_view(x: &Array, base: isize, strides: &[isize], shape: &[usize]) -> Result<Array, String> {
+    gather_array(x, View { base, strides }, shape)
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_reshape(shape: &[usize], x: &Array) -> Result<ferrax_array::Array, String> {
-    let _ = (shape, x);
-    Err("eval_reshape is not written yet".into())
+/// Number of elements of `shape`, overflow-checked.
+fn count(shape: &[usize]) -> Result<usize, String> {
+    ferrax_array::element_count(shape).map_err(|e| e.to_string())
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_transpose(perm: &[usize], x: &Array) -> Result<ferrax_array::Array, String> {
-    let _ = (perm, x);
-    Err("eval_transpose is not written yet".into())
+/// `broadcast_in_dim`: operand axis i becomes output axis `dims[i]`; a size-1 axis
+/// (and every output axis not in `dims`) repeats the operand with step 0.
+pub(crate) fn eval_broadcast_in_dim(shape: &[usize], dims: &[usize], x: &Array) -> Result<Array, String> {
+    infer_broadcast_in_dim(shape, dims, &[Type::new(x.dtype(), x.shape())])?;
+    let xs = layout::strides(x.shape());
+    let mut steps: Strides = smallvec::smallvec![0; shape.len()];
+    for (i, &d) in dims.iter().enumerate() {
+        if x.shape()[i] == shape[d] {
+            steps[d] = xs[i];
+        }
+    }
+    read_view(x, 0, &steps, shape)
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_rev(axes: &[usize], x: &Array) -> Result<ferrax_array::Array, String> {
-    let _ = (axes, x);
-    Err("eval_rev is not written yet".into())
+/// `reshape`: the same elements in C order under a new shape.
+pub(crate) fn eval_reshape(shape: &[usize], x: &Array) -> Result<Array, String> {
+    if count(shape)? != x.len() {
+        return Err(format!("reshape: {} elements cannot take the shape {shape:?}", x.len()));
+    }
+    Array::new(Shape::from(shape), x.data().clone()).map_err(|e| e.to_string())
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_slice(
-    start: &[usize],
-    limit: &[usize],
-    strides: &[usize],
-    x: &Array,
-) -> Result<ferrax_array::Array, String> {
-    let _ = (start, limit, strides, x);
-    Err("eval_slice is not written yet".into())
+/// `transpose`: output axis i is operand axis `perm[i]`.
+pub(crate) fn eval_transpose(perm: &[usize], x: &Array) -> Result<Array, String> {
+    infer_transpose(perm, &[Type::new(x.dtype(), x.shape())])?;
+    let xs = layout::strides(x.shape());
+    let shape: Shape = perm.iter().map(|&p| x.shape()[p]).collect();
+    let steps: Strides = perm.iter().map(|&p| xs[p]).collect();
+    read_view(x, 0, &steps, &shape)
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
+/// `rev`: reads each listed axis from its last index with a negative step.
+pub(crate) fn eval_rev(axes: &[usize], x: &Array) -> Result<Array, String> {
+    infer_rev(axes, &[Type::new(x.dtype(), x.shape())])?;
+    if x.is_empty() {
+        return Ok(x.clone());
+    }
+    let mut steps = layout::strides(x.shape());
+    let mut base = 0isize;
+    for &a in axes {
+        base += (x.shape()[a] as isize - 1) * steps[a];
+        steps[a] = -steps[a];
+    }
+    read_view(x, base, &steps, x.shape())
+}
+
+/// `slice`: the box `[start, limit)` with `strides` steps.
+pub(crate) fn eval_slice(start: &[usize], limit: &[usize], strides: &[usize], x: &Array) -> Result<Array, String> {
+    let [out] = &infer_slice(start, limit, strides, &[Type::new(x.dtype(), x.shape())])?[..] else {
+        return Err("slice: expected one result type".into());
+    };
+    if out.shape.contains(&0) {
+        return Array::new(out.shape.clone(), Data::zeros(x.dtype(), 0)).map_err(|e| e.to_string());
+    }
+    let xs = layout::strides(x.shape());
+    let base = layout::offset(start, &xs);
+    let steps: Strides = xs.iter().zip(strides).map(|(&s, &k)| s.wrapping_mul(k as isize)).collect();
+    read_view(x, base, &steps, &out.shape)
+}
+
+/// One axis of a `pad`: which operand indices `[first, end)` land inside the output,
+/// and where the first of them goes. Operand index i goes to `low + i * (interior + 1)`.
+struct PadAxis {
+    first: usize,
+    end: usize,
+    out_first: usize,
+}
+
+fn pad_axis(dim: usize, out_dim: usize, low: i64, interior: usize) -> PadAxis {
+    let (dim, out_dim, low, step) = (dim as i128, out_dim as i128, i128::from(low), interior as i128 + 1);
+    // The first i with low + i*step >= 0, and one past the last with low + i*step < out_dim.
+    let first = if low >= 0 { 0 } else { (-low + step - 1) / step };
+    let end = if out_dim > low { ((out_dim - low + step - 1) / step).min(dim) } else { 0 };
+    let end = end.max(first);
+    PadAxis { first: first as usize, end: end as usize, out_first: (low + first * step).max(0) as usize }
+}
+
+/// `pad`: the output starts as `value` everywhere; operand element i of each axis is
+/// placed at `low + i * (interior + 1)` when that is inside the output (negative
+/// `low`/`high` crop).
 pub(crate) fn eval_pad(
     low: &[i64],
     high: &[i64],
     interior: &[usize],
     x: &Array,
     value: &Array,
-) -> Result<ferrax_array::Array, String> {
-    let _ = (low, high, interior, x, value);
-    Err("eval_pad is not written yet".into())
+) -> Result<Array, String> {
+    let inputs = [Type::new(x.dtype(), x.shape()), Type::new(value.dtype(), value.shape())];
+    let [out] = &infer_pad(low, high, interior, &inputs)?[..] else {
+        return Err("pad: expected one result type".into());
+    };
+    let mut data = splat(value, count(&out.shape)?)?;
+    let (xs, os) = (layout::strides(x.shape()), layout::strides(&out.shape));
+    let axes: Vec<PadAxis> = (0..x.rank()).map(|a| pad_axis(x.shape()[a], out.shape[a], low[a], interior[a])).collect();
+    let sub: Shape = axes.iter().map(|p| p.end - p.first).collect();
+    if sub.contains(&0) {
+        return Array::new(out.shape.clone(), data).map_err(|e| e.to_string());
+    }
+    let src_base = layout::offset(&axes.iter().map(|p| p.first).collect::<Shape>(), &xs);
+    let dst_base = layout::offset(&axes.iter().map(|p| p.out_first).collect::<Shape>(), &os);
+    let dst_steps: Strides =
+        os.iter().zip(interior).map(|(&s, &i)| s.wrapping_mul(i as isize).wrapping_add(s)).collect();
+    let (sv, dv) = (View { base: src_base, strides: &xs }, View { base: dst_base, strides: &dst_steps });
+    copy_data(x.data(), sv, &mut data, dv, &sub)?;
+    Array::new(out.shape.clone(), data).map_err(|e| e.to_string())
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_concatenate(axis: usize, xs: &[&Array]) -> Result<ferrax_array::Array, String> {
-    let _ = (axis, xs);
-    Err("eval_concatenate is not written yet".into())
+/// `concatenate`: each operand is copied into its range of `axis` in the output.
+pub(crate) fn eval_concatenate(axis: usize, xs: &[&Array]) -> Result<Array, String> {
+    let types: Vec<Type> = xs.iter().map(|x| Type::new(x.dtype(), x.shape())).collect();
+    let [out] = &infer_concatenate(axis, &types)?[..] else {
+        return Err("concatenate: expected one result type".into());
+    };
+    let mut data = Data::zeros(out.dtype, count(&out.shape)?);
+    let os = layout::strides(&out.shape);
+    let mut at = 0usize;
+    for x in xs {
+        let dv = View { base: (at as isize).wrapping_mul(os[axis]), strides: &os };
+        copy_data(x.data(), View::contiguous(&layout::strides(x.shape())), &mut data, dv, x.shape())?;
+        at += x.shape()[axis];
+    }
+    Array::new(out.shape.clone(), data).map_err(|e| e.to_string())
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_iota(dtype: DType, shape: &[usize], dim: usize) -> Result<ferrax_array::Array, String> {
-    let _ = (dtype, shape, dim);
-    Err("eval_iota is not written yet".into())
+/// `iota`: the index along `dim`, converted to `dtype`.
+pub(crate) fn eval_iota(dtype: DType, shape: &[usize], dim: usize) -> Result<Array, String> {
+    infer_iota(dtype, shape, dim, &[])?;
+    let total = count(shape)?;
+    let (outer, n, inner) = (count(&shape[..dim])?, shape[dim], count(&shape[dim + 1..])?);
+    let data = match dtype {
+        DType::I32 => Data::I32(counting(total, outer, n, inner, |i| i as i32)),
+        DType::F32 => Data::F32(counting(total, outer, n, inner, |i| i as f32)),
+        DType::F64 => Data::F64(counting(total, outer, n, inner, |i| i as f64)),
+        DType::Bool => return Err("iota: dtype must be numeric, got bool".into()),
+    };
+    Array::new(Shape::from(shape), data).map_err(|e| e.to_string())
 }
 
-/// Reference evaluation (placeholder until the interpreter lands).
-pub(crate) fn eval_constant(value: &Array, shape: &[usize]) -> Result<ferrax_array::Array, String> {
-    let _ = (value, shape);
-    Err("eval_constant is not written yet".into())
+/// `outer` repetitions of `0, 1, ..., n-1`, each value repeated `inner` times.
+fn counting<T: Copy>(total: usize, outer: usize, n: usize, inner: usize, convert: impl Fn(usize) -> T) -> Vec<T> {
+    let mut out = Vec::with_capacity(total);
+    for _ in 0..outer {
+        for i in 0..n {
+            out.extend(std::iter::repeat_n(convert(i), inner));
+        }
+    }
+    out
+}
+
+/// `constant`: a rank-0 value splats to `shape`; a full value is copied.
+pub(crate) fn eval_constant(value: &Array, shape: &[usize]) -> Result<Array, String> {
+    infer_constant(value, shape, &[])?;
+    let data = if value.rank() == 0 { splat(value, count(shape)?)? } else { value.data().clone() };
+    Array::new(Shape::from(shape), data).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(shape: &[usize], values: &[f32]) -> Array {
+        Array::from_f32(shape, values.to_vec()).unwrap()
+    }
+
+    fn iota_f32(shape: &[usize]) -> Array {
+        let n = ferrax_array::element_count(shape).unwrap();
+        f32s(shape, &(0..n).map(|i| i as f32).collect::<Vec<_>>())
+    }
+
+    fn values(a: &Array) -> Vec<f64> {
+        a.to_f64_vec()
+    }
+
+    #[test]
+    fn broadcast_expands_size_one_axes() {
+        let x = f32s(&[2, 1], &[1.0, 2.0]);
+        let y = eval_broadcast_in_dim(&[3, 2, 2], &[1, 2], &x).unwrap();
+        assert_eq!(y.shape(), &[3, 2, 2]);
+        assert_eq!(values(&y), [1.0, 1.0, 2.0, 2.0].repeat(3));
+        let s = eval_broadcast_in_dim(&[2, 2], &[], &Array::scalar_i32(7)).unwrap();
+        assert_eq!(s.as_i32().unwrap(), &[7; 4]);
+        let e = eval_broadcast_in_dim(&[0, 3], &[1], &f32s(&[3], &[1.0, 2.0, 3.0])).unwrap();
+        assert_eq!(e.shape(), &[0, 3]);
+        assert!(eval_broadcast_in_dim(&[4], &[0], &x).is_err());
+    }
+
+    #[test]
+    fn reshape_keeps_c_order() {
+        let y = eval_reshape(&[3, 2], &iota_f32(&[2, 3])).unwrap();
+        assert_eq!((y.shape(), values(&y)), (&[3, 2][..], vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]));
+        assert!(eval_reshape(&[4], &iota_f32(&[2, 3])).is_err());
+    }
+
+    #[test]
+    fn transpose_3d() {
+        let x = iota_f32(&[2, 3, 4]);
+        let y = eval_transpose(&[2, 0, 1], &x).unwrap();
+        assert_eq!(y.shape(), &[4, 2, 3]);
+        let v = values(&y);
+        for (i, j, k) in (0..4).flat_map(|i| (0..2).flat_map(move |j| (0..3).map(move |k| (i, j, k)))) {
+            assert_eq!(v[i * 6 + j * 3 + k], (j * 12 + k * 4 + i) as f64);
+        }
+        assert!(eval_transpose(&[0, 0, 1], &x).is_err());
+    }
+
+    #[test]
+    fn rev_of_several_axes() {
+        let x = iota_f32(&[2, 3]);
+        assert_eq!(values(&eval_rev(&[1], &x).unwrap()), [2.0, 1.0, 0.0, 5.0, 4.0, 3.0]);
+        assert_eq!(values(&eval_rev(&[0, 1], &x).unwrap()), [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]);
+        assert_eq!(values(&eval_rev(&[], &x).unwrap()), values(&x));
+        assert_eq!(eval_rev(&[0, 1], &iota_f32(&[0, 3])).unwrap().shape(), &[0, 3]);
+    }
+
+    #[test]
+    fn strided_slice() {
+        let x = iota_f32(&[4, 5]);
+        let y = eval_slice(&[1, 0], &[4, 5], &[2, 2], &x).unwrap();
+        assert_eq!((y.shape(), values(&y)), (&[2, 3][..], vec![5.0, 7.0, 9.0, 15.0, 17.0, 19.0]));
+        let e = eval_slice(&[2, 1], &[2, 4], &[1, 1], &x).unwrap();
+        assert_eq!(e.shape(), &[0, 3]);
+        assert!(eval_slice(&[0, 0], &[5, 5], &[1, 1], &x).is_err());
+    }
+
+    #[test]
+    fn pad_edges_interior_and_crops() {
+        let x = f32s(&[3], &[1.0, 2.0, 3.0]);
+        let zero = Array::scalar_f32(0.0);
+        let y = eval_pad(&[1], &[2], &[1], &x, &zero).unwrap();
+        assert_eq!(values(&y), [0.0, 1.0, 0.0, 2.0, 0.0, 3.0, 0.0, 0.0]);
+        // Negative low/high crop, interior included: [1, 9, 2, 9, 3] cropped by 2 and 1.
+        let nine = Array::scalar_f32(9.0);
+        assert_eq!(values(&eval_pad(&[-2], &[-1], &[1], &x, &nine).unwrap()), [2.0, 9.0]);
+        assert_eq!(values(&eval_pad(&[-1], &[-1], &[1], &x, &nine).unwrap()), [9.0, 2.0, 9.0]);
+        assert_eq!(values(&eval_pad(&[-3], &[1], &[0], &x, &nine).unwrap()), [9.0]);
+        let m = eval_pad(&[1, -1], &[0, 1], &[0, 0], &iota_f32(&[2, 2]), &nine).unwrap();
+        assert_eq!((m.shape(), values(&m)), (&[3, 2][..], vec![9.0, 9.0, 1.0, 9.0, 3.0, 9.0]));
+        let e = eval_pad(&[1], &[1], &[2], &iota_f32(&[0]), &nine).unwrap();
+        assert_eq!(values(&e), [9.0, 9.0]);
+        assert!(eval_pad(&[-5], &[0], &[0], &x, &nine).is_err());
+    }
+
+    #[test]
+    fn concatenate_with_empty_operand() {
+        let a = iota_f32(&[2, 1]);
+        let b = iota_f32(&[2, 0]);
+        let c = f32s(&[2, 2], &[7.0, 8.0, 9.0, 10.0]);
+        let y = eval_concatenate(1, &[&a, &b, &c]).unwrap();
+        assert_eq!((y.shape(), values(&y)), (&[2, 3][..], vec![0.0, 7.0, 8.0, 1.0, 9.0, 10.0]));
+        let z = eval_concatenate(0, &[&a, &a]).unwrap();
+        assert_eq!(values(&z), [0.0, 1.0, 0.0, 1.0]);
+        assert!(eval_concatenate(0, &[&a, &c]).is_err());
+    }
+
+    #[test]
+    fn iota_and_constant() {
+        let i = eval_iota(DType::I32, &[2, 3], 1).unwrap();
+        assert_eq!(i.as_i32().unwrap(), &[0, 1, 2, 0, 1, 2]);
+        let j = eval_iota(DType::F64, &[2, 3], 0).unwrap();
+        assert_eq!(j.as_f64().unwrap(), &[0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+        assert_eq!(eval_iota(DType::F32, &[0, 3], 1).unwrap().len(), 0);
+        assert!(eval_iota(DType::Bool, &[2], 0).is_err());
+        let c = eval_constant(&Array::scalar_bool(true), &[2, 2]).unwrap();
+        assert_eq!(c.as_bool().unwrap(), &[true; 4]);
+        let full = iota_f32(&[2]);
+        assert_eq!(eval_constant(&full, &[2]).unwrap(), full);
+        assert!(eval_constant(&full, &[3]).is_err());
+    }
 }

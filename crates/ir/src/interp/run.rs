@@ -1,0 +1,326 @@
+//! The interpreter's driver: runs a Func equation by equation, holding values in an
+//! environment indexed by [`Value`], dropping each value after its last use, checking
+//! the budget before every result is created, and dispatching each primitive to its
+//! family's evaluation rule.
+
+use super::plan::Plan;
+use super::value::{Ledger, Val, Vals};
+use super::{EvalOptions, MAX_CALL_DEPTH};
+use crate::prim::{binary, index, linalg, reduce, shape, unary};
+use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
+use ferrax_array::{Array, Budget};
+use smallvec::SmallVec;
+use std::rc::Rc;
+
+/// Where an equation is; turned into a [`Place`] only when there is an error.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct At<'f> {
+    func: &'f str,
+    eqn: usize,
+    prim: &'static str,
+}
+
+impl At<'_> {
+    /// An evaluation error at this equation.
+    pub(super) fn err(self, message: impl Into<String>) -> Error {
+        let place = Place { func: self.func.to_string(), eqn: Some(self.eqn), prim: Some(self.prim.to_string()) };
+        Error::eval(place, message)
+    }
+}
+
+/// An evaluation error in `func`, outside any equation.
+fn func_err(func: &str, message: impl Into<String>) -> Error {
+    Error::eval(Place { func: func.to_string(), eqn: None, prim: None }, message)
+}
+
+/// Checks that `args` match the parameters of `func`, naming the first that does not.
+pub(super) fn check_args<'x>(func: &Func, args: impl ExactSizeIterator<Item = &'x Array>) -> Result<(), String> {
+    let name = &func.name;
+    if args.len() != func.params.len() {
+        let n = func.params.len();
+        return Err(format!("@{name} takes {n} argument{}, got {}", if n == 1 { "" } else { "s" }, args.len()));
+    }
+    for (i, (&p, a)) in func.params.iter().zip(args).enumerate() {
+        let ty = func.value_type(p).ok_or_else(|| format!("parameter {p} of @{name} has no type"))?;
+        if a.dtype() != ty.dtype || a.shape() != &ty.shape[..] {
+            let got = Type::new(a.dtype(), a.shape());
+            return Err(format!("argument {i} of @{name}: expected {ty}, got {got}"));
+        }
+    }
+    Ok(())
+}
+
+/// One run of a module: the budget, the fuel, the call depth and the live bytes.
+pub(super) struct Interp<'m> {
+    pub(super) module: &'m Module,
+    pub(super) budget: Budget,
+    pub(super) ledger: Ledger,
+    fuel: Option<u64>,
+    iterations: u64,
+    depth: usize,
+    plans: Vec<Option<Rc<Plan>>>,
+}
+
+impl<'m> Interp<'m> {
+    /// A fresh run of `module`.
+    pub(super) fn new(module: &'m Module, options: &EvalOptions) -> Interp<'m> {
+        Interp {
+            module,
+            budget: options.budget,
+            ledger: Ledger::default(),
+            fuel: options.fuel,
+            iterations: 0,
+            depth: 0,
+            plans: vec![None; module.funcs.len()],
+        }
+    }
+
+    /// Runs `name` on `args`: checks the arguments and that they fit the budget.
+    pub(super) fn run(&mut self, name: &str, args: &[Array]) -> Result<Vec<Array>, Error> {
+        let (index, _, func) =
+            self.module.funcs.get_full(name).ok_or_else(|| func_err(name, "no such Func in the module"))?;
+        check_args(func, args.iter()).map_err(|m| func_err(name, m))?;
+        let bytes = args.iter().try_fold(0u64, |acc, a| acc.checked_add(a.byte_len()));
+        let bytes = bytes.ok_or_else(|| func_err(name, "the arguments' sizes overflow"))?;
+        self.budget.check(0, bytes, &format!("the arguments of @{name}")).map_err(|e| func_err(name, e.to_string()))?;
+        let _arguments = self.ledger.ticket(bytes);
+        self.depth = 1;
+        let outs = self.run_func(index, args.iter().map(Val::Arg).collect())?;
+        Ok(outs.into_iter().map(Val::into_array).collect())
+    }
+
+    /// Calls the Func `name` from the equation at `at`.
+    pub(super) fn call<'a>(&mut self, at: At<'_>, name: &str, args: Vec<Val<'a>>) -> Result<Vals<'a>, Error> {
+        let (index, _, func) =
+            self.module.funcs.get_full(name).ok_or_else(|| at.err(format!("@{name} is not a Func of the module")))?;
+        check_args(func, args.iter().map(Val::array)).map_err(|m| at.err(m))?;
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(at.err(format!("calls are nested more than {MAX_CALL_DEPTH} deep (calling @{name})")));
+        }
+        self.depth += 1;
+        let outs = self.run_func(index, args);
+        self.depth -= 1;
+        outs
+    }
+
+    /// Counts one loop iteration against the fuel.
+    pub(super) fn tick(&mut self, at: At<'_>) -> Result<(), Error> {
+        if let Some(left) = self.fuel.as_mut() {
+            if *left == 0 {
+                return Err(at.err(format!("out of fuel after {} loop iterations", self.iterations)));
+            }
+            *left -= 1;
+        }
+        self.iterations += 1;
+        Ok(())
+    }
+
+    /// The last-use plan of the Func at `index`, computed once per run.
+    fn plan(&mut self, index: usize, func: &Func) -> Rc<Plan> {
+        match self.plans.get_mut(index) {
+            Some(Some(plan)) => Rc::clone(plan),
+            Some(slot) => Rc::clone(slot.insert(Rc::new(Plan::new(func)))),
+            None => Rc::new(Plan::new(func)),
+        }
+    }
+
+    /// Runs the Func at `index` on arguments already checked against its parameters.
+    fn run_func<'a>(&mut self, index: usize, args: Vec<Val<'a>>) -> Result<Vals<'a>, Error> {
+        let module = self.module;
+        let (_, func) = module.funcs.get_index(index).ok_or_else(|| func_err("?", "no such Func"))?;
+        let plan = self.plan(index, func);
+        let mut env = Env { name: &func.name, slots: (0..func.value_types.len()).map(|_| None).collect() };
+        for (&p, arg) in func.params.iter().zip(args) {
+            env.define(p, arg).map_err(|m| func_err(&func.name, m))?;
+        }
+        env.release(&plan.dead_params);
+        for (i, eqn) in func.eqns.iter().enumerate() {
+            let at = At { func: &func.name, eqn: i, prim: eqn.prim.name() };
+            let inputs: SmallVec<[Val<'a>; 4]> =
+                eqn.inputs.iter().map(|&v| env.get(v)).collect::<Result<_, _>>().map_err(|m| at.err(m))?;
+            env.release(plan.last_inputs.get(i).map_or(&[][..], |v| v));
+            let outputs = self.eval_eqn(at, func, eqn, inputs)?;
+            if outputs.len() != eqn.outputs.len() {
+                return Err(at.err(format!("produced {} results for {} outputs", outputs.len(), eqn.outputs.len())));
+            }
+            for (&v, val) in eqn.outputs.iter().zip(outputs) {
+                env.define(v, val).map_err(|m| at.err(m))?;
+            }
+            env.release(plan.dead_outputs.get(i).map_or(&[][..], |v| v));
+        }
+        let results: Vals<'a> =
+            func.results.iter().map(|&v| env.get(v)).collect::<Result<_, _>>().map_err(|m| func_err(&func.name, m))?;
+        check_results(func, &results).map_err(|m| func_err(&func.name, m))?;
+        Ok(results)
+    }
+
+    /// Evaluates one equation on its input values.
+    fn eval_eqn<'a>(
+        &mut self,
+        at: At<'_>,
+        func: &Func,
+        eqn: &Eqn,
+        xs: SmallVec<[Val<'a>; 4]>,
+    ) -> Result<Vals<'a>, Error> {
+        let leaf = |f: &dyn Fn(&[&Array]) -> Result<Array, String>| self.leaf(at, func, eqn, &xs, f);
+        match &eqn.prim {
+            Prim::Unary(op) => leaf(&|a| unary::eval_unary(*op, one(a)?)),
+            Prim::IntegerPow { y } => leaf(&|a| unary::eval_integer_pow(*y, one(a)?)),
+            Prim::Convert { dtype } => leaf(&|a| unary::eval_convert(*dtype, one(a)?)),
+            Prim::StopGradient | Prim::Name { .. } => identity(at, xs),
+            Prim::Binary(op) => leaf(&|a| two(a).and_then(|[x, y]| binary::eval_binary(*op, x, y))),
+            Prim::Compare(op) => leaf(&|a| two(a).and_then(|[x, y]| binary::eval_compare(*op, x, y))),
+            Prim::Select => leaf(&|a| three(a).and_then(|[p, t, f]| binary::eval_select(p, t, f))),
+            Prim::Clamp => leaf(&|a| three(a).and_then(|[lo, x, hi]| binary::eval_clamp(lo, x, hi))),
+            Prim::BroadcastInDim { shape, dims } => leaf(&|a| shape::eval_broadcast_in_dim(shape, dims, one(a)?)),
+            Prim::Reshape { shape } => leaf(&|a| shape::eval_reshape(shape, one(a)?)),
+            Prim::Transpose { perm } => leaf(&|a| shape::eval_transpose(perm, one(a)?)),
+            Prim::Rev { axes } => leaf(&|a| shape::eval_rev(axes, one(a)?)),
+            Prim::Slice { start, limit, strides } => leaf(&|a| shape::eval_slice(start, limit, strides, one(a)?)),
+            Prim::Pad { low, high, interior } => {
+                leaf(&|a| two(a).and_then(|[x, v]| shape::eval_pad(low, high, interior, x, v)))
+            }
+            Prim::Concatenate { axis } => leaf(&|a| shape::eval_concatenate(*axis, a)),
+            Prim::Iota { dtype, shape, dim } => leaf(&|a| none(a).and_then(|()| shape::eval_iota(*dtype, shape, *dim))),
+            Prim::Constant { value, shape } => leaf(&|a| none(a).and_then(|()| shape::eval_constant(value, shape))),
+            Prim::DynamicSlice { sizes } => leaf(&|a| match a {
+                [x, starts @ ..] => index::eval_dynamic_slice(sizes, x, starts),
+                [] => Err(arity(1, 0)),
+            }),
+            Prim::DynamicUpdateSlice => leaf(&|a| match a {
+                [x, update, starts @ ..] => index::eval_dynamic_update_slice(x, update, starts),
+                _ => Err(arity(2, a.len())),
+            }),
+            Prim::Gather { axis, batch_dims } => {
+                leaf(&|a| two(a).and_then(|[x, i]| index::eval_gather(*axis, *batch_dims, x, i)))
+            }
+            Prim::ScatterAdd { axis, batch_dims } => {
+                leaf(&|a| three(a).and_then(|[x, i, u]| index::eval_scatter_add(*axis, *batch_dims, x, i, u)))
+            }
+            Prim::Reduce { op, axes } => leaf(&|a| reduce::eval_reduce(*op, axes, one(a)?)),
+            Prim::ArgReduce { op, axis, index_dtype: _ } => leaf(&|a| reduce::eval_arg_reduce(*op, *axis, one(a)?)),
+            Prim::Cumsum { axis, reverse } => leaf(&|a| reduce::eval_cumsum(*axis, *reverse, one(a)?)),
+            Prim::DotGeneral(dims) => leaf(&|a| two(a).and_then(|[l, r]| linalg::eval_dot_general(dims, l, r))),
+            Prim::Call { func } => self.call(at, func, xs.into_vec()),
+            Prim::Cond { branches } => self.cond(at, branches, xs.into_vec()),
+            Prim::While { cond, body, max_iters } => self.while_loop(at, cond, body, *max_iters, xs.into_vec()),
+            Prim::Scan(params) => self.scan(at, params, xs.into_vec()),
+            Prim::CustomJvp { func, jvp: _ } => self.call(at, func, xs.into_vec()),
+            Prim::CustomVjp { func, fwd: _, bwd: _ } => self.call(at, func, xs.into_vec()),
+            Prim::Remat { func, policy: _ } => self.call(at, func, xs.into_vec()),
+        }
+    }
+
+    /// Evaluates a primitive with one result computed by `f`: checks the budget for the
+    /// result's declared type first, and the computed array against that type after.
+    #[inline(never)] // keeps the dispatcher's stack frame small (see loops.rs)
+    fn leaf<'a>(
+        &self,
+        at: At<'_>,
+        func: &Func,
+        eqn: &Eqn,
+        xs: &[Val<'a>],
+        f: &dyn Fn(&[&Array]) -> Result<Array, String>,
+    ) -> Result<Vals<'a>, Error> {
+        let [out] = eqn.outputs[..] else {
+            return Err(at.err(format!("has {} outputs, expected 1", eqn.outputs.len())));
+        };
+        let ty = func.value_type(out).ok_or_else(|| at.err(format!("{out} has no type")))?;
+        let bytes = ty.byte_size().map_err(|e| at.err(e.to_string()))?;
+        self.reserve(at, bytes, || format!("the result {out}: {ty}"))?;
+        let refs: SmallVec<[&Array; 4]> = xs.iter().map(Val::array).collect();
+        let array = f(&refs).map_err(|m| at.err(m))?;
+        if array.dtype() != ty.dtype || array.shape() != &ty.shape[..] {
+            let got = Type::new(array.dtype(), array.shape());
+            return Err(at.err(format!("produced {got} but {out} is declared {ty}")));
+        }
+        Ok(smallvec::smallvec![Val::new(self.ledger.buf(array))])
+    }
+
+    /// Checks that `bytes` more can be live, naming `what()` otherwise (formatted only
+    /// on error, so the check costs nothing per equation).
+    pub(super) fn reserve(&self, at: At<'_>, bytes: u64, what: impl FnOnce() -> String) -> Result<(), Error> {
+        let live = self.ledger.live();
+        match live.checked_add(bytes) {
+            Some(total) if total <= self.budget.max_bytes => Ok(()),
+            _ => Err(at.err(self.budget.check(live, bytes, &what()).err().map_or_else(String::new, |e| e.to_string()))),
+        }
+    }
+}
+
+/// The values of a Func, by [`Value`] index.
+struct Env<'f, 'a> {
+    name: &'f str,
+    slots: Vec<Option<Val<'a>>>,
+}
+
+impl<'a> Env<'_, 'a> {
+    fn get(&self, v: Value) -> Result<Val<'a>, String> {
+        match self.slots.get(v.index()) {
+            Some(Some(val)) => Ok(val.clone()),
+            Some(None) => Err(format!("{v} is used before it is defined (or after its last use)")),
+            None => Err(format!("{v} is not a value of @{}", self.name)),
+        }
+    }
+
+    fn define(&mut self, v: Value, val: Val<'a>) -> Result<(), String> {
+        let name = self.name;
+        let slot = self.slots.get_mut(v.index()).ok_or_else(|| format!("{v} is not a value of @{name}"))?;
+        *slot = Some(val);
+        Ok(())
+    }
+
+    fn release(&mut self, values: &[Value]) {
+        for v in values {
+            if let Some(slot) = self.slots.get_mut(v.index()) {
+                *slot = None;
+            }
+        }
+    }
+}
+
+/// Checks the values a Func returns against its declared result types.
+fn check_results(func: &Func, results: &[Val<'_>]) -> Result<(), String> {
+    let got: Vec<Type> = results.iter().map(|v| Type::new(v.array().dtype(), v.array().shape())).collect();
+    if got == func.result_types {
+        Ok(())
+    } else {
+        Err(format!(
+            "returns {} but is declared to return {}",
+            crate::format_types(&got),
+            crate::format_types(&func.result_types)
+        ))
+    }
+}
+
+/// `stop_gradient` and `name`: the operand itself, shared.
+fn identity<'a>(at: At<'_>, xs: SmallVec<[Val<'a>; 4]>) -> Result<Vals<'a>, Error> {
+    match <[Val<'a>; 1]>::try_from(xs.into_vec()) {
+        Ok([x]) => Ok(smallvec::smallvec![x]),
+        Err(xs) => Err(at.err(arity(1, xs.len()))),
+    }
+}
+
+fn arity(expected: usize, got: usize) -> String {
+    format!("expects {expected} operand{}, got {got}", if expected == 1 { "" } else { "s" })
+}
+
+fn operands<'x, const N: usize>(a: &[&'x Array]) -> Result<[&'x Array; N], String> {
+    <[&Array; N]>::try_from(a).map_err(|_| arity(N, a.len()))
+}
+
+fn none(a: &[&Array]) -> Result<(), String> {
+    operands::<0>(a).map(|_| ())
+}
+
+fn one<'x>(a: &[&'x Array]) -> Result<&'x Array, String> {
+    operands::<1>(a).map(|[x]| x)
+}
+
+fn two<'x>(a: &[&'x Array]) -> Result<[&'x Array; 2], String> {
+    operands(a)
+}
+
+fn three<'x>(a: &[&'x Array]) -> Result<[&'x Array; 3], String> {
+    operands(a)
+}
