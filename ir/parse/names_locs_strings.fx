@@ -6,3 +6,10 @@ func @f(%input.x: f32[2], %_y1: f32[2]) -> (f32[2]) {
   %7: f32[2] = stop_gradient(%tagged) loc("src/model.rs:43:5")
   return %7
 }
+; print:
+; func @f(%0: f32[2], %1: f32[2]) -> (f32[2]) {
+;   %2: f32[2] = add(%0, %1)
+;   %3: f32[2] = name[name="quote \" and backslash \\ inside"](%2)
+;   %4: f32[2] = stop_gradient(%3)
+;   return %4
+; }

@@ -162,7 +162,10 @@ fn bad_inputs_to_run() {
     let wrong_shape = write(&dir, "shape.npy", &npy::write(&Array::from_f32(&[4], vec![0.0; 4]).unwrap()));
     let wrong_dtype = write(&dir, "dtype.npy", &npy::write(&Array::from_f64(&[3], vec![0.0; 3]).unwrap()));
     let truncated = write(&dir, "trunc.npy", &good[..good.len() - 2]);
-    let fortran = write(&dir, "fortran.npy", &String::from_utf8_lossy(&good).replace("False", "True ").into_bytes());
+    let mut fortran = good.clone();
+    let at = fortran.windows(5).position(|w| w == b"False").expect("fortran_order in header");
+    fortran[at..at + 5].copy_from_slice(b"True ");
+    let fortran = write(&dir, "fortran.npy", &fortran);
     let mut complex = good.clone();
     let at = complex.windows(3).position(|w| w == b"<f4").expect("descr in header");
     complex[at..at + 3].copy_from_slice(b"<c8");

@@ -174,8 +174,6 @@ struct Gen {
     next_name: usize,
 }
 
-const FLOATS: [DType; 2] = [DType::F32, DType::F64];
-
 impl Gen {
     fn random_type(&mut self, dtype: Option<DType>) -> Type {
         let dtype =
