@@ -123,7 +123,14 @@ fn run_accepts_int64_for_i32_params() {
 
 #[test]
 fn usage_errors_exit_2() {
-    for args in [&[][..], &["frobnicate"], &["print"], &["print", "a", "b"], &["run", "x.fx", "--fuel", "many"], &["print", "x", "--what"]] {
+    for args in [
+        &[][..],
+        &["frobnicate"],
+        &["print"],
+        &["print", "a", "b"],
+        &["run", "x.fx", "--fuel", "many"],
+        &["print", "x", "--what"],
+    ] {
         let out = ferrax(args, b"");
         assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
         assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);

@@ -108,7 +108,11 @@ fn round_trip(path: &Path) -> Result<(), String> {
         return Err("parsing the printed text gives another module".into());
     }
     let reprinted = ferrax_ir::print(&again);
-    if reprinted == printed { Ok(()) } else { Err(format!("printing is not a fixed point:\n{}", diff(&printed, &reprinted))) }
+    if reprinted == printed {
+        Ok(())
+    } else {
+        Err(format!("printing is not a fixed point:\n{}", diff(&printed, &reprinted)))
+    }
 }
 
 /// A unified diff of expected and actual text, for failure reports.

@@ -4,18 +4,23 @@
 //! transforms rewrite it, the JIT compiles it. This crate holds the language itself:
 //! [`Type`]s, [`Func`]s and [`Module`]s, the primitive set [`Prim`] with every rule of
 //! each primitive grouped by family (`prim/`), the [`Builder`], the text form
-//! ([`parse`] and [`print`]), the verifier ([`verify`]) and the reference interpreter
+//! ([`parse`] and [`print()`]), the verifier ([`verify`]) and the reference interpreter
 //! ([`eval`]), which is the executable definition of the IR.
 //!
 //! Architecture invariant: this crate knows nothing of Cranelift or of tracing.
 
 pub mod attr;
+mod builder;
 mod error;
 mod func;
 pub mod interp;
 pub mod prim;
 pub mod text;
 mod types;
+mod verify;
+
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use attr::AttrValue;
 pub use error::{Error, Place};
@@ -25,14 +30,7 @@ pub use prim::Prim;
 pub use text::{PrintOptions, SourceMap, parse, parse_with_spans, print, print_func, print_with};
 pub use types::{Type, format_types};
 
+pub use builder::Builder;
 pub use ferrax_array as array;
 pub use ferrax_array::{Array, DType, Shape};
-
-mod builder;
-mod verify;
-
-pub use builder::Builder;
 pub use verify::{MAX_NESTING, verify, verify_func};
-
-#[cfg(feature = "testing")]
-pub mod testing;

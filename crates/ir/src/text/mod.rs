@@ -2,7 +2,7 @@
 //!
 //! [`parse`] reads a module and checks its syntax, names and attributes (types are
 //! the verifier's business); [`parse_with_spans`] also returns a [`SourceMap`] that
-//! maps a Func and equation index back to a line and column. [`print`] writes the
+//! maps a Func and equation index back to a line and column. [`print()`] writes the
 //! canonical form, in which values are renumbered `%0..` in definition order and
 //! floats are shortest round-trip, so `print(parse(print(m)))` equals `print(m)`.
 
