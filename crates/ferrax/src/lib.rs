@@ -1,7 +1,25 @@
 //! ferrax: JAX-style tracing, automatic differentiation and compilation in Rust.
 //!
-//! This crate is the project's only API boundary. For now it re-exports the IR
-//! (types, text form, verifier, interpreter); tracing and the transforms follow.
+//! This crate is the project's only API boundary. A user writes an ordinary closure
+//! over symbolic [`Tensor`]s; [`trace`] records it as an IR module ([`make_ir`] prints
+//! it, with the user's source lines), and [`eval`] runs it with the reference
+//! interpreter. Transforms (`grad`, `vmap`, `jit`) arrive with their issues.
+//!
+//! ```
+//! use ferrax::{DType, Type, make_ir};
+//! let ir = make_ir(|[x, y]: [ferrax::Tensor; 2]| (&x + &y) * y.sin(), &[Type::scalar(DType::F32), Type::scalar(DType::F32)]).unwrap();
+//! assert!(ir.contains("sin"));
+//! ```
+
+mod api;
+pub mod ops;
+mod tracer;
+pub mod tree;
+
+pub use api::{Error, eval, make_ir, trace};
+pub use ops::Scalar;
+pub use tracer::{Tensor, TraceError};
+pub use tree::Tree;
 
 pub use ferrax_ir as ir;
 pub use ferrax_ir::{Array, DType, Module, Type};

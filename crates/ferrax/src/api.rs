@@ -1,0 +1,117 @@
+//! The user-facing entry points: [`trace`], [`make_ir`] and [`eval`].
+
+use crate::Tensor;
+use crate::tracer::{self, TraceError, with_trace};
+use crate::tree::{Tree, unflatten};
+use ferrax_ir::{Array, EvalOptions, Module, PrintOptions, Type};
+use std::fmt;
+use std::panic::Location;
+
+/// An error from the ferrax API.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// A mistake found while tracing, at the user's source line.
+    Trace(TraceError),
+    /// An error of the IR layer (verifying or evaluating).
+    Ir(ferrax_ir::Error),
+    /// Arguments whose structure does not match the function's.
+    Arguments(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Trace(e) => e.fmt(f),
+            Error::Ir(e) => e.fmt(f),
+            Error::Arguments(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<TraceError> for Error {
+    fn from(e: TraceError) -> Error {
+        Error::Trace(e)
+    }
+}
+
+impl From<ferrax_ir::Error> for Error {
+    fn from(e: ferrax_ir::Error) -> Error {
+        Error::Ir(e)
+    }
+}
+
+/// Traces `f` on symbolic tensors of the types in `spec` (any [`Tree`] of [`Type`]s:
+/// a slice, an array, a tuple, a parameter struct) into a verified module whose entry,
+/// `@main`, takes the leaves in order and returns the leaves of `f`'s result.
+#[track_caller]
+pub fn trace<S, Out>(f: impl FnOnce(S::With<Tensor>) -> Out, spec: &S) -> Result<Module, Error>
+where
+    S: Tree<Type> + ?Sized,
+    Out: Tree<Tensor>,
+{
+    let types: Vec<Type> = spec.leaves().into_iter().cloned().collect();
+    let rebuild = |params| unflatten(spec, params);
+    trace_flat(f, rebuild, &types, Location::caller()).map(|(module, _)| module)
+}
+
+/// [`trace`], then the module as text with source locations (JAX's `make_jaxpr`): the
+/// thing to snapshot-test.
+#[track_caller]
+pub fn make_ir<S, Out>(f: impl FnOnce(S::With<Tensor>) -> Out, spec: &S) -> Result<String, Error>
+where
+    S: Tree<Type> + ?Sized,
+    Out: Tree<Tensor>,
+{
+    let types: Vec<Type> = spec.leaves().into_iter().cloned().collect();
+    let rebuild = |params| unflatten(spec, params);
+    let (module, _) = trace_flat(f, rebuild, &types, Location::caller())?;
+    Ok(ferrax_ir::print_with(&module, &PrintOptions { locs: true }))
+}
+
+/// Traces `f` on the types of `args` and runs it with the reference interpreter,
+/// returning results in the structure `f` returns, with [`Array`] leaves.
+#[track_caller]
+pub fn eval<A, Out>(f: impl FnOnce(A::With<Tensor>) -> Out, args: &A) -> Result<Out::With<Array>, Error>
+where
+    A: Tree<Array> + ?Sized,
+    Out: Tree<Tensor>,
+{
+    let inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
+    let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+    let rebuild = |params| unflatten(args, params);
+    let (module, out) = trace_flat(f, rebuild, &types, Location::caller())?;
+    let outputs = ferrax_ir::eval_entry(&module, &inputs, &EvalOptions::default())?;
+    unflatten(&out, outputs).ok_or_else(|| Error::Arguments("the traced function's results changed shape".into()))
+}
+
+/// Traces `f` on parameters of `types`, given to it rebuilt by `rebuild`; returns the
+/// verified module and `f`'s result (its structure, for rebuilding outputs).
+pub(crate) fn trace_flat<In, Out>(
+    f: impl FnOnce(In) -> Out,
+    rebuild: impl FnOnce(Vec<Tensor>) -> Option<In>,
+    types: &[Type],
+    location: &'static Location<'static>,
+) -> Result<(Module, Out), Error>
+where
+    Out: Tree<Tensor>,
+{
+    let (trace, params) = tracer::new_trace("main", types);
+    let arguments = rebuild(params).ok_or_else(|| Error::Arguments("argument structure mismatch".into()))?;
+    let out = with_trace(&trace, || f(arguments));
+    let results: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
+    let (func, captured) = tracer::finish(&trace, &results, location)?;
+    if let Some(outer) = captured.first() {
+        let message = format!("the traced function uses a tensor of another trace ({outer:?}); pass it as an argument");
+        return Err(Error::Trace(TraceError::at(location, message)));
+    }
+    let mut module = Module::new();
+    module.push(func);
+    let shared = trace.borrow().shared.clone();
+    for (_, sub) in std::mem::take(&mut shared.borrow_mut().module.funcs) {
+        module.push(sub);
+    }
+    ferrax_ir::verify(&module)?;
+    Ok((module, out))
+}
