@@ -12,11 +12,15 @@
 //! ```
 
 mod api;
+mod constant;
+pub mod control;
 pub mod ops;
 mod tracer;
 pub mod tree;
 
 pub use api::{Error, eval, make_ir, trace};
+pub use constant::constant;
+pub use control::{Branch, ScanOptions, cond, fori_loop, scan, scan_with, switch, while_loop};
 pub use ops::Scalar;
 pub use tracer::{Tensor, TraceError};
 pub use tree::Tree;

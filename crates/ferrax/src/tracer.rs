@@ -307,6 +307,19 @@ pub(crate) fn fail(location: &'static Location<'static>, message: String, ty: Ty
     Tensor::poisoned(&trace, ty, error)
 }
 
+/// Records `error` in the innermost trace and returns a poisoned tensor of type `ty`.
+pub(crate) fn fail_with(error: TraceError, ty: Type) -> Tensor {
+    let error = record(error);
+    let trace = current().unwrap_or_else(orphan_trace);
+    Tensor::poisoned(&trace, ty, error)
+}
+
+/// A poisoned tensor of type `ty` that records nothing (the error was recorded already).
+pub(crate) fn poison_quietly(ty: Type, error: TraceError) -> Tensor {
+    let trace = current().unwrap_or_else(orphan_trace);
+    Tensor::poisoned(&trace, ty, Rc::new(error))
+}
+
 /// Closes `trace`: sets its results (resolving outputs of outer traces as captures)
 /// and marks it finished. Returns the Func and the captured outer tensors, in
 /// parameter order after the declared parameters, or the first error.

@@ -75,6 +75,11 @@ impl Tensor {
     }
 }
 
+/// A rank-0 constant of `dtype` holding `scalar`.
+pub(crate) fn scalar_constant(scalar: Scalar, dtype: DType, location: &'static Location<'static>) -> Tensor {
+    emit1(Prim::Constant { value: scalar.to_array(dtype), shape: Shape::new() }, &[], location, Type::scalar(dtype))
+}
+
 pub(crate) fn cast_at(x: &Tensor, dtype: DType, location: &'static Location<'static>) -> Tensor {
     if x.dtype() == dtype {
         return x.clone();

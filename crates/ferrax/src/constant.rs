@@ -1,0 +1,19 @@
+//! Host arrays inside traces: [`constant`] turns an [`Array`] captured by a closure
+//! into a value of the trace.
+//!
+//! A captured array is a constant, never a variable: transforms do not differentiate
+//! it (pass it as an argument for that). It is written into the IR as a `constant`
+//! equation, so it is best kept small; large arrays belong in the arguments.
+
+use crate::Tensor;
+use crate::tracer::emit1;
+use ferrax_ir::{Array, Prim, Type};
+use std::panic::Location;
+
+/// The host array `array` as a constant of the current trace.
+#[track_caller]
+pub fn constant(array: &Array) -> Tensor {
+    let ty = Type::new(array.dtype(), array.shape());
+    let prim = Prim::Constant { value: array.clone(), shape: ty.shape.clone() };
+    emit1(prim, &[], Location::caller(), ty)
+}
