@@ -102,12 +102,13 @@ pub fn check_round_trips() -> Result<usize, String> {
 fn round_trip(path: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let module = ferrax_ir::parse(&text).map_err(|e| e.to_string())?;
-    let printed = ferrax_ir::print(&module);
-    let again = ferrax_ir::parse(&printed).map_err(|e| format!("printed text does not parse: {e}"))?;
+    let with_locs = ferrax_ir::print_with(&module, &ferrax_ir::PrintOptions { locs: true });
+    let again = ferrax_ir::parse(&with_locs).map_err(|e| format!("printed text does not parse: {e}"))?;
     if again != module && format!("{again:?}") != format!("{module:?}") {
-        return Err("parsing the printed text gives another module".into());
+        return Err("parsing the printed text (with locations) gives another module".into());
     }
-    let reprinted = ferrax_ir::print(&again);
+    let printed = ferrax_ir::print(&module);
+    let reprinted = ferrax_ir::print(&ferrax_ir::parse(&printed).map_err(|e| e.to_string())?);
     if reprinted == printed {
         Ok(())
     } else {

@@ -110,6 +110,9 @@ pub(crate) fn infer_cumsum(axis: usize, inputs: &[Type]) -> Result<Vec<Type>, St
 /// binary `max`/`min` do.
 pub(crate) fn eval_reduce(op: ReduceOp, axes: &[usize], x: &Array) -> Result<Array, String> {
     check_axes(op.name(), "axis", axes, x.rank())?;
+    if axes.is_empty() {
+        return Ok(x.clone());
+    }
     let mut sorted = axes.to_vec();
     sorted.sort_unstable();
     let kept: Shape = (0..x.rank()).filter(|a| !axes.contains(a)).map(|a| x.shape()[a]).collect();

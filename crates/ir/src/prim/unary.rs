@@ -199,8 +199,9 @@ pub(crate) fn infer_identity(op: &str, inputs: &[Type]) -> Result<Vec<Type>, Str
 ///
 /// Floats use Rust's std math (and `libm` for `erf`). `neg` and `abs` wrap on i32
 /// (`abs(i32::MIN) = i32::MIN`). `sign` gives -1, 0 or 1, returns a NaN or a signed
-/// zero unchanged. `round` rounds half to even. `logistic(x) = 1 / (1 + e^-x)`, which
-/// is exactly 0 for large negative x and 1 for large positive x (never NaN unless x is).
+/// zero unchanged. `round` rounds half to even. `logistic(x) = 1 / (1 + e^-x)` (as `e^x / (1 +
+/// e^x)` for negative x), which underflows gracefully for large negative x and is 1 for
+/// large positive x (never NaN unless x is).
 /// `rsqrt(x) = 1 / sqrt(x)`. `not` is logical on bool and bitwise on i32.
 pub(crate) fn eval_unary(op: UnaryOp, x: &Array) -> Result<Array, String> {
     let data = match x.data() {
@@ -210,6 +211,17 @@ pub(crate) fn eval_unary(op: UnaryOp, x: &Array) -> Result<Array, String> {
         Data::Bool(v) => unary_bool(op, v),
     };
     array(x.shape(), data.ok_or_else(|| bad_dtype(op.name(), x.dtype()))?)
+}
+
+/// `1 / (1 + e^-x)`, as `e^x / (1 + e^x)` for negative x so that the subnormal results
+/// of large negative x are not lost to an early overflow of `e^-x`.
+fn logistic<T: Float>(a: T) -> T {
+    if a < T::ZERO {
+        let e = a.exp();
+        e / T::add(T::ONE, e)
+    } else {
+        T::ONE / T::add(T::ONE, (-a).exp())
+    }
 }
 
 /// A unary operation over float elements; `None` for the integer-only ones.
@@ -224,7 +236,7 @@ fn unary_float<T: Float>(op: UnaryOp, v: &[T]) -> Option<Data> {
         UnaryOp::Cos => map(v, T::cos),
         UnaryOp::Tan => map(v, T::tan),
         UnaryOp::Tanh => map(v, T::tanh),
-        UnaryOp::Logistic => map(v, |a| T::ONE / T::add(T::ONE, (-a).exp())),
+        UnaryOp::Logistic => map(v, logistic),
         UnaryOp::Sqrt => map(v, T::sqrt),
         UnaryOp::Rsqrt => map(v, |a| T::ONE / a.sqrt()),
         UnaryOp::Abs => map(v, T::abs),
