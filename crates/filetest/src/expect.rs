@@ -14,9 +14,12 @@ pub(crate) fn func_before(module: &ferrax_ir::Module, spans: &SourceMap, line: u
 }
 
 /// The text after `; DIRECTIVE` on a comment line (`; out0: ...` with `out0:`), trimmed.
+/// The directive must end there: `; runs nothing` is not a `; run`.
 pub(crate) fn directive<'a>(line: &'a str, name: &str) -> Option<&'a str> {
     let rest = line.trim_start().strip_prefix(';')?.trim_start();
-    rest.strip_prefix(name).map(str::trim)
+    let after = rest.strip_prefix(name)?;
+    let ends_word = name.ends_with(':') || after.is_empty() || after.starts_with(char::is_whitespace);
+    ends_word.then(|| after.trim())
 }
 
 /// True for a line that is only a comment.
