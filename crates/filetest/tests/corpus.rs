@@ -29,3 +29,56 @@ fn every_corpus_file_round_trips() {
         Err(report) => panic!("{report}"),
     }
 }
+
+/// Every primitive of the IR appears in some Func of the `eval` corpus.
+#[test]
+fn every_primitive_is_in_the_eval_corpus() {
+    use ferrax_ir::prim::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
+    let mut names: Vec<&str> = UnaryOp::ALL.iter().map(|op| op.name()).collect();
+    names.extend(BinaryOp::ALL.iter().map(|op| op.name()));
+    names.extend(CompareOp::ALL.iter().map(|op| op.name()));
+    names.extend(ReduceOp::ALL.iter().map(|op| op.name()));
+    names.extend([
+        "integer_pow",
+        "convert",
+        "stop_gradient",
+        "name",
+        "select",
+        "clamp",
+        "broadcast_in_dim",
+        "reshape",
+        "transpose",
+        "rev",
+        "slice",
+        "pad",
+        "concatenate",
+        "iota",
+        "constant",
+        "dynamic_slice",
+        "dynamic_update_slice",
+        "gather",
+        "scatter_add",
+        "argmax",
+        "argmin",
+        "cumsum",
+        "dot_general",
+        "call",
+        "cond",
+        "while",
+        "scan",
+        "custom_jvp",
+        "custom_vjp",
+        "remat",
+    ]);
+    let dir = ferrax_filetest::corpus_dir().join("eval");
+    let mut seen = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(&dir).expect("ir/eval exists") {
+        let text = std::fs::read_to_string(entry.expect("a directory entry").path()).expect("a readable file");
+        let module = ferrax_ir::parse(&text).expect("corpus files parse");
+        for func in module.funcs.values() {
+            seen.extend(func.eqns.iter().map(|e| e.prim.name()));
+        }
+    }
+    let missing: Vec<&str> = names.into_iter().filter(|n| !seen.contains(n)).collect();
+    assert!(missing.is_empty(), "primitives missing from ir/eval: {missing:?}");
+}
