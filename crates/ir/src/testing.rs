@@ -47,7 +47,7 @@ impl Rng {
         self.below(100) < percent
     }
 
-    /// One element of a non-empty slice.
+    /// One element of a slice, which must not be empty (the generator's own invariant).
     pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len())]
     }
@@ -543,7 +543,12 @@ impl Gen {
         let name = self.fresh_name("scan");
         let mut body = self.func(name, &[carry_ty.clone(), slice_ty], depth + 1);
         let carry_out = self.rng.pick(&self.values(&body, |t| *t == carry_ty));
-        let y = self.rng.pick(&self.values(&body, |t| t.element_count().is_some_and(|n| n * length.max(1) <= 256)));
+        let limit = self.config.max_elements;
+        let small = self.values(&body, |t| t.element_count().is_some_and(|n| n * length.max(1) <= limit));
+        if small.is_empty() {
+            return None;
+        }
+        let y = self.rng.pick(&small);
         body.results = vec![carry_out, y];
         body.result_types = vec![carry_ty, body.ty(y).clone()];
         let name = body.name.clone();
