@@ -11,6 +11,8 @@
 //! source line, and so does any error it records.
 
 mod arith;
+pub mod operand;
+mod math;
 
 pub use arith::Scalar;
 
