@@ -11,8 +11,9 @@
 //! source line, and so does any error it records.
 
 mod arith;
-pub mod operand;
+pub mod compare;
 mod math;
+pub mod operand;
 
 pub use arith::Scalar;
 
