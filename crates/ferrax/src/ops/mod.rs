@@ -14,6 +14,7 @@ mod arith;
 pub mod compare;
 mod math;
 pub mod operand;
+mod reduce;
 
 pub use arith::Scalar;
 
