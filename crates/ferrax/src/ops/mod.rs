@@ -12,6 +12,7 @@
 
 mod arith;
 pub mod compare;
+mod linalg;
 mod math;
 pub mod operand;
 mod reduce;
