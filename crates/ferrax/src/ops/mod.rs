@@ -12,10 +12,12 @@
 
 mod arith;
 pub mod compare;
+pub mod create;
 mod linalg;
 mod math;
 pub mod operand;
 mod reduce;
+pub mod shape;
 
 pub use arith::Scalar;
 
