@@ -13,6 +13,7 @@
 mod arith;
 pub mod compare;
 pub mod create;
+pub mod index;
 mod linalg;
 mod math;
 pub mod operand;
