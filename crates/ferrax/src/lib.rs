@@ -12,6 +12,7 @@
 //! ```
 
 mod api;
+pub mod nn;
 pub mod ops;
 mod tracer;
 pub mod tree;
