@@ -6,14 +6,11 @@
 //! equation, so it is best kept small; large arrays belong in the arguments.
 
 use crate::Tensor;
-use crate::tracer::emit1;
-use ferrax_ir::{Array, Prim, Type};
-use std::panic::Location;
+use ferrax_ir::Array;
 
-/// The host array `array` as a constant of the current trace.
+/// The host array `array` as a constant of the current trace (the same as
+/// [`Tensor::constant`]).
 #[track_caller]
 pub fn constant(array: &Array) -> Tensor {
-    let ty = Type::new(array.dtype(), array.shape());
-    let prim = Prim::Constant { value: array.clone(), shape: ty.shape.clone() };
-    emit1(prim, &[], Location::caller(), ty)
+    Tensor::constant(array)
 }

@@ -11,6 +11,14 @@
 //! source line, and so does any error it records.
 
 mod arith;
+pub mod compare;
+pub mod create;
+pub mod index;
+mod linalg;
+mod math;
+pub mod operand;
+mod reduce;
+pub mod shape;
 
 pub use arith::Scalar;
 

@@ -1,0 +1,68 @@
+//! Tensors made from nothing: constants (`Tensor::zeros`, `ones`, `full`, `constant`)
+//! and counters ([`iota`], [`arange`]). Like every operation they belong to the
+//! innermost open trace, so they can only be made inside one.
+
+use super::Scalar;
+use crate::Tensor;
+use crate::tracer::emit1;
+use ferrax_ir::{Array, DType, Prim, Type};
+use std::panic::Location;
+
+impl Tensor {
+    /// A tensor of `dtype` and `shape` filled with 0 (`false` for bool).
+    #[track_caller]
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Tensor {
+        full_at(dtype, shape, Scalar::Int(0), Location::caller())
+    }
+
+    /// A tensor of `dtype` and `shape` filled with 1 (`true` for bool).
+    #[track_caller]
+    pub fn ones(dtype: DType, shape: &[usize]) -> Tensor {
+        full_at(dtype, shape, Scalar::Int(1), Location::caller())
+    }
+
+    /// A tensor of `dtype` and `shape` filled with `value`, converted to `dtype`
+    /// (floats round, and truncate toward zero for i32).
+    #[track_caller]
+    pub fn full(dtype: DType, shape: &[usize], value: impl Into<Scalar>) -> Tensor {
+        full_at(dtype, shape, value.into(), Location::caller())
+    }
+
+    /// Zeros of this tensor's type.
+    #[track_caller]
+    pub fn zeros_like(&self) -> Tensor {
+        full_at(self.dtype(), self.shape(), Scalar::Int(0), Location::caller())
+    }
+
+    /// Ones of this tensor's type.
+    #[track_caller]
+    pub fn ones_like(&self) -> Tensor {
+        full_at(self.dtype(), self.shape(), Scalar::Int(1), Location::caller())
+    }
+
+    /// The host array `value` as a constant of the trace.
+    #[track_caller]
+    pub fn constant(value: &Array) -> Tensor {
+        let ty = Type::new(value.dtype(), value.shape());
+        let prim = Prim::Constant { value: value.clone(), shape: ty.shape.clone() };
+        emit1(prim, &[], Location::caller(), ty)
+    }
+}
+
+/// A tensor of `dtype` and `shape` counting 0, 1, 2, ... along axis `dim` (constant
+/// along the others). `dtype` is numeric.
+#[track_caller]
+pub fn iota(dtype: DType, shape: &[usize], dim: usize) -> Tensor {
+    emit1(Prim::Iota { dtype, shape: shape.into(), dim }, &[], Location::caller(), Type::new(dtype, shape))
+}
+
+/// `[0, 1, ..., n - 1]` of `dtype` (a 1-D [`iota`]).
+#[track_caller]
+pub fn arange(dtype: DType, n: usize) -> Tensor {
+    emit1(Prim::Iota { dtype, shape: [n][..].into(), dim: 0 }, &[], Location::caller(), Type::new(dtype, &[n]))
+}
+
+fn full_at(dtype: DType, shape: &[usize], value: Scalar, location: &'static Location<'static>) -> Tensor {
+    let prim = Prim::Constant { value: value.to_array(dtype), shape: shape.into() };
+    emit1(prim, &[], location, Type::new(dtype, shape))
+}

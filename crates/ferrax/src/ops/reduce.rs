@@ -1,0 +1,137 @@
+//! Reductions over axes (`sum_axes`, `mean`, `max_axes`, `min_axes`, `prod_axes`,
+//! with or without keepdims), `argmax`/`argmin` and `cumsum`.
+//!
+//! Bool operands count as i32 for sums, products and cumulative sums (NumPy counts
+//! `true`s); `mean` always computes in a float dtype. With `keepdims`, a reduction is
+//! followed by a `reshape` that puts the reduced axes back with size 1.
+
+use super::cast_at;
+use super::operand::binary_operands;
+use crate::Tensor;
+use crate::tracer::emit1;
+use ferrax_ir::prim::{ArgOp, BinaryOp, ReduceOp};
+use ferrax_ir::{DType, Prim, Shape, Type};
+use std::panic::Location;
+
+impl Tensor {
+    /// Sum over `axes`; with `keepdims` they stay as axes of size 1. A bool tensor
+    /// counts its `true`s (as i32). An empty `axes` reduces nothing.
+    #[track_caller]
+    pub fn sum_axes(&self, axes: &[usize], keepdims: bool) -> Tensor {
+        reduce_at(ReduceOp::Sum, &bool_as_i32(self, Location::caller()), axes, keepdims, Location::caller())
+    }
+
+    /// Sum of every element (a scalar).
+    #[track_caller]
+    pub fn sum_all(&self) -> Tensor {
+        self.sum_axes(&all_axes(self), false)
+    }
+
+    /// Mean over `axes` (sum / count), in the tensor's float dtype (f32 for i32 and
+    /// bool tensors); with `keepdims` the axes stay with size 1. The mean of zero
+    /// elements is NaN.
+    #[track_caller]
+    pub fn mean(&self, axes: &[usize], keepdims: bool) -> Tensor {
+        let location = Location::caller();
+        let x = if self.dtype().is_float() { self.clone() } else { cast_at(self, DType::F32, location) };
+        let sum = reduce_at(ReduceOp::Sum, &x, axes, keepdims, location);
+        let count: usize = axes.iter().filter_map(|&a| self.shape().get(a)).product();
+        binary_operands(BinaryOp::Div, &(&sum).into(), &(count as f64).into(), false, location)
+    }
+
+    /// Mean of every element (a scalar).
+    #[track_caller]
+    pub fn mean_all(&self) -> Tensor {
+        self.mean(&all_axes(self), false)
+    }
+
+    /// Maximum over `axes` (NaN propagates; -inf or i32::MIN over zero elements); with
+    /// `keepdims` the axes stay with size 1. For the elementwise maximum, see
+    /// [`Tensor::max`].
+    #[track_caller]
+    pub fn max_axes(&self, axes: &[usize], keepdims: bool) -> Tensor {
+        extreme_at(ReduceOp::Max, self, axes, keepdims, Location::caller())
+    }
+
+    /// Minimum over `axes` (NaN propagates; +inf or i32::MAX over zero elements); with
+    /// `keepdims` the axes stay with size 1.
+    #[track_caller]
+    pub fn min_axes(&self, axes: &[usize], keepdims: bool) -> Tensor {
+        extreme_at(ReduceOp::Min, self, axes, keepdims, Location::caller())
+    }
+
+    /// Product over `axes` (1 over zero elements); with `keepdims` the axes stay with
+    /// size 1. Bool tensors multiply as i32.
+    #[track_caller]
+    pub fn prod_axes(&self, axes: &[usize], keepdims: bool) -> Tensor {
+        reduce_at(ReduceOp::Prod, &bool_as_i32(self, Location::caller()), axes, keepdims, Location::caller())
+    }
+
+    /// The i32 index of the first maximum along `axis` (which is removed).
+    #[track_caller]
+    pub fn argmax(&self, axis: usize) -> Tensor {
+        arg_at(ArgOp::Argmax, self, axis, Location::caller())
+    }
+
+    /// The i32 index of the first minimum along `axis` (which is removed).
+    #[track_caller]
+    pub fn argmin(&self, axis: usize) -> Tensor {
+        arg_at(ArgOp::Argmin, self, axis, Location::caller())
+    }
+
+    /// Inclusive running sum along `axis`, from the end when `reverse`. Bool tensors
+    /// sum as i32.
+    #[track_caller]
+    pub fn cumsum(&self, axis: usize, reverse: bool) -> Tensor {
+        let x = bool_as_i32(self, Location::caller());
+        let ty = x.ty().clone();
+        emit1(Prim::Cumsum { axis, reverse }, &[&x], Location::caller(), ty)
+    }
+}
+
+/// `0..rank`.
+fn all_axes(x: &Tensor) -> Vec<usize> {
+    (0..x.rank()).collect()
+}
+
+/// `x` converted to i32 if it is bool (NumPy sums and multiplies `true`s as ints).
+fn bool_as_i32(x: &Tensor, location: &'static Location<'static>) -> Tensor {
+    if x.dtype() == DType::Bool { cast_at(x, DType::I32, location) } else { x.clone() }
+}
+
+/// `op` over `axes`, then a `reshape` restoring them with size 1 when `keepdims`.
+/// Bad axes are the reduction's type error; the shapes here skip them.
+fn reduce_at(op: ReduceOp, x: &Tensor, axes: &[usize], keepdims: bool, location: &'static Location<'static>) -> Tensor {
+    let kept: Shape = (0..x.rank()).filter(|a| !axes.contains(a)).map(|a| x.shape()[a]).collect();
+    let reduced =
+        emit1(Prim::Reduce { op, axes: axes.to_vec() }, &[x], location, Type { dtype: x.dtype(), shape: kept });
+    if !keepdims {
+        return reduced;
+    }
+    let shape: Shape = (0..x.rank()).map(|a| if axes.contains(&a) { 1 } else { x.shape()[a] }).collect();
+    let ty = Type { dtype: x.dtype(), shape: shape.clone() };
+    if reduced.shape() == shape.as_slice() {
+        return reduced;
+    }
+    emit1(Prim::Reshape { shape }, &[&reduced], location, ty)
+}
+
+/// `reduce_max`/`reduce_min`; bool tensors go through i32 and back.
+fn extreme_at(
+    op: ReduceOp,
+    x: &Tensor,
+    axes: &[usize],
+    keepdims: bool,
+    location: &'static Location<'static>,
+) -> Tensor {
+    let reduced = reduce_at(op, &bool_as_i32(x, location), axes, keepdims, location);
+    cast_at(&reduced, x.dtype(), location)
+}
+
+/// `argmax`/`argmin` along `axis` (bool tensors as i32).
+fn arg_at(op: ArgOp, x: &Tensor, axis: usize, location: &'static Location<'static>) -> Tensor {
+    let x = bool_as_i32(x, location);
+    let shape: Shape = (0..x.rank()).filter(|&a| a != axis).map(|a| x.shape()[a]).collect();
+    let prim = Prim::ArgReduce { op, axis, index_dtype: DType::I32 };
+    emit1(prim, &[&x], location, Type { dtype: DType::I32, shape })
+}
