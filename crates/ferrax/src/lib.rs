@@ -13,6 +13,7 @@
 
 mod api;
 pub mod ops;
+pub mod random;
 mod tracer;
 pub mod tree;
 
