@@ -16,6 +16,7 @@ mod constant;
 pub mod control;
 pub mod nn;
 pub mod ops;
+pub mod random;
 mod tracer;
 pub mod tree;
 

@@ -267,7 +267,9 @@ impl Gen {
             7 => self.dot_eqn(func),
             _ => {
                 let ty = self.random_type(None);
-                if self.rng.chance(50) && ty.dtype != DType::Bool && ty.rank() > 0 {
+                if self.rng.chance(20) {
+                    self.random_bits_eqn(func, &ty.shape)
+                } else if self.rng.chance(50) && ty.dtype != DType::Bool && ty.rank() > 0 {
                     let dim = self.rng.below(ty.rank());
                     self.emit(func, Prim::Iota { dtype: ty.dtype, shape: ty.shape.clone(), dim }, &[]).map(|_| ())
                 } else {
@@ -275,6 +277,16 @@ impl Gen {
                 }
             }
         }
+    }
+
+    /// `random_bits` of `shape` from an `i32[2]` value, or from a new constant key.
+    fn random_bits_eqn(&mut self, func: &mut Func, shape: &[usize]) -> Option<()> {
+        let key_type = crate::prim::random::key_type();
+        let key = match self.any_value(func, |t| *t == key_type) {
+            Some(key) if self.rng.chance(50) => key,
+            _ => self.constant(func, &key_type)?,
+        };
+        self.emit(func, Prim::RandomBits { shape: shape.into() }, &[key]).map(|_| ())
     }
 
     fn elementwise_eqn(&mut self, func: &mut Func) -> Option<()> {
@@ -641,6 +653,7 @@ mod tests {
             "cumsum",
             "argmax",
             "dynamic_update_slice",
+            "random_bits",
         ] {
             assert!(seen.contains(name), "the generator never produced {name}; saw {seen:?}");
         }

@@ -6,7 +6,7 @@
 use super::plan::Plan;
 use super::value::{Ledger, Val, Vals};
 use super::{EvalOptions, MAX_CALL_DEPTH};
-use crate::prim::{binary, index, linalg, reduce, shape, unary};
+use crate::prim::{binary, index, linalg, random, reduce, shape, unary};
 use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
 use ferrax_array::{Array, Budget};
 use smallvec::SmallVec;
@@ -201,6 +201,7 @@ impl<'m> Interp<'m> {
             Prim::ArgReduce { op, axis, index_dtype: _ } => leaf(&|a| reduce::eval_arg_reduce(*op, *axis, one(a)?)),
             Prim::Cumsum { axis, reverse } => leaf(&|a| reduce::eval_cumsum(*axis, *reverse, one(a)?)),
             Prim::DotGeneral(dims) => leaf(&|a| two(a).and_then(|[l, r]| linalg::eval_dot_general(dims, l, r))),
+            Prim::RandomBits { shape } => leaf(&|a| random::eval_random_bits(shape, one(a)?)),
             Prim::Call { func } => self.call(at, func, xs.into_vec()),
             Prim::Cond { branches } => self.cond(at, branches, xs.into_vec()),
             Prim::While { cond, body, max_iters } => self.while_loop(at, cond, body, *max_iters, xs.into_vec()),

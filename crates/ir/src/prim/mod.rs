@@ -12,6 +12,7 @@ pub mod index;
 pub(crate) mod kernels;
 pub(crate) mod layout;
 pub mod linalg;
+pub mod random;
 pub mod reduce;
 pub mod shape;
 pub mod unary;
@@ -163,6 +164,11 @@ pub enum Prim {
     },
     /// Generalised tensor contraction (XLA's DotGeneral).
     DotGeneral(DotDims),
+    /// Counter-based random bits (Threefry-2x32) of an `i32[2]` key.
+    RandomBits {
+        /// The result shape.
+        shape: Shape,
+    },
     /// Calls a Func of the module.
     Call {
         /// The callee.
@@ -239,6 +245,7 @@ impl Prim {
             Prim::ArgReduce { op, .. } => op.name(),
             Prim::Cumsum { .. } => "cumsum",
             Prim::DotGeneral(_) => "dot_general",
+            Prim::RandomBits { .. } => "random_bits",
             Prim::Call { .. } => "call",
             Prim::Cond { .. } => "cond",
             Prim::While { .. } => "while",
@@ -294,6 +301,7 @@ impl Prim {
                 ("lhs_batch", A::ints(&d.lhs_batch)),
                 ("rhs_batch", A::ints(&d.rhs_batch)),
             ],
+            Prim::RandomBits { shape } => vec![("shape", A::ints(shape))],
             Prim::Call { func } => vec![("func", A::Func(func.clone()))],
             Prim::Cond { branches } => vec![("branches", A::funcs(branches))],
             Prim::While { cond, body, max_iters } => {
@@ -377,6 +385,7 @@ impl Prim {
                 lhs_batch: r.usizes("lhs_batch", Some(vec![]))?,
                 rhs_batch: r.usizes("rhs_batch", Some(vec![]))?,
             }),
+            "random_bits" => Prim::RandomBits { shape: r.usizes("shape", None)?.into() },
             "call" => Prim::Call { func: r.func("func")? },
             "cond" => Prim::Cond { branches: r.funcs("branches")? },
             "while" => {
@@ -446,7 +455,8 @@ impl Prim {
             | Prim::Reduce { .. }
             | Prim::ArgReduce { .. }
             | Prim::Cumsum { .. }
-            | Prim::DotGeneral(_) => vec![],
+            | Prim::DotGeneral(_)
+            | Prim::RandomBits { .. } => vec![],
         }
     }
 
@@ -488,6 +498,7 @@ impl Prim {
             Prim::ArgReduce { op, axis, index_dtype } => reduce::infer_arg_reduce(*op, *axis, *index_dtype, inputs),
             Prim::Cumsum { axis, reverse: _ } => reduce::infer_cumsum(*axis, inputs),
             Prim::DotGeneral(dims) => linalg::infer_dot_general(dims, inputs),
+            Prim::RandomBits { shape } => random::infer_random_bits(shape, inputs),
             Prim::Call { func } => control::infer_call(func, inputs, module),
             Prim::Cond { branches } => control::infer_cond(branches, inputs, module),
             Prim::While { cond, body, max_iters: _ } => control::infer_while(cond, body, inputs, module),
