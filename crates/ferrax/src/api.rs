@@ -97,7 +97,7 @@ pub(crate) fn trace_flat<In, Out>(
 where
     Out: Tree<Tensor>,
 {
-    let (trace, params) = tracer::new_trace("main", types);
+    let (trace, params) = tracer::new_trace("main", types, tracer::Scope::Root);
     let arguments = rebuild(params).ok_or_else(|| Error::Arguments("argument structure mismatch".into()))?;
     let out = with_trace(&trace, || f(arguments));
     let results: Vec<Tensor> = out.leaves().into_iter().cloned().collect();

@@ -53,7 +53,7 @@ fn trace_flat_body<O: Tree<Tensor>>(
         Some(outer) => outer.borrow().shared.borrow_mut().fresh_name(prefix),
         None => prefix.to_string(),
     };
-    let (trace, params) = new_trace(&name, types);
+    let (trace, params) = new_trace(&name, types, tracer::Scope::Nested);
     let out = with_trace(&trace, || f(params));
     let results: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
     match tracer::finish(&trace, &results, location) {

@@ -23,12 +23,12 @@ pub mod tree;
 pub use api::{Error, eval, make_ir, trace};
 pub use constant::constant;
 pub use control::{Branch, ScanOptions, cond, fori_loop, scan, scan_with, switch, while_loop};
+pub use ops::Scalar;
 pub use ops::compare::where_;
 pub use ops::create::{arange, iota};
 pub use ops::index::{Idx, i, s};
 pub use ops::operand::Operand;
 pub use ops::shape::{concat, stack};
-pub use ops::Scalar;
 pub use tracer::{Tensor, TraceError};
 pub use tree::Tree;
 

@@ -178,10 +178,22 @@ pub(crate) fn with_trace<R>(trace: &TraceRef, body: impl FnOnce() -> R) -> R {
     body()
 }
 
+/// Whether a new trace builds a Func of the module being traced or a module of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// A body of the innermost open trace's module (control flow, custom rules).
+    Nested,
+    /// The entry of a new module (`trace`, `eval`), even when called inside a trace.
+    Root,
+}
+
 /// A new trace for a Func named `name` with parameters of `types`; nested traces share
 /// the module of the innermost open trace.
-pub(crate) fn new_trace(name: &str, types: &[Type]) -> (TraceRef, Vec<Tensor>) {
-    let shared = current().map(|t| t.borrow().shared.clone()).unwrap_or_default();
+pub(crate) fn new_trace(name: &str, types: &[Type], scope: Scope) -> (TraceRef, Vec<Tensor>) {
+    let shared = match scope {
+        Scope::Nested => current().map(|t| t.borrow().shared.clone()).unwrap_or_default(),
+        Scope::Root => Rc::default(),
+    };
     let mut func = Func::new(name);
     let values: Vec<Value> = types.iter().map(|ty| func.new_value(ty.clone())).collect();
     func.params = values.clone();
