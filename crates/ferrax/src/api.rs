@@ -42,6 +42,29 @@ impl From<ferrax_ir::Error> for Error {
     }
 }
 
+/// A traced module and the host arrays its entry's trailing parameters are bound to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Traced {
+    /// The module; its entry `@main` takes the declared parameters, then one parameter
+    /// per hoisted constant (its Func attribute `consts=K` counts them).
+    pub module: Module,
+    /// The large host arrays captured by the closure, in parameter order.
+    pub consts: Vec<Array>,
+}
+
+/// [`trace`], keeping the large host arrays the closure captured ([`Tensor::constant`]):
+/// the entry takes them as trailing parameters.
+#[track_caller]
+pub fn trace_with_consts<S, Out>(f: impl FnOnce(S::With<Tensor>) -> Out, spec: &S) -> Result<Traced, Error>
+where
+    S: Tree<Type> + ?Sized,
+    Out: Tree<Tensor>,
+{
+    let types: Vec<Type> = spec.leaves().into_iter().cloned().collect();
+    let rebuild = |params| unflatten(spec, params);
+    trace_flat(f, rebuild, &types, Location::caller()).map(|(traced, _)| traced)
+}
+
 /// Traces `f` on symbolic tensors of the types in `spec` (any [`Tree`] of [`Type`]s:
 /// a slice, an array, a tuple, a parameter struct) into a verified module whose entry,
 /// `@main`, takes the leaves in order and returns the leaves of `f`'s result.
@@ -53,7 +76,7 @@ where
 {
     let types: Vec<Type> = spec.leaves().into_iter().cloned().collect();
     let rebuild = |params| unflatten(spec, params);
-    trace_flat(f, rebuild, &types, Location::caller()).map(|(module, _)| module)
+    trace_flat(f, rebuild, &types, Location::caller()).map(|(traced, _)| traced.module)
 }
 
 /// [`trace`], then the module as text with source locations (JAX's `make_jaxpr`): the
@@ -66,8 +89,8 @@ where
 {
     let types: Vec<Type> = spec.leaves().into_iter().cloned().collect();
     let rebuild = |params| unflatten(spec, params);
-    let (module, _) = trace_flat(f, rebuild, &types, Location::caller())?;
-    Ok(ferrax_ir::print_with(&module, &PrintOptions { locs: true }))
+    let (traced, _) = trace_flat(f, rebuild, &types, Location::caller())?;
+    Ok(ferrax_ir::print_with(&traced.module, &PrintOptions { locs: true }))
 }
 
 /// Traces `f` on the types of `args` and runs it with the reference interpreter,
@@ -81,8 +104,10 @@ where
     let inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
     let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
     let rebuild = |params| unflatten(args, params);
-    let (module, out) = trace_flat(f, rebuild, &types, Location::caller())?;
-    let outputs = ferrax_ir::eval_entry(&module, &inputs, &EvalOptions::default())?;
+    let (traced, out) = trace_flat(f, rebuild, &types, Location::caller())?;
+    let mut inputs = inputs;
+    inputs.extend(traced.consts);
+    let outputs = ferrax_ir::eval_entry(&traced.module, &inputs, &EvalOptions::default())?;
     unflatten(&out, outputs).ok_or_else(|| Error::Arguments("the traced function's results changed shape".into()))
 }
 
@@ -93,7 +118,7 @@ pub(crate) fn trace_flat<In, Out>(
     rebuild: impl FnOnce(Vec<Tensor>) -> Option<In>,
     types: &[Type],
     location: &'static Location<'static>,
-) -> Result<(Module, Out), Error>
+) -> Result<(Traced, Out), Error>
 where
     Out: Tree<Tensor>,
 {
@@ -106,6 +131,11 @@ where
         let message = format!("the traced function uses a tensor of another trace ({outer:?}); pass it as an argument");
         return Err(Error::Trace(TraceError::at(location, message)));
     }
+    let consts = std::mem::take(&mut trace.borrow_mut().hoisted);
+    let mut func = func;
+    if !consts.is_empty() {
+        func.set_attr("consts", ferrax_ir::AttrValue::Int(consts.len() as i64));
+    }
     let mut module = Module::new();
     module.push(func);
     let shared = trace.borrow().shared.clone();
@@ -113,5 +143,5 @@ where
         module.push(sub);
     }
     ferrax_ir::verify(&module)?;
-    Ok((module, out))
+    Ok((Traced { module, consts }, out))
 }

@@ -20,7 +20,7 @@ pub mod random;
 mod tracer;
 pub mod tree;
 
-pub use api::{Error, eval, make_ir, trace};
+pub use api::{Error, Traced, eval, make_ir, trace, trace_with_consts};
 pub use constant::constant;
 pub use control::{Branch, ScanOptions, cond, fori_loop, scan, scan_with, switch, while_loop};
 pub use ops::Scalar;

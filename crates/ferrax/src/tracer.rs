@@ -18,7 +18,7 @@
 //! pass along silently; closing the trace reports the first error. Nothing here panics
 //! on user mistakes.
 
-use ferrax_ir::{Eqn, Func, Module, Prim, Type, Value};
+use ferrax_ir::{Array, Eqn, Func, Module, Prim, Type, Value};
 use std::cell::RefCell;
 use std::fmt;
 use std::panic::Location;
@@ -92,6 +92,11 @@ pub(crate) struct TraceState {
     pub(crate) errors: Vec<TraceError>,
     pub(crate) shared: Rc<RefCell<Shared>>,
     pub(crate) finished: bool,
+    /// Whether this trace is a body of another's module or the entry of its own.
+    pub(crate) scope: Scope,
+    /// Large host arrays captured by the traced closure, hoisted into parameters
+    /// (after the declared ones) that the API binds at every call.
+    pub(crate) hoisted: Vec<Array>,
 }
 
 pub(crate) type TraceRef = Rc<RefCell<TraceState>>;
@@ -197,7 +202,8 @@ pub(crate) fn new_trace(name: &str, types: &[Type], scope: Scope) -> (TraceRef, 
     let mut func = Func::new(name);
     let values: Vec<Value> = types.iter().map(|ty| func.new_value(ty.clone())).collect();
     func.params = values.clone();
-    let trace = Rc::new(RefCell::new(TraceState { func, captures: vec![], errors: vec![], shared, finished: false }));
+    let state = TraceState { func, captures: vec![], errors: vec![], shared, finished: false, scope, hoisted: vec![] };
+    let trace = Rc::new(RefCell::new(state));
     let params = values.into_iter().zip(types).map(|(v, ty)| Tensor::new(&trace, v, ty.clone())).collect();
     (trace, params)
 }
@@ -308,7 +314,17 @@ pub(crate) fn emit1(prim: Prim, inputs: &[&Tensor], location: &'static Location<
 /// A finished, empty trace that poisoned tensors made outside any trace belong to.
 fn orphan_trace() -> TraceRef {
     let func = Func::new("orphan");
-    Rc::new(RefCell::new(TraceState { func, captures: vec![], errors: vec![], shared: Rc::default(), finished: true }))
+    let shared = Rc::default();
+    let state = TraceState {
+        func,
+        captures: vec![],
+        errors: vec![],
+        shared,
+        finished: true,
+        scope: Scope::Root,
+        hoisted: vec![],
+    };
+    Rc::new(RefCell::new(state))
 }
 
 /// Records a user mistake found outside any primitive's type rule (a bad axis in a
@@ -317,6 +333,22 @@ pub(crate) fn fail(location: &'static Location<'static>, message: String, ty: Ty
     let error = record(TraceError::at(location, message));
     let trace = current().unwrap_or_else(orphan_trace);
     Tensor::poisoned(&trace, ty, error)
+}
+
+/// `array` as a parameter of the innermost root trace (the entry being traced), bound
+/// to `array` by the API at every call; used by nested traces through captures.
+pub(crate) fn hoist(array: &Array, location: &'static Location<'static>) -> Tensor {
+    let ty = Type::new(array.dtype(), array.shape());
+    let root = STACK.with(|stack| stack.borrow().iter().rev().find(|t| t.borrow().scope == Scope::Root).cloned());
+    let Some(root) = root else {
+        return fail(location, "constant: tensors can only be made inside a trace".into(), ty);
+    };
+    let mut state = root.borrow_mut();
+    let value = state.func.new_value(ty.clone());
+    state.func.params.push(value);
+    state.hoisted.push(array.clone());
+    drop(state);
+    Tensor::new(&root, value, ty)
 }
 
 /// Records `error` in the innermost trace and returns a poisoned tensor of type `ty`.

@@ -101,3 +101,27 @@ fn traced_modules_round_trip_and_evaluate() {
     let again = ferrax::ir::eval_entry(&reparsed, &[x, y], &options).unwrap();
     assert_eq!(again[0], out);
 }
+
+#[test]
+fn captured_arrays_are_inlined_when_small_and_hoisted_when_large() {
+    let small = Array::from_f32(&[3], vec![1.0, 2.0, 3.0]).unwrap();
+    let large = Array::from_f32(&[100], (0..100).map(|i| i as f32).collect()).unwrap();
+    let f = |[x]: [Tensor; 1]| {
+        let inner = ferrax::cond(
+            &x.sum_all().gt(0.0),
+            |(y,): (Tensor,)| &y * &Tensor::constant(&large).sum_all(),
+            |(y,): (Tensor,)| y,
+            &(x.clone(),),
+        );
+        &inner + &Tensor::constant(&small).sum_all()
+    };
+    let spec = [Type::new(DType::F32, &[3])];
+    let traced = ferrax::trace_with_consts(f, &spec).unwrap();
+    assert_eq!(traced.consts, vec![large.clone()]);
+    let text = ir(&traced.module);
+    assert!(text.starts_with("func @main[consts=1](%0: f32[3], %1: f32[100])"), "{text}");
+    assert!(text.contains("constant[value=[1.0,2.0,3.0]]"), "{text}");
+    assert!(!text.contains("99.0"), "the large array must not be written into the IR:\n{text}");
+    let out = eval(f, &[Array::from_f32(&[3], vec![1.0, 0.0, 1.0]).unwrap()]).unwrap();
+    assert_eq!(out, Array::from_f32(&[3], vec![4956.0, 6.0, 4956.0]).unwrap());
+}

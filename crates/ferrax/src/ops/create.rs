@@ -8,6 +8,10 @@ use crate::tracer::emit1;
 use ferrax_ir::{Array, DType, Prim, Type};
 use std::panic::Location;
 
+/// Host arrays with more elements than this are hoisted into parameters rather than
+/// written into the IR as `constant` equations.
+pub const INLINE_CONSTANT_LIMIT: usize = 64;
+
 impl Tensor {
     /// A tensor of `dtype` and `shape` filled with 0 (`false` for bool).
     #[track_caller]
@@ -40,9 +44,15 @@ impl Tensor {
         full_at(self.dtype(), self.shape(), Scalar::Int(1), Location::caller())
     }
 
-    /// The host array `value` as a constant of the trace.
+    /// The host array `value` as a constant of the trace: inline in the IR when it has
+    /// at most [`INLINE_CONSTANT_LIMIT`] elements, otherwise hoisted into a parameter of
+    /// the traced entry that the API binds at every call (so a large captured buffer is
+    /// never copied into IR text). Either way it is a constant: never differentiated.
     #[track_caller]
     pub fn constant(value: &Array) -> Tensor {
+        if value.len() > INLINE_CONSTANT_LIMIT {
+            return crate::tracer::hoist(value, Location::caller());
+        }
         let ty = Type::new(value.dtype(), value.shape());
         let prim = Prim::Constant { value: value.clone(), shape: ty.shape.clone() };
         emit1(prim, &[], Location::caller(), ty)
