@@ -77,8 +77,8 @@ impl Data {
 /// ferrax exchanges.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Array {
-    shape: Shape,
-    data: Data,
+    pub(crate) shape: Shape,
+    pub(crate) data: Data,
 }
 
 impl Array {

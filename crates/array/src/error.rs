@@ -30,6 +30,8 @@ pub enum Error {
     Npy(String),
     /// An I/O failure, with the path.
     Io(String),
+    /// Arguments no array can be made from (a zero step of `arange`, say).
+    Invalid(String),
 }
 
 impl fmt::Display for Error {
@@ -43,7 +45,7 @@ impl fmt::Display for Error {
                 write!(f, "data has {actual} elements but the shape needs {expected}")
             }
             Error::Npy(msg) => write!(f, "bad .npy data: {msg}"),
-            Error::Io(msg) => f.write_str(msg),
+            Error::Io(msg) | Error::Invalid(msg) => f.write_str(msg),
         }
     }
 }

@@ -1,19 +1,23 @@
 //! Host data beneath everything in ferrax.
 //!
 //! This crate knows nothing of the IR: it holds the element types ([`DType`]), static
-//! shapes ([`Shape`]), the contiguous C-order host buffer ([`Array`]), NumPy `.npy`
+//! shapes ([`Shape`]), the contiguous C-order host buffer ([`Array`]) with its
+//! constructors (`from_vec`, `scalar`, `full`, `ones`, `arange`, `linspace`, generic
+//! over the [`Element`] types) and approximate equality for tests, NumPy `.npy`
 //! reading and writing ([`npy`]), and the allocation budget ([`Budget`]) that keeps any
 //! input from allocating past a limit (DESIGN section 7). The IR crate builds its types
 //! from these; the interpreter, the JIT and the CLI all exchange `Array`s.
 
 mod array;
 mod budget;
+mod construct;
 mod dtype;
 mod error;
 pub mod npy;
 
 pub use array::{Array, Data, format_f32, format_f64};
 pub use budget::{Budget, byte_size, element_count};
+pub use construct::{Element, Float, Number};
 pub use dtype::DType;
 pub use error::Error;
 

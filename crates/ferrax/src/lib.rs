@@ -30,7 +30,11 @@ pub use ops::index::{Idx, i, s};
 pub use ops::operand::Operand;
 pub use ops::shape::{concat, stack};
 pub use tracer::{Tensor, TraceError};
-pub use tree::Tree;
+pub use tree::{StructureError, Tree, tree_leaves, tree_map, tree_structure, tree_unflatten, tree_zip_map};
 
 pub use ferrax_ir as ir;
 pub use ferrax_ir::{Array, DType, Module, Type};
+
+/// Derives [`Tree`](trait@Tree) for a struct generic over its leaf type; see [`tree`].
+#[cfg(feature = "derive")]
+pub use ferrax_derive::Tree;
