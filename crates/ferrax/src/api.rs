@@ -36,6 +36,12 @@ impl From<TraceError> for Error {
     }
 }
 
+impl From<ferrax_ir::array::Error> for Error {
+    fn from(e: ferrax_ir::array::Error) -> Error {
+        Error::Ir(ferrax_ir::Error::Array(e))
+    }
+}
+
 impl From<ferrax_ir::Error> for Error {
     fn from(e: ferrax_ir::Error) -> Error {
         Error::Ir(e)

@@ -185,3 +185,38 @@ fn traced_control_flow_round_trips_through_text() {
     assert_eq!(ferrax::ir::print(&reparsed), text);
     insta::assert_snapshot!("scan_then_cond", text);
 }
+
+#[test]
+fn captures_pass_through_every_level_of_nesting() {
+    // The scan body, two traces deep, uses `k` of the outermost trace.
+    let out = eval(
+        |(p, xs, k): (Tensor, Tensor, Tensor)| {
+            cond(
+                &p,
+                |(xs,): (Tensor,)| {
+                    scan(|(c, x): (Tensor, Tensor)| (&c + &(&x * &k), ()), &constant(&scalar(0.0)), &xs).0
+                },
+                |(xs,): (Tensor,)| xs.sum(&[0]),
+                &(xs.clone(),),
+            )
+        },
+        &(Array::scalar_bool(true), f32s(&[1.0, 2.0, 3.0]), scalar(10.0)),
+    )
+    .unwrap();
+    assert_eq!(out, scalar(60.0));
+    let module = trace(
+        |(p, xs, k): (Tensor, Tensor, Tensor)| {
+            cond(
+                &p,
+                |(xs,): (Tensor,)| {
+                    scan(|(c, x): (Tensor, Tensor)| (&c + &(&x * &k), ()), &constant(&scalar(0.0)), &xs).0
+                },
+                |(xs,): (Tensor,)| xs.sum(&[0]),
+                &(xs.clone(),),
+            )
+        },
+        &(Type::scalar(DType::Bool), Type::new(DType::F32, &[3]), Type::scalar(DType::F32)),
+    )
+    .unwrap();
+    insta::assert_snapshot!("nested_capture", ferrax::ir::print(&module));
+}
