@@ -38,3 +38,8 @@ pub use ferrax_ir::{Array, DType, Module, Type};
 /// Derives [`Tree`](trait@Tree) for a struct generic over its leaf type; see [`tree`].
 #[cfg(feature = "derive")]
 pub use ferrax_derive::Tree;
+
+/// The README's Rust snippets, compiled and run as doctests so that they stay true.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
