@@ -11,6 +11,7 @@
 
 pub mod attr;
 mod builder;
+pub mod emit;
 mod error;
 mod func;
 pub mod interp;
@@ -31,6 +32,7 @@ pub use text::{PrintOptions, SourceMap, parse, parse_with_spans, print, print_fu
 pub use types::{Type, format_types};
 
 pub use builder::Builder;
+pub use emit::Emitter;
 pub use ferrax_array as array;
 pub use ferrax_array::{Array, DType, Shape};
 pub use verify::{MAX_NESTING, verify, verify_func};

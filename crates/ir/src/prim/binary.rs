@@ -3,10 +3,12 @@
 //! No implicit broadcasting or promotion: operands have the same type (the tracer
 //! inserts `broadcast_in_dim` and `convert`).
 
+use super::ad::LinearIn;
 use super::kernels::{Elem, Float, Num, array, bad_dtype, div_i32, rem_i32, same_shape, zip_map};
 use super::unary::{UnaryDomain, expect_domain};
 use super::{expect_arity, expect_same};
 use crate::Type;
+use crate::{Emitter, Value};
 use ferrax_array::{Array, DType, Data};
 
 /// An elementwise binary operation with a result of the operands' type.
@@ -600,4 +602,61 @@ mod tests {
         assert!(eval_clamp(&bools(&[false]), &bools(&[true]), &bools(&[true])).is_err());
         assert!(eval_clamp(&i32s(&[0]), &f32s(&[1.0]), &f32s(&[2.0])).is_err());
     }
+}
+
+// ---- differentiation rules (jvp; transpose for the linear primitives) ----
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_binary(
+    em: &mut Emitter,
+    op: BinaryOp,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, op, primals, outputs, tangents);
+    Err("jvp_binary is not written yet".into())
+}
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_select(
+    em: &mut Emitter,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, primals, outputs, tangents);
+    Err("jvp_select is not written yet".into())
+}
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_clamp(
+    em: &mut Emitter,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, primals, outputs, tangents);
+    Err("jvp_clamp is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_binary(
+    em: &mut Emitter,
+    op: BinaryOp,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, op, inputs, cts);
+    Err("transpose_binary is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_select(
+    em: &mut Emitter,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, inputs, cts);
+    Err("transpose_select is not written yet".into())
 }

@@ -199,3 +199,30 @@ pub(crate) fn infer_custom_vjp(
     expect_results(op, "bwd", bwd, bwd_results, &float_inputs)?;
     Ok(results.to_vec())
 }
+
+// ---- differentiation rules ----
+
+/// The jvp rule of the structured primitives (placeholder until it lands).
+pub(crate) fn jvp_control(
+    em: &mut crate::Emitter,
+    cx: &mut dyn super::ad::JvpContext,
+    prim: &super::Prim,
+    primals: &[crate::Value],
+    outputs: &[crate::Value],
+    tangents: &[Option<crate::Value>],
+) -> Result<Vec<Option<crate::Value>>, String> {
+    let _ = (em, cx, primals, outputs, tangents);
+    Err(format!("{}: no jvp rule yet", prim.name()))
+}
+
+/// The transpose rule of the structured primitives (placeholder until it lands).
+pub(crate) fn transpose_control(
+    em: &mut crate::Emitter,
+    cx: &mut dyn super::ad::TransposeContext,
+    prim: &super::Prim,
+    inputs: &[super::ad::LinearIn],
+    cts: &[Option<crate::Value>],
+) -> Result<Vec<Option<crate::Value>>, String> {
+    let _ = (em, cx, inputs, cts);
+    Err(format!("{}: no transpose rule yet", prim.name()))
+}

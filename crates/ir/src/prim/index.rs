@@ -1,9 +1,11 @@
 //! Indexing primitives: `dynamic_slice`, `dynamic_update_slice`, `gather`,
 //! `scatter_add`. Indices are i32 and clamped so that every access is in bounds.
 
+use super::ad::LinearIn;
 use super::layout::{self, View, copy_data, gather_array, map_data};
 use super::{check_axis, check_len, expect_arity};
 use crate::Type;
+use crate::{Emitter, Prim, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 
 fn check_start_indices(op: &str, indices: &[Type], rank: usize) -> Result<(), String> {
@@ -352,4 +354,29 @@ mod tests {
         assert!(eval_scatter_add(0, 0, &b, &i32s(&[1], &[0]), &Array::from_bool(&[1], vec![true]).unwrap()).is_err());
         assert!(eval_scatter_add(0, 0, &x, &idx, &iota_f32(&[3, 3])).is_err());
     }
+}
+
+// ---- differentiation rules (jvp; transpose for the linear primitives) ----
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_index(
+    em: &mut Emitter,
+    prim: &Prim,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, prim, primals, outputs, tangents);
+    Err("jvp_index is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_index(
+    em: &mut Emitter,
+    prim: &Prim,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, prim, inputs, cts);
+    Err("transpose_index is not written yet".into())
 }

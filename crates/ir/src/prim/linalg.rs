@@ -1,10 +1,12 @@
 //! Linear algebra: `dot_general`, XLA's generalised contraction. Result axes are the
 //! batch axes, then the lhs free axes, then the rhs free axes.
 
+use super::ad::LinearIn;
 use super::kernels::{Num, array, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
 use super::{check_axes, expect_arity, expect_same};
 use crate::Type;
+use crate::{Emitter, Value};
 use ferrax_array::{Array, Data, Shape};
 
 /// The dimension numbers of a `dot_general`.
@@ -378,4 +380,29 @@ mod tests {
         assert!(eval_dot_general(&d, &f32s(&[2], &[1.0; 2]), &f32s(&[3], &[1.0; 3])).is_err());
         assert!(eval_dot_general(&dims(&[1], &[0], &[], &[]), &f32s(&[2], &[1.0; 2]), &f32s(&[2], &[1.0; 2])).is_err());
     }
+}
+
+// ---- differentiation rules (jvp; transpose for the linear primitives) ----
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_dot_general(
+    em: &mut Emitter,
+    dims: &DotDims,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, dims, primals, outputs, tangents);
+    Err("jvp_dot_general is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_dot_general(
+    em: &mut Emitter,
+    dims: &DotDims,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, dims, inputs, cts);
+    Err("transpose_dot_general is not written yet".into())
 }

@@ -6,6 +6,7 @@
 //! dispatchers here `match` on every variant with no `_ =>` arm, so adding a primitive
 //! makes the compiler list every rule still to write (see docs/adding-a-primitive.md).
 
+pub mod ad;
 pub mod binary;
 pub mod control;
 pub mod index;

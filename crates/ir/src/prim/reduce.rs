@@ -1,10 +1,12 @@
 //! Reductions: `reduce_sum`, `reduce_max`, `reduce_min`, `reduce_prod`, `argmax`,
 //! `argmin`, `cumsum`. A reduction over zero elements gives the identity.
 
+use super::ad::LinearIn;
 use super::kernels::{Num, array, axes_last_perm, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
 use super::{check_axes, check_axis, expect_arity};
 use crate::Type;
+use crate::{Emitter, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 
 /// A reduction over axes.
@@ -462,4 +464,56 @@ mod tests {
         assert!(nan.as_f32().unwrap()[1..].iter().all(|v| v.is_nan()));
         assert!(eval_cumsum(1, false, &f32s(&[3], &[1.0, 2.0, 3.0])).is_err());
     }
+}
+
+// ---- differentiation rules (jvp; transpose for the linear primitives) ----
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_reduce(
+    em: &mut Emitter,
+    op: ReduceOp,
+    axes: &[usize],
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, op, axes, primals, outputs, tangents);
+    Err("jvp_reduce is not written yet".into())
+}
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_cumsum(
+    em: &mut Emitter,
+    axis: usize,
+    reverse: bool,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, axis, reverse, primals, outputs, tangents);
+    Err("jvp_cumsum is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_reduce(
+    em: &mut Emitter,
+    op: ReduceOp,
+    axes: &[usize],
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, op, axes, inputs, cts);
+    Err("transpose_reduce is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_cumsum(
+    em: &mut Emitter,
+    axis: usize,
+    reverse: bool,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, axis, reverse, inputs, cts);
+    Err("transpose_cumsum is not written yet".into())
 }

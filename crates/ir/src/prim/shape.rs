@@ -2,9 +2,11 @@
 //! `pad`, `concatenate`, `iota`, `constant`. They move or create elements without
 //! arithmetic.
 
+use super::ad::LinearIn;
 use super::layout::{self, Strides, View, copy_data, gather_array, splat};
 use super::{check_axes, check_axis, check_len, expect_arity};
 use crate::Type;
+use crate::{Emitter, Prim, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 
 // ---- type rules ----
@@ -434,4 +436,29 @@ mod tests {
         assert_eq!(eval_constant(&full, &[2]).unwrap(), full);
         assert!(eval_constant(&full, &[3]).is_err());
     }
+}
+
+// ---- differentiation rules (jvp; transpose for the linear primitives) ----
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_structural(
+    em: &mut Emitter,
+    prim: &Prim,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, prim, primals, outputs, tangents);
+    Err("jvp_structural is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_structural(
+    em: &mut Emitter,
+    prim: &Prim,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, prim, inputs, cts);
+    Err("transpose_structural is not written yet".into())
 }

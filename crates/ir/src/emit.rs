@@ -1,0 +1,193 @@
+//! `Emitter`: builds a Func equation by equation for the transforms and their rules.
+//!
+//! Unlike [`crate::Builder`], which is for users, an emitter does not hold on to a
+//! module: the transforms add Funcs to the module they are building while rules emit
+//! into the current Func, so structured primitives pass the module to
+//! [`Emitter::eqn`] at each call. Errors are plain messages; the pass that drives the
+//! rules adds the place. The shorthands (`add`, `mul`, `zeros`, ...) are what rules are
+//! written with: a jvp rule is a few lines of them.
+
+use crate::prim::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
+use crate::{Eqn, Func, Module, Prim, Type, Value};
+use ferrax_array::{Array, DType, Data, Shape};
+use smallvec::SmallVec;
+use std::sync::Arc;
+
+/// Builds one Func for a transform.
+#[derive(Debug)]
+pub struct Emitter {
+    func: Func,
+    loc: Option<Arc<str>>,
+}
+
+impl Emitter {
+    /// An emitter of a new Func named `name`.
+    pub fn new(name: impl Into<String>) -> Emitter {
+        Emitter { func: Func::new(name), loc: None }
+    }
+
+    /// Adds a parameter of type `ty`.
+    pub fn param(&mut self, ty: Type) -> Value {
+        let value = self.func.new_value(ty);
+        self.func.params.push(value);
+        value
+    }
+
+    /// The type of a value of the Func being built.
+    pub fn ty(&self, value: Value) -> &Type {
+        self.func.ty(value)
+    }
+
+    /// The source location given to the equations emitted from now on (transforms
+    /// keep the location of the equation a rule is for).
+    pub fn set_loc(&mut self, loc: Option<Arc<str>>) {
+        self.loc = loc;
+    }
+
+    /// The Func built so far.
+    pub fn func(&self) -> &Func {
+        &self.func
+    }
+
+    /// Sets a Func attribute.
+    pub fn set_attr(&mut self, name: &str, value: crate::AttrValue) {
+        self.func.set_attr(name, value);
+    }
+
+    /// Finishes the Func, returning `results`.
+    pub fn finish(mut self, results: &[Value]) -> Func {
+        self.func.result_types = results.iter().map(|&v| self.func.ty(v).clone()).collect();
+        self.func.results = results.to_vec();
+        self.func
+    }
+
+    /// Emits `prim(inputs)`; `module` resolves the Funcs a structured primitive names.
+    pub fn eqn(&mut self, module: &Module, prim: Prim, inputs: &[Value]) -> Result<SmallVec<[Value; 2]>, String> {
+        let mut types = Vec::with_capacity(inputs.len());
+        for &input in inputs {
+            let ty = self.func.value_type(input).ok_or_else(|| format!("{}: unknown value {input}", prim.name()))?;
+            types.push(ty.clone());
+        }
+        let out_types = prim.infer(&types, module).map_err(|m| format!("{}: {m}", prim.name()))?;
+        let outputs: SmallVec<[Value; 2]> = out_types.into_iter().map(|ty| self.func.new_value(ty)).collect();
+        let eqn = Eqn { prim, inputs: inputs.into(), outputs: outputs.clone(), loc: self.loc.clone() };
+        self.func.eqns.push(eqn);
+        Ok(outputs)
+    }
+
+    /// Emits a single-result primitive that refers to no Func.
+    pub fn op(&mut self, prim: Prim, inputs: &[Value]) -> Result<Value, String> {
+        let name = prim.name();
+        let outputs = self.eqn(&Module::new(), prim, inputs)?;
+        match outputs.as_slice() {
+            [one] => Ok(*one),
+            _ => Err(format!("{name}: expected one result, got {}", outputs.len())),
+        }
+    }
+
+    /// `op(x)`.
+    pub fn unary(&mut self, op: UnaryOp, x: Value) -> Result<Value, String> {
+        self.op(Prim::Unary(op), &[x])
+    }
+
+    /// `op(x, y)`.
+    pub fn binary(&mut self, op: BinaryOp, x: Value, y: Value) -> Result<Value, String> {
+        self.op(Prim::Binary(op), &[x, y])
+    }
+
+    /// `x + y`.
+    pub fn add(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.binary(BinaryOp::Add, x, y)
+    }
+
+    /// `x - y`.
+    pub fn sub(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.binary(BinaryOp::Sub, x, y)
+    }
+
+    /// `x * y`.
+    pub fn mul(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.binary(BinaryOp::Mul, x, y)
+    }
+
+    /// `x / y`.
+    pub fn div(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.binary(BinaryOp::Div, x, y)
+    }
+
+    /// `-x`.
+    pub fn neg(&mut self, x: Value) -> Result<Value, String> {
+        self.unary(UnaryOp::Neg, x)
+    }
+
+    /// `op(x, y)`, a bool result.
+    pub fn compare(&mut self, op: CompareOp, x: Value, y: Value) -> Result<Value, String> {
+        self.op(Prim::Compare(op), &[x, y])
+    }
+
+    /// `select(pred, on_true, on_false)`.
+    pub fn select(&mut self, pred: Value, on_true: Value, on_false: Value) -> Result<Value, String> {
+        self.op(Prim::Select, &[pred, on_true, on_false])
+    }
+
+    /// `x` converted to `dtype` (no equation when it already is).
+    pub fn convert(&mut self, x: Value, dtype: DType) -> Result<Value, String> {
+        if self.ty(x).dtype == dtype { Ok(x) } else { self.op(Prim::Convert { dtype }, &[x]) }
+    }
+
+    /// A constant of type `ty` with every element `value` (rounded to the dtype; bool
+    /// is `value != 0`).
+    pub fn full(&mut self, ty: &Type, value: f64) -> Result<Value, String> {
+        let data = match ty.dtype {
+            DType::F32 => Data::F32(vec![value as f32]),
+            DType::F64 => Data::F64(vec![value]),
+            DType::I32 => Data::I32(vec![value as i32]),
+            DType::Bool => Data::Bool(vec![value != 0.0]),
+        };
+        let scalar = Array::new(Shape::new(), data).map_err(|e| e.to_string())?;
+        self.op(Prim::Constant { value: scalar, shape: ty.shape.clone() }, &[])
+    }
+
+    /// Zeros of type `ty`.
+    pub fn zeros(&mut self, ty: &Type) -> Result<Value, String> {
+        self.full(ty, 0.0)
+    }
+
+    /// A constant of `x`'s type with every element `value`.
+    pub fn full_like(&mut self, x: Value, value: f64) -> Result<Value, String> {
+        let ty = self.ty(x).clone();
+        self.full(&ty, value)
+    }
+
+    /// `broadcast_in_dim[shape, dims](x)` (no equation when it changes nothing).
+    pub fn broadcast_in_dim(&mut self, x: Value, shape: &[usize], dims: &[usize]) -> Result<Value, String> {
+        let identity = self.ty(x).shape.as_slice() == shape && dims.iter().enumerate().all(|(i, &d)| i == d);
+        if identity {
+            return Ok(x);
+        }
+        self.op(Prim::BroadcastInDim { shape: shape.into(), dims: dims.to_vec() }, &[x])
+    }
+
+    /// `reshape[shape](x)` (no equation when the shape is already `shape`).
+    pub fn reshape(&mut self, x: Value, shape: &[usize]) -> Result<Value, String> {
+        if self.ty(x).shape.as_slice() == shape { Ok(x) } else { self.op(Prim::Reshape { shape: shape.into() }, &[x]) }
+    }
+
+    /// `transpose[perm](x)`.
+    pub fn transpose(&mut self, x: Value, perm: &[usize]) -> Result<Value, String> {
+        self.op(Prim::Transpose { perm: perm.to_vec() }, &[x])
+    }
+
+    /// `reduce_sum[axes](x)` (no equation for no axes).
+    pub fn reduce_sum(&mut self, x: Value, axes: &[usize]) -> Result<Value, String> {
+        if axes.is_empty() { Ok(x) } else { self.op(Prim::Reduce { op: ReduceOp::Sum, axes: axes.to_vec() }, &[x]) }
+    }
+}
+
+/// Adds two optional (symbolically zero when `None`) tangents or cotangents.
+pub fn add_optional(em: &mut Emitter, a: Option<Value>, b: Option<Value>) -> Result<Option<Value>, String> {
+    match (a, b) {
+        (Some(a), Some(b)) => em.add(a, b).map(Some),
+        (one, None) | (None, one) => Ok(one),
+    }
+}

@@ -1,0 +1,172 @@
+//! The interfaces of the differentiation rules, and their dispatch.
+//!
+//! Each family file holds its primitives' rules; here are the two entry points the
+//! transforms call, both exhaustive `match`es over [`Prim`]:
+//!
+//! - [`Prim::jvp`]: forward mode. Given the primal inputs and outputs (already emitted)
+//!   and the inputs' tangents (`None` is a symbolic zero), emit the outputs' tangents.
+//!   Called only when some input tangent is non-zero. A rule may return `None` for an
+//!   output whose tangent is zero (integer outputs always are).
+//! - [`Prim::transpose`]: reverse mode of a *linear* equation. Its inputs are either
+//!   residuals (known values) or linear (the equation is linear in them jointly);
+//!   given the outputs' cotangents (`None` is zero), emit one cotangent per linear
+//!   input. Only linear primitives have this rule: vjp is transpose ∘ linearize ∘ jvp.
+//!
+//! Structured primitives recurse into their bodies through the context traits, which
+//! the transform crate implements.
+
+use super::{binary, control, index, linalg, reduce, shape, unary};
+use crate::{Emitter, Module, Prim, Type, Value};
+
+/// What a jvp rule of a structured primitive needs from the pass driving it.
+pub trait JvpContext {
+    /// The module being built (bodies already transformed are in it).
+    fn module(&self) -> &Module;
+
+    /// Transforms the Func `name` by jvp for the inputs marked `nonzero`; the result
+    /// takes `(primals..., tangents of the nonzero inputs...)` and returns `(outputs...,
+    /// tangents of the outputs marked in out_nonzero...)`. `instantiate` forces
+    /// outputs to have (possibly zero) tangents.
+    fn jvp_func(&mut self, name: &str, nonzero: &[bool], instantiate: &[bool]) -> Result<JvpFunc, String>;
+}
+
+/// A Func transformed by jvp.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JvpFunc {
+    /// Its name in the module.
+    pub name: String,
+    /// Which outputs have a tangent (those tangents follow the outputs, in order).
+    pub out_nonzero: Vec<bool>,
+}
+
+/// An input of a linear equation being transposed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LinearIn {
+    /// A known value (available in the transposed Func).
+    Residual(Value),
+    /// A linear input, of this type: its cotangent is what the rule computes.
+    Linear(Type),
+}
+
+impl LinearIn {
+    /// The residual value, or an error naming `what` when the input is linear.
+    pub fn residual(&self, what: &str) -> Result<Value, String> {
+        match self {
+            LinearIn::Residual(v) => Ok(*v),
+            LinearIn::Linear(_) => Err(format!("{what} must be a residual (the equation is not linear otherwise)")),
+        }
+    }
+
+    /// True for a linear input.
+    pub fn is_linear(&self) -> bool {
+        matches!(self, LinearIn::Linear(_))
+    }
+}
+
+/// What a transpose rule of a structured primitive needs from the pass driving it.
+pub trait TransposeContext {
+    /// The module being built.
+    fn module(&self) -> &Module;
+}
+
+fn not_linear(prim: &Prim) -> Result<Vec<Option<Value>>, String> {
+    Err(format!("{} is not linear, so it has no transpose rule (is it fed by a non-residual value?)", prim.name()))
+}
+
+impl Prim {
+    /// Emits the tangents of this equation's outputs (see the module docs).
+    pub fn jvp(
+        &self,
+        em: &mut Emitter,
+        cx: &mut dyn JvpContext,
+        primals: &[Value],
+        outputs: &[Value],
+        tangents: &[Option<Value>],
+    ) -> Result<Vec<Option<Value>>, String> {
+        let (p, o, t) = (primals, outputs, tangents);
+        match self {
+            Prim::Unary(op) => unary::jvp_unary(em, *op, p, o, t),
+            Prim::IntegerPow { y } => unary::jvp_integer_pow(em, *y, p, o, t),
+            Prim::Convert { dtype } => unary::jvp_convert(em, *dtype, p, o, t),
+            Prim::StopGradient => Ok(vec![None]),
+            Prim::Name { .. } => Ok(vec![t.first().copied().flatten()]),
+            Prim::Binary(op) => binary::jvp_binary(em, *op, p, o, t),
+            Prim::Compare(_) => Ok(vec![None]),
+            Prim::Select => binary::jvp_select(em, p, o, t),
+            Prim::Clamp => binary::jvp_clamp(em, p, o, t),
+            Prim::BroadcastInDim { .. }
+            | Prim::Reshape { .. }
+            | Prim::Transpose { .. }
+            | Prim::Rev { .. }
+            | Prim::Slice { .. }
+            | Prim::Pad { .. }
+            | Prim::Concatenate { .. } => shape::jvp_structural(em, self, p, o, t),
+            Prim::Iota { .. } | Prim::Constant { .. } => Ok(vec![None]),
+            Prim::DynamicSlice { .. } | Prim::DynamicUpdateSlice | Prim::Gather { .. } | Prim::ScatterAdd { .. } => {
+                index::jvp_index(em, self, p, o, t)
+            }
+            Prim::Reduce { op, axes } => reduce::jvp_reduce(em, *op, axes, p, o, t),
+            Prim::ArgReduce { .. } => Ok(vec![None]),
+            Prim::Cumsum { axis, reverse } => reduce::jvp_cumsum(em, *axis, *reverse, p, o, t),
+            Prim::DotGeneral(dims) => linalg::jvp_dot_general(em, dims, p, o, t),
+            Prim::RandomBits { .. } => Ok(vec![None]),
+            Prim::Call { .. }
+            | Prim::Cond { .. }
+            | Prim::While { .. }
+            | Prim::Scan(_)
+            | Prim::CustomJvp { .. }
+            | Prim::CustomVjp { .. }
+            | Prim::Remat { .. } => control::jvp_control(em, cx, self, p, o, t),
+        }
+        .map(|mut out| {
+            out.resize(outputs.len(), None);
+            out
+        })
+    }
+
+    /// Emits the cotangents of this linear equation's linear inputs (see the module
+    /// docs); `None` for residual inputs and zero cotangents.
+    pub fn transpose(
+        &self,
+        em: &mut Emitter,
+        cx: &mut dyn TransposeContext,
+        inputs: &[LinearIn],
+        cts: &[Option<Value>],
+    ) -> Result<Vec<Option<Value>>, String> {
+        match self {
+            Prim::Unary(op) => unary::transpose_unary(em, *op, inputs, cts),
+            Prim::Convert { dtype } => unary::transpose_convert(em, *dtype, inputs, cts),
+            Prim::Name { .. } => Ok(cts.to_vec()),
+            Prim::Binary(op) => binary::transpose_binary(em, *op, inputs, cts),
+            Prim::Select => binary::transpose_select(em, inputs, cts),
+            Prim::BroadcastInDim { .. }
+            | Prim::Reshape { .. }
+            | Prim::Transpose { .. }
+            | Prim::Rev { .. }
+            | Prim::Slice { .. }
+            | Prim::Pad { .. }
+            | Prim::Concatenate { .. } => shape::transpose_structural(em, self, inputs, cts),
+            Prim::DynamicSlice { .. } | Prim::DynamicUpdateSlice | Prim::Gather { .. } | Prim::ScatterAdd { .. } => {
+                index::transpose_index(em, self, inputs, cts)
+            }
+            Prim::Reduce { op, axes } => reduce::transpose_reduce(em, *op, axes, inputs, cts),
+            Prim::Cumsum { axis, reverse } => reduce::transpose_cumsum(em, *axis, *reverse, inputs, cts),
+            Prim::DotGeneral(dims) => linalg::transpose_dot_general(em, dims, inputs, cts),
+            Prim::Call { .. }
+            | Prim::Cond { .. }
+            | Prim::While { .. }
+            | Prim::Scan(_)
+            | Prim::CustomJvp { .. }
+            | Prim::CustomVjp { .. }
+            | Prim::Remat { .. } => control::transpose_control(em, cx, self, inputs, cts),
+            Prim::IntegerPow { .. }
+            | Prim::StopGradient
+            | Prim::Compare(_)
+            | Prim::Clamp
+            | Prim::Iota { .. }
+            | Prim::Constant { .. }
+            | Prim::ArgReduce { .. }
+            | Prim::RandomBits { .. } => not_linear(self),
+        }
+    }
+}
