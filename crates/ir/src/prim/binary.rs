@@ -322,6 +322,63 @@ fn clamp_slices<T: Num>(l: &[T], v: &[T], h: &[T]) -> Vec<T> {
     v.iter().zip(l.iter().zip(h)).map(|(&a, (&lo, &hi))| T::min(T::max(a, lo), hi)).collect()
 }
 
+// ---- differentiation rules (jvp; transpose for the linear primitives) ----
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_binary(
+    em: &mut Emitter,
+    op: BinaryOp,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, op, primals, outputs, tangents);
+    Err("jvp_binary is not written yet".into())
+}
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_select(
+    em: &mut Emitter,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, primals, outputs, tangents);
+    Err("jvp_select is not written yet".into())
+}
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_clamp(
+    em: &mut Emitter,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, primals, outputs, tangents);
+    Err("jvp_clamp is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_binary(
+    em: &mut Emitter,
+    op: BinaryOp,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, op, inputs, cts);
+    Err("transpose_binary is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_select(
+    em: &mut Emitter,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, inputs, cts);
+    Err("transpose_select is not written yet".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -602,61 +659,4 @@ mod tests {
         assert!(eval_clamp(&bools(&[false]), &bools(&[true]), &bools(&[true])).is_err());
         assert!(eval_clamp(&i32s(&[0]), &f32s(&[1.0]), &f32s(&[2.0])).is_err());
     }
-}
-
-// ---- differentiation rules (jvp; transpose for the linear primitives) ----
-
-/// The jvp rule (placeholder until the rules land).
-pub(crate) fn jvp_binary(
-    em: &mut Emitter,
-    op: BinaryOp,
-    primals: &[Value],
-    outputs: &[Value],
-    tangents: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, op, primals, outputs, tangents);
-    Err("jvp_binary is not written yet".into())
-}
-
-/// The jvp rule (placeholder until the rules land).
-pub(crate) fn jvp_select(
-    em: &mut Emitter,
-    primals: &[Value],
-    outputs: &[Value],
-    tangents: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, primals, outputs, tangents);
-    Err("jvp_select is not written yet".into())
-}
-
-/// The jvp rule (placeholder until the rules land).
-pub(crate) fn jvp_clamp(
-    em: &mut Emitter,
-    primals: &[Value],
-    outputs: &[Value],
-    tangents: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, primals, outputs, tangents);
-    Err("jvp_clamp is not written yet".into())
-}
-
-/// The transpose rule (placeholder until the rules land).
-pub(crate) fn transpose_binary(
-    em: &mut Emitter,
-    op: BinaryOp,
-    inputs: &[LinearIn],
-    cts: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, op, inputs, cts);
-    Err("transpose_binary is not written yet".into())
-}
-
-/// The transpose rule (placeholder until the rules land).
-pub(crate) fn transpose_select(
-    em: &mut Emitter,
-    inputs: &[LinearIn],
-    cts: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, inputs, cts);
-    Err("transpose_select is not written yet".into())
 }

@@ -261,6 +261,31 @@ pub(crate) fn eval_scatter_add(
     Array::new(x.shape(), data).map_err(|e| e.to_string())
 }
 
+// ---- differentiation rules (jvp; transpose for the linear primitives) ----
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_index(
+    em: &mut Emitter,
+    prim: &Prim,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, prim, primals, outputs, tangents);
+    Err("jvp_index is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_index(
+    em: &mut Emitter,
+    prim: &Prim,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, prim, inputs, cts);
+    Err("transpose_index is not written yet".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,29 +379,4 @@ mod tests {
         assert!(eval_scatter_add(0, 0, &b, &i32s(&[1], &[0]), &Array::from_bool(&[1], vec![true]).unwrap()).is_err());
         assert!(eval_scatter_add(0, 0, &x, &idx, &iota_f32(&[3, 3])).is_err());
     }
-}
-
-// ---- differentiation rules (jvp; transpose for the linear primitives) ----
-
-/// The jvp rule (placeholder until the rules land).
-pub(crate) fn jvp_index(
-    em: &mut Emitter,
-    prim: &Prim,
-    primals: &[Value],
-    outputs: &[Value],
-    tangents: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, prim, primals, outputs, tangents);
-    Err("jvp_index is not written yet".into())
-}
-
-/// The transpose rule (placeholder until the rules land).
-pub(crate) fn transpose_index(
-    em: &mut Emitter,
-    prim: &Prim,
-    inputs: &[LinearIn],
-    cts: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, prim, inputs, cts);
-    Err("transpose_index is not written yet".into())
 }

@@ -168,6 +168,31 @@ fn matmul_into<T: Num>(out: &mut [T], a: &[T], b: &[T], k: usize, n: usize) {
     }
 }
 
+// ---- differentiation rules (jvp; transpose for the linear primitives) ----
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_dot_general(
+    em: &mut Emitter,
+    dims: &DotDims,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, dims, primals, outputs, tangents);
+    Err("jvp_dot_general is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_dot_general(
+    em: &mut Emitter,
+    dims: &DotDims,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, dims, inputs, cts);
+    Err("transpose_dot_general is not written yet".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,29 +405,4 @@ mod tests {
         assert!(eval_dot_general(&d, &f32s(&[2], &[1.0; 2]), &f32s(&[3], &[1.0; 3])).is_err());
         assert!(eval_dot_general(&dims(&[1], &[0], &[], &[]), &f32s(&[2], &[1.0; 2]), &f32s(&[2], &[1.0; 2])).is_err());
     }
-}
-
-// ---- differentiation rules (jvp; transpose for the linear primitives) ----
-
-/// The jvp rule (placeholder until the rules land).
-pub(crate) fn jvp_dot_general(
-    em: &mut Emitter,
-    dims: &DotDims,
-    primals: &[Value],
-    outputs: &[Value],
-    tangents: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, dims, primals, outputs, tangents);
-    Err("jvp_dot_general is not written yet".into())
-}
-
-/// The transpose rule (placeholder until the rules land).
-pub(crate) fn transpose_dot_general(
-    em: &mut Emitter,
-    dims: &DotDims,
-    inputs: &[LinearIn],
-    cts: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, dims, inputs, cts);
-    Err("transpose_dot_general is not written yet".into())
 }

@@ -232,6 +232,58 @@ fn add_row<T: Num>(block: &mut [T], from: usize, to: usize, inner: usize) {
     dst.iter_mut().zip(src).for_each(|(d, &s)| *d = T::add(s, *d));
 }
 
+// ---- differentiation rules (jvp; transpose for the linear primitives) ----
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_reduce(
+    em: &mut Emitter,
+    op: ReduceOp,
+    axes: &[usize],
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, op, axes, primals, outputs, tangents);
+    Err("jvp_reduce is not written yet".into())
+}
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_cumsum(
+    em: &mut Emitter,
+    axis: usize,
+    reverse: bool,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, axis, reverse, primals, outputs, tangents);
+    Err("jvp_cumsum is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_reduce(
+    em: &mut Emitter,
+    op: ReduceOp,
+    axes: &[usize],
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, op, axes, inputs, cts);
+    Err("transpose_reduce is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_cumsum(
+    em: &mut Emitter,
+    axis: usize,
+    reverse: bool,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, axis, reverse, inputs, cts);
+    Err("transpose_cumsum is not written yet".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -464,56 +516,4 @@ mod tests {
         assert!(nan.as_f32().unwrap()[1..].iter().all(|v| v.is_nan()));
         assert!(eval_cumsum(1, false, &f32s(&[3], &[1.0, 2.0, 3.0])).is_err());
     }
-}
-
-// ---- differentiation rules (jvp; transpose for the linear primitives) ----
-
-/// The jvp rule (placeholder until the rules land).
-pub(crate) fn jvp_reduce(
-    em: &mut Emitter,
-    op: ReduceOp,
-    axes: &[usize],
-    primals: &[Value],
-    outputs: &[Value],
-    tangents: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, op, axes, primals, outputs, tangents);
-    Err("jvp_reduce is not written yet".into())
-}
-
-/// The jvp rule (placeholder until the rules land).
-pub(crate) fn jvp_cumsum(
-    em: &mut Emitter,
-    axis: usize,
-    reverse: bool,
-    primals: &[Value],
-    outputs: &[Value],
-    tangents: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, axis, reverse, primals, outputs, tangents);
-    Err("jvp_cumsum is not written yet".into())
-}
-
-/// The transpose rule (placeholder until the rules land).
-pub(crate) fn transpose_reduce(
-    em: &mut Emitter,
-    op: ReduceOp,
-    axes: &[usize],
-    inputs: &[LinearIn],
-    cts: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, op, axes, inputs, cts);
-    Err("transpose_reduce is not written yet".into())
-}
-
-/// The transpose rule (placeholder until the rules land).
-pub(crate) fn transpose_cumsum(
-    em: &mut Emitter,
-    axis: usize,
-    reverse: bool,
-    inputs: &[LinearIn],
-    cts: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, axis, reverse, inputs, cts);
-    Err("transpose_cumsum is not written yet".into())
 }

@@ -324,6 +324,31 @@ pub(crate) fn eval_constant(value: &Array, shape: &[usize]) -> Result<Array, Str
     Array::new(Shape::from(shape), data).map_err(|e| e.to_string())
 }
 
+// ---- differentiation rules (jvp; transpose for the linear primitives) ----
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_structural(
+    em: &mut Emitter,
+    prim: &Prim,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, prim, primals, outputs, tangents);
+    Err("jvp_structural is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_structural(
+    em: &mut Emitter,
+    prim: &Prim,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, prim, inputs, cts);
+    Err("transpose_structural is not written yet".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,29 +461,4 @@ mod tests {
         assert_eq!(eval_constant(&full, &[2]).unwrap(), full);
         assert!(eval_constant(&full, &[3]).is_err());
     }
-}
-
-// ---- differentiation rules (jvp; transpose for the linear primitives) ----
-
-/// The jvp rule (placeholder until the rules land).
-pub(crate) fn jvp_structural(
-    em: &mut Emitter,
-    prim: &Prim,
-    primals: &[Value],
-    outputs: &[Value],
-    tangents: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, prim, primals, outputs, tangents);
-    Err("jvp_structural is not written yet".into())
-}
-
-/// The transpose rule (placeholder until the rules land).
-pub(crate) fn transpose_structural(
-    em: &mut Emitter,
-    prim: &Prim,
-    inputs: &[LinearIn],
-    cts: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, prim, inputs, cts);
-    Err("transpose_structural is not written yet".into())
 }

@@ -458,6 +458,66 @@ impl Cast for f64 {
     }
 }
 
+// ---- differentiation rules (jvp; transpose for the linear primitives) ----
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_unary(
+    em: &mut Emitter,
+    op: UnaryOp,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, op, primals, outputs, tangents);
+    Err("jvp_unary is not written yet".into())
+}
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_integer_pow(
+    em: &mut Emitter,
+    y: i32,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, y, primals, outputs, tangents);
+    Err("jvp_integer_pow is not written yet".into())
+}
+
+/// The jvp rule (placeholder until the rules land).
+pub(crate) fn jvp_convert(
+    em: &mut Emitter,
+    dtype: DType,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, dtype, primals, outputs, tangents);
+    Err("jvp_convert is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_unary(
+    em: &mut Emitter,
+    op: UnaryOp,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, op, inputs, cts);
+    Err("transpose_unary is not written yet".into())
+}
+
+/// The transpose rule (placeholder until the rules land).
+pub(crate) fn transpose_convert(
+    em: &mut Emitter,
+    dtype: DType,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let _ = (em, dtype, inputs, cts);
+    Err("transpose_convert is not written yet".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -739,64 +799,4 @@ mod tests {
         assert_eq!(bits64(&eval_convert(DType::F64, &x).unwrap()), bits64(&x));
         assert_eq!(bits32(&eval_convert(DType::F32, &f32s(&[-0.0])).unwrap()), expect32(&[-0.0]));
     }
-}
-
-// ---- differentiation rules (jvp; transpose for the linear primitives) ----
-
-/// The jvp rule (placeholder until the rules land).
-pub(crate) fn jvp_unary(
-    em: &mut Emitter,
-    op: UnaryOp,
-    primals: &[Value],
-    outputs: &[Value],
-    tangents: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, op, primals, outputs, tangents);
-    Err("jvp_unary is not written yet".into())
-}
-
-/// The jvp rule (placeholder until the rules land).
-pub(crate) fn jvp_integer_pow(
-    em: &mut Emitter,
-    y: i32,
-    primals: &[Value],
-    outputs: &[Value],
-    tangents: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, y, primals, outputs, tangents);
-    Err("jvp_integer_pow is not written yet".into())
-}
-
-/// The jvp rule (placeholder until the rules land).
-pub(crate) fn jvp_convert(
-    em: &mut Emitter,
-    dtype: DType,
-    primals: &[Value],
-    outputs: &[Value],
-    tangents: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, dtype, primals, outputs, tangents);
-    Err("jvp_convert is not written yet".into())
-}
-
-/// The transpose rule (placeholder until the rules land).
-pub(crate) fn transpose_unary(
-    em: &mut Emitter,
-    op: UnaryOp,
-    inputs: &[LinearIn],
-    cts: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, op, inputs, cts);
-    Err("transpose_unary is not written yet".into())
-}
-
-/// The transpose rule (placeholder until the rules land).
-pub(crate) fn transpose_convert(
-    em: &mut Emitter,
-    dtype: DType,
-    inputs: &[LinearIn],
-    cts: &[Option<Value>],
-) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, dtype, inputs, cts);
-    Err("transpose_convert is not written yet".into())
 }
