@@ -29,8 +29,54 @@ pub enum Command {
     },
     /// `ferrax run FILE ARGS.npy... [options]`.
     Run(RunArgs),
+    /// A transform subcommand: `grad`, `value-and-grad`, `jvp`, `vjp`, `hvp`,
+    /// `linearize`, `transpose`.
+    Transform {
+        /// Which transform.
+        pass: Pass,
+        /// The module, or `-` for stdin.
+        input: String,
+        /// `--wrt 0,1`: parameter indices (the pass's default when absent).
+        wrt: Option<Vec<usize>>,
+        /// `--has-aux` (grad, value-and-grad).
+        has_aux: bool,
+    },
     /// `ferrax help` / `--help`.
     Help,
+}
+
+/// The transform subcommands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// `grad`.
+    Grad,
+    /// `value-and-grad`.
+    ValueAndGrad,
+    /// `jvp`.
+    Jvp,
+    /// `vjp`.
+    Vjp,
+    /// `hvp`.
+    Hvp,
+    /// `linearize`.
+    Linearize,
+    /// `transpose`.
+    Transpose,
+}
+
+impl Pass {
+    fn from_name(name: &str) -> Option<Pass> {
+        Some(match name {
+            "grad" => Pass::Grad,
+            "value-and-grad" => Pass::ValueAndGrad,
+            "jvp" => Pass::Jvp,
+            "vjp" => Pass::Vjp,
+            "hvp" => Pass::Hvp,
+            "linearize" => Pass::Linearize,
+            "transpose" => Pass::Transpose,
+            _ => return None,
+        })
+    }
 }
 
 /// Options of `ferrax run`.
@@ -62,6 +108,13 @@ commands:
   run    FILE A.npy... [--backend interp|jit] [--out DIR] [--full]
                               [--max-bytes N] [--fuel N]
                               run the entry Func on one .npy file per parameter
+  grad   FILE [--wrt 0,1] [--has-aux]     gradient of a scalar function
+  value-and-grad FILE [--wrt ..] [--has-aux]
+  jvp    FILE [--wrt ..]      forward mode: params, tangents -> outs, tangents
+  vjp    FILE [--wrt ..]      reverse mode: params, cotangents -> outs, cotangents
+  hvp    FILE [--wrt ..]      Hessian-vector product (jvp of grad)
+  linearize FILE [--wrt ..]   the primal Func, then the linear Func
+  transpose FILE              transpose a linear Func marked [residuals=K]
 
 FILE may be '-' to read the module from standard input.";
 
@@ -81,7 +134,13 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             Ok(Command::Verify { input: one_input("verify", &positional)? })
         }
         "run" => parse_run(rest),
-        other => Err(format!("unknown command '{other}' (available: print, verify, run; try 'ferrax help')")),
+        name => match Pass::from_name(name) {
+            Some(pass) => parse_transform(pass, rest),
+            None => Err(format!(
+                "unknown command '{name}' (available: print, verify, run, grad, value-and-grad, jvp, vjp, hvp, \
+                 linearize, transpose; try 'ferrax help')"
+            )),
+        },
     }
 }
 
@@ -104,6 +163,22 @@ fn parse_run(rest: &[String]) -> Result<Command, String> {
         max_bytes: flags.number("--max-bytes")?,
         fuel: flags.number("--fuel")?,
     }))
+}
+
+fn parse_transform(pass: Pass, rest: &[String]) -> Result<Command, String> {
+    let aux_allowed = matches!(pass, Pass::Grad | Pass::ValueAndGrad);
+    let switches: &[&str] = if aux_allowed { &["--has-aux"] } else { &[] };
+    let options: &[&str] = if pass == Pass::Transpose { &[] } else { &["--wrt"] };
+    let (positional, flags) = split(rest, switches, options)?;
+    let wrt = match flags.value("--wrt") {
+        None => None,
+        Some(list) => Some(
+            list.split(',')
+                .map(|i| i.trim().parse::<usize>().map_err(|_| format!("--wrt expects indices like 0,2, got '{list}'")))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    Ok(Command::Transform { pass, input: one_input("transform", &positional)?, wrt, has_aux: flags.has("--has-aux") })
 }
 
 fn one_input(command: &str, positional: &[String]) -> Result<String, String> {

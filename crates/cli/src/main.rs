@@ -5,7 +5,7 @@
 
 mod args;
 
-use args::{Backend, Command, RunArgs, USAGE, parse_args};
+use args::{Backend, Command, Pass, RunArgs, USAGE, parse_args};
 use ferrax_array::{Array, Budget, npy};
 use ferrax_ir::{Error, EvalOptions, Module, PrintOptions, SourceMap};
 use std::io::{Read, Write};
@@ -62,7 +62,30 @@ fn run_command(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
             write_out(out, &format!("{}: ok ({} Funcs)", display_name(&input), module.funcs.len()))
         }
         Command::Run(run) => run_module(&run, out),
+        Command::Transform { pass, input, wrt, has_aux } => {
+            let (module, _) = load(&input)?;
+            let transformed = transform(pass, &module, wrt, has_aux).map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
+            write_out(out, ferrax_ir::print(&transformed).trim_end())
+        }
     }
+}
+
+/// Runs a transform, then dead-code elimination; the result is verified.
+fn transform(pass: Pass, module: &Module, wrt: Option<Vec<usize>>, has_aux: bool) -> Result<Module, Error> {
+    use ferrax_transform as t;
+    let wrt = wrt.map_or(t::Wrt::Default, t::Wrt::Params);
+    let out = match pass {
+        Pass::Grad => t::grad(module, &wrt, has_aux)?,
+        Pass::ValueAndGrad => t::value_and_grad(module, &wrt, has_aux)?,
+        Pass::Jvp => t::jvp(module, &wrt)?,
+        Pass::Vjp => t::vjp(module, &wrt)?,
+        Pass::Hvp => t::hvp(module, &wrt)?,
+        Pass::Linearize => t::linearize(module, &wrt)?,
+        Pass::Transpose => t::transpose(module)?,
+    };
+    let out = t::dce(&out);
+    ferrax_ir::verify(&out)?;
+    Ok(out)
 }
 
 fn display_name(input: &str) -> &str {
@@ -97,7 +120,7 @@ fn load(input: &str) -> Result<(Module, SourceMap), Failure> {
 /// Prefixes an error with `file:line:col` of the Func or equation it names.
 fn locate(name: &str, error: &Error, spans: &SourceMap) -> String {
     let place = match error {
-        Error::Verify { place, .. } | Error::Eval { place, .. } => place,
+        Error::Verify { place, .. } | Error::Eval { place, .. } | Error::Transform { place, .. } => place,
         Error::Parse { .. } => return format!("{name}:{error}"),
         Error::Array(_) => return format!("{name}: {error}"),
     };

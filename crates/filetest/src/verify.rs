@@ -54,6 +54,6 @@ fn located(error: Error, spans: &SourceMap) -> Error {
 fn error_line(error: &Error) -> Option<usize> {
     match error {
         Error::Parse { line, .. } => Some(*line),
-        Error::Verify { .. } | Error::Eval { .. } | Error::Array(_) => None,
+        Error::Verify { .. } | Error::Eval { .. } | Error::Transform { .. } | Error::Array(_) => None,
     }
 }

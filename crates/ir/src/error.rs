@@ -52,6 +52,14 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A transform that cannot be applied (a missing rule, reverse mode through an
+    /// unbounded loop, a bad `wrt`).
+    Transform {
+        /// Where.
+        place: Place,
+        /// What is wrong.
+        message: String,
+    },
     /// A host-data error (sizes, budget, `.npy`).
     Array(ferrax_array::Error),
 }
@@ -60,6 +68,11 @@ impl Error {
     /// A verifier error in `func`, optionally at an equation.
     pub fn verify(place: Place, message: impl Into<String>) -> Error {
         Error::Verify { place, message: message.into() }
+    }
+
+    /// A transform error at `place`.
+    pub fn transform(place: Place, message: impl Into<String>) -> Error {
+        Error::Transform { place, message: message.into() }
     }
 
     /// An evaluation error at `place`.
@@ -72,7 +85,9 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Parse { line, col, message } => write!(f, "{line}:{col}: {message}"),
-            Error::Verify { place, message } | Error::Eval { place, message } => write!(f, "{place}: {message}"),
+            Error::Verify { place, message } | Error::Eval { place, message } | Error::Transform { place, message } => {
+                write!(f, "{place}: {message}")
+            }
             Error::Array(e) => e.fmt(f),
         }
     }

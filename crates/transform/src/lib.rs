@@ -1,4 +1,75 @@
-//! IR-to-IR transforms (jvp, linearize, transpose, vjp, grad, vmap, and the
-//! optimisation passes). Each pass takes a Func of a module and returns a module
-//! whose entry is the result; the per-primitive rules live in `ferrax_ir::prim`.
-//! This crate starts empty: the passes arrive with their issues.
+//! IR-to-IR transforms: forward mode ([`jvp`]), reverse mode ([`linearize`],
+//! [`transpose`], [`vjp`], [`grad`], [`value_and_grad`]), their composition [`hvp`],
+//! and the clean-up passes [`dce`] and [`inline_calls`].
+//!
+//! Every pass takes a module, transforms its entry (the first Func), and returns a new
+//! module whose entry is the result, named `@<name>_<pass>`, followed by the Funcs it
+//! refers to (DESIGN section 3). The per-primitive rules live beside each primitive in
+//! `ferrax_ir::prim` (`jvp`, `transpose`); this crate holds the drivers that run them:
+//! symbolic zeros (`None` tangents and cotangents) are never materialised except at the
+//! boundaries (results, loop carries), and cotangents of a value used several times
+//! accumulate with `add`.
+//!
+//! Reverse mode is transpose ∘ linearize ∘ jvp: no primitive has a hand-written VJP.
+
+mod dce;
+mod inline;
+mod jvp;
+mod linear;
+mod vjp;
+mod wrt;
+
+pub use dce::dce;
+pub use inline::inline_calls;
+pub use jvp::jvp;
+pub use linear::{linearize, transpose};
+pub use vjp::{grad, hvp, value_and_grad, vjp};
+pub use wrt::Wrt;
+
+use ferrax_ir::{Error, Func, Module, Place};
+
+/// A transform error in `func`.
+pub(crate) fn error(func: &str, message: impl Into<String>) -> Error {
+    Error::transform(Place { func: func.to_string(), eqn: None, prim: None }, message)
+}
+
+/// The entry of `module`, or an error.
+pub(crate) fn entry(module: &Module) -> Result<&Func, Error> {
+    module.entry().ok_or_else(|| error("", "the module has no Func to transform"))
+}
+
+/// A module holding `entry` first, then every Func of `pool` it refers to,
+/// transitively, in first-reference order.
+pub(crate) fn assemble(entry: Func, pool: &Module) -> Module {
+    let mut module = Module::new();
+    let mut queue: Vec<String> = Vec::new();
+    let collect = |func: &Func, queue: &mut Vec<String>| {
+        for eqn in &func.eqns {
+            queue.extend(eqn.prim.callees().into_iter().map(String::from));
+        }
+    };
+    collect(&entry, &mut queue);
+    let entry_name = entry.name.clone();
+    module.push(entry);
+    let mut next = 0;
+    while next < queue.len() {
+        let name = queue[next].clone();
+        next += 1;
+        if name == entry_name || module.funcs.contains_key(&name) {
+            continue;
+        }
+        if let Some(func) = pool.func(&name) {
+            collect(func, &mut queue);
+            module.push(func.clone());
+        }
+    }
+    module
+}
+
+/// A Func name not used in `module`: `base`, else `base_2`, `base_3`, ...
+pub(crate) fn fresh_name(module: &Module, base: &str) -> String {
+    if !module.funcs.contains_key(base) {
+        return base.to_string();
+    }
+    (2..).map(|i| format!("{base}_{i}")).find(|n| !module.funcs.contains_key(n)).unwrap_or_default()
+}

@@ -28,6 +28,21 @@ pub trait JvpContext {
     /// tangents of the outputs marked in out_nonzero...)`. `instantiate` forces
     /// outputs to have (possibly zero) tangents.
     fn jvp_func(&mut self, name: &str, nonzero: &[bool], instantiate: &[bool]) -> Result<JvpFunc, String>;
+
+    /// A copy of the jvp'd scan body `name` with its parameters and results regrouped
+    /// for a `scan`: parameters `(consts, const tangents, carry, carry tangents, xs, xs
+    /// tangents)` instead of `(consts, carry, xs, tangents...)`, results `(carry, carry
+    /// tangents, ys, ys tangents)`. `groups` are the sizes of consts, carry and xs,
+    /// `nonzero` the input tangent mask, `num_carry` the carries, `out_nonzero` the
+    /// output tangent mask. Returns the copy's name.
+    fn scan_body_jvp(
+        &mut self,
+        name: &str,
+        groups: [usize; 3],
+        nonzero: &[bool],
+        num_carry: usize,
+        out_nonzero: &[bool],
+    ) -> Result<String, String>;
 }
 
 /// A Func transformed by jvp.
@@ -116,12 +131,33 @@ impl Prim {
             | Prim::Scan(_)
             | Prim::CustomJvp { .. }
             | Prim::CustomVjp { .. }
-            | Prim::Remat { .. } => control::jvp_control(em, cx, self, p, o, t),
+            | Prim::Remat { .. } => {
+                let _ = cx;
+                Err(format!("{}: structured primitives are differentiated by Prim::jvp_full", self.name()))
+            }
         }
         .map(|mut out| {
             out.resize(outputs.len(), None);
             out
         })
+    }
+
+    /// Emits this equation on `primals` together with its outputs' tangents: the primal
+    /// equation then [`Prim::jvp`] for the other primitives; one transformed equation
+    /// computing both for the structured ones (their bodies are differentiated).
+    pub fn jvp_full(
+        &self,
+        em: &mut Emitter,
+        cx: &mut dyn JvpContext,
+        primals: &[Value],
+        tangents: &[Option<Value>],
+    ) -> Result<(Vec<Value>, Vec<Option<Value>>), String> {
+        if self.callees().is_empty() {
+            let outputs = em.eqn(cx.module(), self.clone(), primals)?.to_vec();
+            let out_tangents = self.jvp(em, cx, primals, &outputs, tangents)?;
+            return Ok((outputs, out_tangents));
+        }
+        control::jvp_control(em, cx, self, primals, tangents)
     }
 
     /// Emits the cotangents of this linear equation's linear inputs (see the module
