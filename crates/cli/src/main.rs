@@ -64,7 +64,8 @@ fn run_command(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
         Command::Run(run) => run_module(&run, out),
         Command::Transform { pass, input, wrt, has_aux } => {
             let (module, _) = load(&input)?;
-            let transformed = transform(pass, &module, wrt, has_aux).map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
+            let transformed = transform(pass, &module, wrt, has_aux)
+                .map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
             write_out(out, ferrax_ir::print(&transformed).trim_end())
         }
     }

@@ -12,6 +12,7 @@
 //! ```
 
 mod api;
+pub mod autodiff;
 mod constant;
 pub mod control;
 pub mod nn;
@@ -21,6 +22,7 @@ mod tracer;
 pub mod tree;
 
 pub use api::{Error, Traced, eval, make_ir, trace, trace_with_consts};
+pub use autodiff::{Grad, grad, hvp, jvp, value_and_grad, vjp};
 pub use constant::constant;
 pub use control::{Branch, ScanOptions, cond, fori_loop, scan, scan_with, switch, while_loop};
 pub use ops::Scalar;

@@ -44,7 +44,14 @@ fn callee(prim: &Prim, which: Inline) -> Option<&str> {
 }
 
 /// Appends `eqn` (with inputs renamed by `map`) to `out`, expanding inlined callees.
-fn expand(out: &mut Func, map: &mut [Value], eqn: &Eqn, module: &Module, which: Inline, depth: usize) -> Result<(), Error> {
+fn expand(
+    out: &mut Func,
+    map: &mut [Value],
+    eqn: &Eqn,
+    module: &Module,
+    which: Inline,
+    depth: usize,
+) -> Result<(), Error> {
     let inputs: Vec<Value> = eqn.inputs.iter().map(|v| map[v.index()]).collect();
     let Some(name) = callee(&eqn.prim, which) else {
         let mut copy = eqn.clone();

@@ -26,7 +26,8 @@ pub fn jvp(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
     let jf = pass.transform(&f.name, &nonzero, &instantiate, Some(name)).map_err(|e| pass.error(&f.name, e))?;
     // Tangent parameters follow the params in wrt order (the pass adds them in
     // parameter order; reorder when wrt is not sorted).
-    let mut entry = pass.out.funcs.get(&jf.name).cloned().ok_or_else(|| crate::error(&f.name, "jvp lost its result"))?;
+    let mut entry =
+        pass.out.funcs.get(&jf.name).cloned().ok_or_else(|| crate::error(&f.name, "jvp lost its result"))?;
     let n = f.params.len();
     let mut sorted = wrt.clone();
     sorted.sort_unstable();
@@ -88,7 +89,13 @@ impl JvpPass {
         Ok(jf)
     }
 
-    fn build(&mut self, func: &Func, name: &str, nonzero: &[bool], instantiate: &[bool]) -> Result<(Func, Vec<bool>), String> {
+    fn build(
+        &mut self,
+        func: &Func,
+        name: &str,
+        nonzero: &[bool],
+        instantiate: &[bool],
+    ) -> Result<(Func, Vec<bool>), String> {
         let mut em = Emitter::new(name);
         let mut primal: Vec<Option<Value>> = vec![None; func.value_types.len()];
         let mut tangent: Vec<Option<Value>> = vec![None; func.value_types.len()];
@@ -171,7 +178,13 @@ impl JvpContext for JvpPass {
         let mut groups_t: [Vec<Value>; 3] = Default::default();
         for (i, &nz) in nonzero.iter().enumerate().take(n) {
             if nz {
-                let group = if i < k { 0 } else if i < k + c { 1 } else { 2 };
+                let group = if i < k {
+                    0
+                } else if i < k + c {
+                    1
+                } else {
+                    2
+                };
                 groups_t[group].extend(tangents.next());
             }
         }

@@ -110,8 +110,11 @@ fn split(func: Func, n_primals: usize, n_outputs: usize) -> Result<Split, Error>
 
 /// Copies equation `eqn` of `from` into `em`, renaming values through `env`.
 pub(crate) fn copy_eqn(em: &mut Emitter, module: &Module, eqn: &Eqn, env: &mut [Option<Value>]) -> Result<(), String> {
-    let inputs: Vec<Value> =
-        eqn.inputs.iter().map(|v| env[v.index()].ok_or_else(|| format!("value {v} is not available"))).collect::<Result<_, _>>()?;
+    let inputs: Vec<Value> = eqn
+        .inputs
+        .iter()
+        .map(|v| env[v.index()].ok_or_else(|| format!("value {v} is not available")))
+        .collect::<Result<_, _>>()?;
     em.set_loc(eqn.loc.clone());
     let outputs = em.eqn(module, eqn.prim.clone(), &inputs)?;
     for (o, n) in eqn.outputs.iter().zip(outputs) {
@@ -237,11 +240,17 @@ pub fn linearize(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
     Ok(out)
 }
 
-/// The transpose of a linear Func (the entry, marked `[residuals=K]`): `@<f>_transpose`
-/// takes `(residuals..., one cotangent per output)` and returns one cotangent per
-/// linear (non-residual) parameter.
+/// The transpose of a linear Func marked `[residuals=K]` (the entry, or else the first
+/// Func so marked, as in `linearize`'s output): `@<f>_transpose` takes `(residuals...,
+/// one cotangent per output)` and returns one cotangent per linear (non-residual)
+/// parameter.
 pub fn transpose(module: &Module) -> Result<Module, Error> {
-    let f = crate::entry(module)?;
+    let entry = crate::entry(module)?;
+    let f = if entry.attr("residuals").is_some() {
+        entry
+    } else {
+        module.funcs.values().find(|f| f.attr("residuals").is_some()).unwrap_or(entry)
+    };
     let k = match f.attr("residuals") {
         Some(AttrValue::Int(k)) if (0..=f.params.len() as i64).contains(k) => *k as usize,
         Some(other) => return Err(crate::error(&f.name, format!("transpose: bad residuals={other}"))),

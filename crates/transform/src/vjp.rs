@@ -16,7 +16,12 @@ enum Seeds {
 
 /// Builds `@<f>_<suffix>` for `wrt`: params, then the seeds if they are parameters;
 /// returns the Func with results `(outs..., cts per wrt)` and the module of bodies.
-fn reverse(module: &Module, wrt: &[usize], seeds: Seeds, suffix: &str) -> Result<(ferrax_ir::Func, Vec<Value>, Vec<Value>, Module), Error> {
+fn reverse(
+    module: &Module,
+    wrt: &[usize],
+    seeds: Seeds,
+    suffix: &str,
+) -> Result<(ferrax_ir::Func, Vec<Value>, Vec<Value>, Module), Error> {
     let f = crate::entry(module)?;
     let name = f.name.clone();
     let err = |e: String| crate::error(&name, format!("{suffix}: {e}"));
@@ -24,7 +29,9 @@ fn reverse(module: &Module, wrt: &[usize], seeds: Seeds, suffix: &str) -> Result
         let ty = f.result_types.first();
         if !ty.is_some_and(|t| t.dtype.is_float() && t.rank() == 0) {
             let got = ty.map_or("no result".to_string(), |t| t.to_string());
-            return Err(err(format!("the function must return a float scalar first (grad of a scalar function), got {got}")));
+            return Err(err(format!(
+                "the function must return a float scalar first (grad of a scalar function), got {got}"
+            )));
         }
     }
     let (s, bodies) = split_jvp(module, wrt)?;
@@ -104,7 +111,8 @@ fn with_value(module: &Module, wrt: &Wrt, has_aux: bool, keep_value: bool, suffi
     let f = crate::entry(module)?;
     let wrt = wrt.resolve(f, |_| vec![0])?;
     if !has_aux && f.results.len() != 1 {
-        let message = format!("{suffix}: the function returns {} values; pass has_aux to treat the rest as aux", f.results.len());
+        let message =
+            format!("{suffix}: the function returns {} values; pass has_aux to treat the rest as aux", f.results.len());
         return Err(crate::error(&f.name, message));
     }
     let (mut func, outs, grads, _) = reverse(module, &wrt, Seeds::Scalar, suffix)?;

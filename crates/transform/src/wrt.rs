@@ -30,7 +30,10 @@ impl Wrt {
             };
             let ty = func.ty(param);
             if !ty.dtype.is_float() {
-                return Err(crate::error(&func.name, format!("wrt index {index}: parameter {index} is {ty}, not a float")));
+                return Err(crate::error(
+                    &func.name,
+                    format!("wrt index {index}: parameter {index} is {ty}, not a float"),
+                ));
             }
             if indices[..i].contains(&index) {
                 return Err(crate::error(&func.name, format!("wrt index {index} is repeated")));

@@ -406,7 +406,8 @@ fn jvp_scan(
     let mut carry_t_out = outs[c..c + n_carry_t].iter();
     let ys_out = outs[c + n_carry_t..c + n_carry_t + n_ys].to_vec();
     let mut ys_t_out = outs[c + n_carry_t + n_ys..].iter();
-    let mut out_tangents: Vec<Option<crate::Value>> = carry.iter().map(|&nz| if nz { carry_t_out.next().copied() } else { None }).collect();
+    let mut out_tangents: Vec<Option<crate::Value>> =
+        carry.iter().map(|&nz| if nz { carry_t_out.next().copied() } else { None }).collect();
     out_tangents.extend(ys_nonzero.iter().map(|&nz| if nz { ys_t_out.next().copied() } else { None }));
     let mut outputs = carry_out;
     outputs.extend(ys_out);

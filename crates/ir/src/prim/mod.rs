@@ -421,6 +421,55 @@ impl Prim {
         Ok(prim)
     }
 
+    /// Renames the Funcs this primitive refers to with `rename`.
+    pub fn rename_callees(&mut self, rename: &mut dyn FnMut(&str) -> String) {
+        match self {
+            Prim::Call { func } | Prim::Remat { func, .. } => *func = rename(func),
+            Prim::Cond { branches } => branches.iter_mut().for_each(|b| *b = rename(b)),
+            Prim::While { cond, body, .. } => {
+                *cond = rename(cond);
+                *body = rename(body);
+            }
+            Prim::Scan(s) => s.body = rename(&s.body),
+            Prim::CustomJvp { func, jvp } => {
+                *func = rename(func);
+                *jvp = rename(jvp);
+            }
+            Prim::CustomVjp { func, fwd, bwd } => {
+                *func = rename(func);
+                *fwd = rename(fwd);
+                *bwd = rename(bwd);
+            }
+            Prim::Unary(_)
+            | Prim::IntegerPow { .. }
+            | Prim::Convert { .. }
+            | Prim::StopGradient
+            | Prim::Name { .. }
+            | Prim::Binary(_)
+            | Prim::Compare(_)
+            | Prim::Select
+            | Prim::Clamp
+            | Prim::BroadcastInDim { .. }
+            | Prim::Reshape { .. }
+            | Prim::Transpose { .. }
+            | Prim::Rev { .. }
+            | Prim::Slice { .. }
+            | Prim::Pad { .. }
+            | Prim::Concatenate { .. }
+            | Prim::Iota { .. }
+            | Prim::Constant { .. }
+            | Prim::DynamicSlice { .. }
+            | Prim::DynamicUpdateSlice
+            | Prim::Gather { .. }
+            | Prim::ScatterAdd { .. }
+            | Prim::Reduce { .. }
+            | Prim::ArgReduce { .. }
+            | Prim::Cumsum { .. }
+            | Prim::DotGeneral(_)
+            | Prim::RandomBits { .. } => {}
+        }
+    }
+
     /// The Funcs this primitive refers to, in attribute order.
     pub fn callees(&self) -> Vec<&str> {
         match self {

@@ -1,0 +1,346 @@
+//! Transforms of closures: [`grad`], [`value_and_grad`], [`jvp`], [`vjp`], [`hvp`].
+//!
+//! A closure is traced into a Func, the IR pass of `ferrax_transform` rewrites it, and
+//! the result either runs (on host [`Array`]s, `call`) or is emitted into the trace
+//! that is open (on [`Tensor`]s, `apply`), which is what makes transforms compose:
+//! `grad(|x| g.apply(&x))` differentiates a gradient. Inside a trace, the closure is
+//! traced as a body of the module being built: tensors of the outer trace that it uses
+//! become extra parameters of its Func, outside `wrt`, so an inner transform never
+//! differentiates an outer variable (no perturbation confusion); the transformed Func
+//! is then called from the outer trace.
+//!
+//! The structure of a closure's argument is any [`Tree`]; `grad` differentiates with
+//! respect to every float leaf of it (JAX's `grad` of a one-argument function), and
+//! returns gradients in the same structure (zeros for integer leaves).
+
+use crate::Tensor;
+use crate::api::{Error, trace_flat};
+use crate::tracer::{self, Scope, TraceError, emit, new_trace, with_trace};
+use crate::tree::{Tree, unflatten};
+use ferrax_ir::{Array, EvalOptions, Func, Module, Prim, Type};
+use ferrax_transform as transform;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::panic::Location;
+
+/// Which IR pass a transform object applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pass {
+    Grad,
+    ValueAndGrad,
+}
+
+/// `grad(f)` or `value_and_grad(f)` of a closure returning a float scalar; traced once
+/// per argument signature, then cached.
+pub struct Grad<F> {
+    f: F,
+    pass: Pass,
+    cache: RefCell<HashMap<Vec<Type>, (Module, Vec<Array>)>>,
+}
+
+/// The gradient of `f` (a closure from a tree of tensors to a float scalar) with
+/// respect to every float leaf of its argument.
+pub fn grad<F>(f: F) -> Grad<F> {
+    Grad { f, pass: Pass::Grad, cache: RefCell::default() }
+}
+
+/// Like [`grad`], and the value too.
+pub fn value_and_grad<F>(f: F) -> Grad<F> {
+    Grad { f, pass: Pass::ValueAndGrad, cache: RefCell::default() }
+}
+
+fn float_indices(types: &[Type]) -> Vec<usize> {
+    types.iter().enumerate().filter(|(_, t)| t.dtype.is_float()).map(|(i, _)| i).collect()
+}
+
+/// Gradients for every leaf: the computed ones for float leaves, zeros for the others.
+fn fill_grads(types: &[Type], computed: Vec<Array>) -> Result<Vec<Array>, Error> {
+    let mut computed = computed.into_iter();
+    types
+        .iter()
+        .map(|t| match t.dtype.is_float() {
+            true => computed.next().ok_or_else(|| Error::Arguments("missing gradient".into())),
+            false => Ok(Array::zeros(t.dtype, &t.shape, &Default::default())?),
+        })
+        .collect()
+}
+
+impl<F> Grad<F> {
+    /// The transformed module for arguments of `types` (cached).
+    fn module_for<In>(&self, args: &In, location: &'static Location<'static>) -> Result<(Module, Vec<Array>), Error>
+    where
+        In: Tree<Array> + ?Sized,
+        F: Fn(In::With<Tensor>) -> Tensor,
+    {
+        let types: Vec<Type> = args.leaves().iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+        if let Some(hit) = self.cache.borrow().get(&types) {
+            return Ok(hit.clone());
+        }
+        let rebuild = |params| unflatten(args, params);
+        let (traced, _) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
+        let wrt = transform::Wrt::Params(float_indices(&types));
+        let module = match self.pass {
+            Pass::Grad => transform::grad(&traced.module, &wrt, false)?,
+            Pass::ValueAndGrad => transform::value_and_grad(&traced.module, &wrt, false)?,
+        };
+        let module = transform::dce(&module);
+        ferrax_ir::verify(&module)?;
+        self.cache.borrow_mut().insert(types, (module.clone(), traced.consts.clone()));
+        Ok((module, traced.consts))
+    }
+
+    /// Evaluates on host arrays: the gradient, in the structure of `args` (for
+    /// `value_and_grad`, use [`Grad::call_with_value`]).
+    #[track_caller]
+    pub fn call<In>(&self, args: &In) -> Result<In::With<Array>, Error>
+    where
+        In: Tree<Array> + ?Sized,
+        F: Fn(In::With<Tensor>) -> Tensor,
+    {
+        let (_, grads) = self.run(args, Location::caller())?;
+        Ok(grads)
+    }
+
+    /// Evaluates on host arrays: the value and the gradient.
+    #[track_caller]
+    pub fn call_with_value<In>(&self, args: &In) -> Result<(Array, In::With<Array>), Error>
+    where
+        In: Tree<Array> + ?Sized,
+        F: Fn(In::With<Tensor>) -> Tensor,
+    {
+        let (value, grads) = self.run(args, Location::caller())?;
+        let value = value.ok_or_else(|| Error::Arguments("call_with_value needs value_and_grad".into()))?;
+        Ok((value, grads))
+    }
+
+    fn run<In>(
+        &self,
+        args: &In,
+        location: &'static Location<'static>,
+    ) -> Result<(Option<Array>, In::With<Array>), Error>
+    where
+        In: Tree<Array> + ?Sized,
+        F: Fn(In::With<Tensor>) -> Tensor,
+    {
+        let (module, consts) = self.module_for(args, location)?;
+        let mut inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
+        let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+        inputs.extend(consts);
+        let mut outputs = ferrax_ir::eval_entry(&module, &inputs, &EvalOptions::default())?;
+        let value = match self.pass {
+            Pass::ValueAndGrad if !outputs.is_empty() => Some(outputs.remove(0)),
+            _ => None,
+        };
+        let grads = fill_grads(&types, outputs)?;
+        let grads = unflatten(args, grads).ok_or_else(|| Error::Arguments("gradient structure".into()))?;
+        Ok((value, grads))
+    }
+
+    /// Emits the gradient into the open trace: the gradient of `f` at `args`, in their
+    /// structure. Outer tensors `f` uses are constants of the differentiated Func.
+    #[track_caller]
+    pub fn apply<T>(&self, args: &T) -> T::With<Tensor>
+    where
+        T: Tree<Tensor> + ?Sized,
+        F: Fn(T::With<Tensor>) -> Tensor,
+    {
+        let location = Location::caller();
+        let leaves: Vec<Tensor> = args.leaves().into_iter().cloned().collect();
+        let types: Vec<Type> = leaves.iter().map(|t| t.ty().clone()).collect();
+        let wrt = transform::Wrt::Params(float_indices(&types));
+        let pass = self.pass;
+        let outputs = apply_transform(
+            |params| (self.f)(unflatten(args, params).expect("Tree walks agree")),
+            &leaves,
+            |module| match pass {
+                Pass::Grad => transform::grad(module, &wrt, false),
+                Pass::ValueAndGrad => transform::value_and_grad(module, &wrt, false),
+            },
+            location,
+        );
+        let mut outputs = outputs.into_iter();
+        if pass == Pass::ValueAndGrad {
+            outputs.next();
+        }
+        let mut grads: Vec<Tensor> = Vec::with_capacity(leaves.len());
+        for leaf in &leaves {
+            grads.push(match leaf.dtype().is_float() {
+                true => outputs.next().unwrap_or_else(|| leaf.zeros_like()),
+                false => leaf.zeros_like(),
+            });
+        }
+        unflatten(args, grads).expect("Tree walks agree")
+    }
+}
+
+/// Traces `f` as a body of the open trace, transforms it with `pass`, imports the
+/// result into the module being built and emits a call of it on `args` (and the outer
+/// tensors `f` captured). Returns the call's results, or poisoned tensors on error.
+fn apply_transform<O: Tree<Tensor>>(
+    f: impl FnOnce(Vec<Tensor>) -> O,
+    args: &[Tensor],
+    pass: impl FnOnce(&Module) -> Result<Module, ferrax_ir::Error>,
+    location: &'static Location<'static>,
+) -> Vec<Tensor> {
+    let Some(outer) = tracer::current() else {
+        let message = "apply: transforms of tensors work inside a trace (use call on arrays outside one)";
+        return vec![tracer::fail_with(TraceError::at(location, message), Type::scalar(ferrax_ir::DType::F32))];
+    };
+    let shared = outer.borrow().shared.clone();
+    let types: Vec<Type> = args.iter().map(|t| t.ty().clone()).collect();
+    let name = shared.borrow_mut().fresh_name("inner");
+    let (trace, params) = new_trace(&name, &types, Scope::Nested);
+    let out = with_trace(&trace, || f(params));
+    let results: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
+    let (func, captured) = match tracer::finish(&trace, &results, location) {
+        Ok(done) => done,
+        Err(error) => return vec![tracer::fail_with(error, Type::scalar(ferrax_ir::DType::F32))],
+    };
+    let module = with_bodies(func, &shared.borrow().module);
+    let transformed = match pass(&module).map(|m| transform::dce(&m)) {
+        Ok(m) => m,
+        Err(e) => {
+            return vec![tracer::fail_with(
+                TraceError::at(location, e.to_string()),
+                Type::scalar(ferrax_ir::DType::F32),
+            )];
+        }
+    };
+    let entry = import(&transformed, &mut shared.borrow_mut());
+    let result_types: Vec<Type> = transformed.entry().map(|f| f.result_types.clone()).unwrap_or_default();
+    let mut inputs: Vec<&Tensor> = args.iter().collect();
+    inputs.extend(captured.iter());
+    emit(Prim::Call { func: entry }, &inputs, location, &result_types)
+}
+
+/// A module of `func` and the bodies of `pool` it refers to.
+fn with_bodies(func: Func, pool: &Module) -> Module {
+    let mut module = Module::new();
+    module.push(func);
+    for f in pool.funcs.values() {
+        module.push(f.clone());
+    }
+    module
+}
+
+/// Adds every Func of `module` to the module being built under fresh names (rewriting
+/// the references); returns the new name of its entry.
+fn import(module: &Module, shared: &mut crate::tracer::Shared) -> String {
+    let mut names: HashMap<String, String> = HashMap::new();
+    for name in module.funcs.keys() {
+        let fresh = shared.fresh_name(name);
+        names.insert(name.clone(), fresh);
+    }
+    let mut entry_name = String::new();
+    for (i, func) in module.funcs.values().enumerate() {
+        let mut copy = func.clone();
+        copy.name = names[&func.name].clone();
+        for eqn in &mut copy.eqns {
+            eqn.prim.rename_callees(&mut |n| names.get(n).cloned().unwrap_or_else(|| n.to_string()));
+        }
+        if i == 0 {
+            entry_name = copy.name.clone();
+        }
+        shared.module.push(copy);
+    }
+    entry_name
+}
+
+/// Forward mode on host arrays: the outputs of `f` at `primals` and their directional
+/// derivatives along `tangents` (a tree of the same structure).
+#[track_caller]
+pub fn jvp<In, O>(
+    f: impl Fn(In::With<Tensor>) -> O,
+    primals: &In,
+    tangents: &In,
+) -> Result<(O::With<Array>, O::With<Array>), Error>
+where
+    In: Tree<Array> + ?Sized,
+    O: Tree<Tensor>,
+{
+    let location = Location::caller();
+    let inputs: Vec<Array> = primals.leaves().into_iter().cloned().collect();
+    let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+    let rebuild = |params| unflatten(primals, params);
+    let (traced, out) = trace_flat(f, rebuild, &types, location)?;
+    let wrt = float_indices(&types);
+    let module = transform::dce(&transform::jvp(&traced.module, &transform::Wrt::Params(wrt.clone()))?);
+    let tangent_leaves: Vec<Array> = tangents.leaves().into_iter().cloned().collect();
+    let mut all = inputs;
+    all.extend(traced.consts);
+    all.extend(wrt.iter().filter_map(|&i| tangent_leaves.get(i).cloned()));
+    let mut outputs = ferrax_ir::eval_entry(&module, &all, &EvalOptions::default())?;
+    let n = out.leaf_count();
+    let tangents_out = outputs.split_off(n);
+    // Tangents exist for float outputs only; integer outputs get zeros.
+    let out_types: Vec<Type> = outputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+    let tangents_out = fill_grads(&out_types, tangents_out)?;
+    let primal = unflatten(&out, outputs).ok_or_else(|| Error::Arguments("output structure".into()))?;
+    let tangent = unflatten(&out, tangents_out).ok_or_else(|| Error::Arguments("output structure".into()))?;
+    Ok((primal, tangent))
+}
+
+/// The Hessian-vector product of a scalar `f` at `primals` along `tangents`
+/// (forward-over-reverse: the jvp of the gradient), in the structure of `primals`.
+#[track_caller]
+pub fn hvp<In>(f: impl Fn(In::With<Tensor>) -> Tensor, primals: &In, tangents: &In) -> Result<In::With<Array>, Error>
+where
+    In: Tree<Array> + ?Sized,
+{
+    let location = Location::caller();
+    let inputs: Vec<Array> = primals.leaves().into_iter().cloned().collect();
+    let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+    let rebuild = |params| unflatten(primals, params);
+    let (traced, _) = trace_flat(f, rebuild, &types, location)?;
+    let wrt = float_indices(&types);
+    let module = transform::dce(&transform::hvp(&traced.module, &transform::Wrt::Params(wrt.clone()))?);
+    // One tangent per float parameter of the traced entry: the given ones, then zeros
+    // for the hoisted constants.
+    let tangent_leaves: Vec<Array> = tangents.leaves().into_iter().cloned().collect();
+    let mut all = inputs;
+    let const_tangents: Vec<Array> = traced
+        .consts
+        .iter()
+        .filter(|c| c.dtype().is_float())
+        .map(|c| Array::zeros(c.dtype(), c.shape(), &Default::default()))
+        .collect::<Result<_, _>>()?;
+    all.extend(traced.consts);
+    all.extend(wrt.iter().filter_map(|&i| tangent_leaves.get(i).cloned()));
+    all.extend(const_tangents);
+    let mut outputs = ferrax_ir::eval_entry(&module, &all, &EvalOptions::default())?;
+    let hv = outputs.split_off(wrt.len());
+    let hv = fill_grads(&types, hv)?;
+    unflatten(primals, hv).ok_or_else(|| Error::Arguments("tangent structure".into()))
+}
+
+/// Reverse mode on host arrays: the outputs of `f` at `primals`, and the cotangent of
+/// the arguments given `cotangents` for the outputs (a tree of arrays whose leaves are
+/// the outputs' cotangents in order; integer outputs take none).
+#[track_caller]
+pub fn vjp<In, O, C>(
+    f: impl Fn(In::With<Tensor>) -> O,
+    primals: &In,
+    cotangents: &C,
+) -> Result<(O::With<Array>, In::With<Array>), Error>
+where
+    In: Tree<Array> + ?Sized,
+    O: Tree<Tensor>,
+    C: Tree<Array> + ?Sized,
+{
+    let location = Location::caller();
+    let inputs: Vec<Array> = primals.leaves().into_iter().cloned().collect();
+    let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+    let rebuild = |params| unflatten(primals, params);
+    let (traced, out) = trace_flat(f, rebuild, &types, location)?;
+    let wrt = float_indices(&types);
+    let module = transform::dce(&transform::vjp(&traced.module, &transform::Wrt::Params(wrt))?);
+    let mut all = inputs;
+    all.extend(traced.consts);
+    all.extend(cotangents.leaves().into_iter().cloned());
+    let mut outputs = ferrax_ir::eval_entry(&module, &all, &EvalOptions::default())?;
+    let n = out.leaf_count();
+    let in_cts = fill_grads(&types, outputs.split_off(n))?;
+    let primal = unflatten(&out, outputs).ok_or_else(|| Error::Arguments("output structure".into()))?;
+    let in_cts = unflatten(primals, in_cts).ok_or_else(|| Error::Arguments("cotangent structure".into()))?;
+    Ok((primal, in_cts))
+}
