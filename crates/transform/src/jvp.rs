@@ -79,9 +79,8 @@ impl JvpPass {
         self.depth += 1;
         let built = self.build(&func, &new_name, nonzero, instantiate);
         self.depth -= 1;
-        let (func_out, out_nonzero) = built.map_err(|e| {
+        let (func_out, out_nonzero) = built.inspect_err(|_| {
             self.errors_in.get_or_insert_with(|| func.name.clone());
-            e
         })?;
         self.out.push(func_out);
         let jf = JvpFunc { name: new_name, out_nonzero };
