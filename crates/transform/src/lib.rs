@@ -12,6 +12,7 @@
 //!
 //! Reverse mode is transpose ∘ linearize ∘ jvp: no primitive has a hand-written VJP.
 
+pub mod check;
 mod dce;
 mod inline;
 mod jvp;
@@ -19,6 +20,7 @@ mod linear;
 mod vjp;
 mod wrt;
 
+pub use check::{Modes, Tolerance, check_grads};
 pub use dce::dce;
 pub use inline::inline_calls;
 pub use jvp::jvp;
