@@ -52,6 +52,7 @@ fn indices(shape: &[usize], values: &[i32]) -> In {
 }
 
 impl In {
+    /// The input's type.
     fn ty(&self) -> Type {
         match self {
             In::Linear(ty) => ty.clone(),
@@ -244,6 +245,7 @@ fn select_with_residual_predicate() {
 
 // ---- structural ----
 
+/// `broadcast_in_dim[shape, dims]`.
 fn broadcast(shape: &[usize], dims: &[usize]) -> Prim {
     Prim::BroadcastInDim { shape: shape.into(), dims: dims.to_vec() }
 }
@@ -288,6 +290,7 @@ fn rev() {
     check(prim(&[]), vec![lin(&[3])]);
 }
 
+/// `slice[start, limit, strides]`.
 fn slice(start: &[usize], limit: &[usize], strides: &[usize]) -> Prim {
     Prim::Slice { start: start.to_vec(), limit: limit.to_vec(), strides: strides.to_vec() }
 }
@@ -302,6 +305,7 @@ fn slice_strided_and_empty() {
     check(slice(&[], &[], &[]), vec![lin(&[])]);
 }
 
+/// `pad[low, high, interior]`.
 fn pad(low: &[i64], high: &[i64], interior: &[usize]) -> Prim {
     Prim::Pad { low: low.to_vec(), high: high.to_vec(), interior: interior.to_vec() }
 }
@@ -408,6 +412,7 @@ fn cumsum_both_directions() {
 
 // ---- dot_general ----
 
+/// `dot_general` with these dimension numbers.
 fn dot_general(lhs_contract: &[usize], rhs_contract: &[usize], lhs_batch: &[usize], rhs_batch: &[usize]) -> Prim {
     Prim::DotGeneral(DotDims {
         lhs_contract: lhs_contract.to_vec(),

@@ -308,8 +308,9 @@ pub(crate) fn transpose_index(
                 return Ok(vec![None; inputs.len()]);
             };
             let zeros = em.zeros(x_ty)?;
-            let ct_x = em.op(Prim::DynamicUpdateSlice, &[&[zeros, ct][..], &starts].concat())?;
-            Ok(with_ct_of_first(Some(ct_x), inputs.len()))
+            let mut out = vec![None; inputs.len()];
+            out[0] = Some(em.op(Prim::DynamicUpdateSlice, &[&[zeros, ct][..], &starts].concat())?);
+            Ok(out)
         }
         Prim::DynamicUpdateSlice => {
             let [x, update, starts @ ..] = inputs else {
@@ -319,7 +320,7 @@ pub(crate) fn transpose_index(
             let Some(ct) = ct else {
                 return Ok(vec![None; inputs.len()]);
             };
-            let update_ty = index_input_type(em, update);
+            let update_ty = input_type(em, update);
             let ct_x = if x.is_linear() {
                 let zeros = em.zeros(&update_ty)?;
                 Some(em.op(Prim::DynamicUpdateSlice, &[&[ct, zeros][..], &starts].concat())?)
@@ -403,18 +404,11 @@ fn index_residuals(op: &str, starts: &[LinearIn]) -> Result<Vec<Value>, String> 
 }
 
 /// The type of an input of an equation being transposed.
-fn index_input_type(em: &Emitter, input: &LinearIn) -> Type {
+fn input_type(em: &Emitter, input: &LinearIn) -> Type {
     match input {
         LinearIn::Linear(ty) => ty.clone(),
         LinearIn::Residual(v) => em.ty(*v).clone(),
     }
-}
-
-/// `[ct, None, None, ...]`, one entry per input.
-fn with_ct_of_first(ct: Option<Value>, inputs: usize) -> Vec<Option<Value>> {
-    let mut out = vec![None; inputs];
-    out[0] = ct;
-    out
 }
 
 #[cfg(test)]

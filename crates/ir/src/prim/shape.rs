@@ -503,8 +503,8 @@ fn transpose_pad(
         return Ok(vec![None, None]);
     }
     let x_ty = input_type(em, x);
-    let uncrop_low: Vec<i64> = low.iter().map(|&l| (-l).max(0)).collect();
-    let uncrop_high: Vec<i64> = high.iter().map(|&h| (-h).max(0)).collect();
+    let uncrop_low: Vec<i64> = low.iter().map(|&l| 0i64.saturating_sub(l).max(0)).collect();
+    let uncrop_high: Vec<i64> = high.iter().map(|&h| 0i64.saturating_sub(h).max(0)).collect();
     let uncropped = if uncrop_low.iter().chain(&uncrop_high).all(|&n| n == 0) {
         ct
     } else {
