@@ -358,25 +358,98 @@ pub(crate) fn jvp_clamp(
     Err("jvp_clamp is not written yet".into())
 }
 
-/// The transpose rule (placeholder until the rules land).
+/// The transpose rule of a binary operation. `add` and `sub` are linear in both
+/// operands jointly (`add` passes the cotangent to each linear operand, `sub` negates
+/// it for the subtrahend); `mul` is linear in one operand when the other is a residual
+/// (`ct * r`); `div` is linear in its numerator when the denominator is a residual
+/// (`ct / r`). Every other operation, and `mul`/`div` used in a non-linear way, is an
+/// error.
 pub(crate) fn transpose_binary(
     em: &mut Emitter,
     op: BinaryOp,
     inputs: &[LinearIn],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, op, inputs, cts);
-    Err("transpose_binary is not written yet".into())
+    let ([x, y], [ct]) = (inputs, cts) else {
+        return Err(format!(
+            "{}: transpose expects 2 inputs and 1 cotangent, got {} and {}",
+            op.name(),
+            inputs.len(),
+            cts.len()
+        ));
+    };
+    match op {
+        BinaryOp::Add | BinaryOp::Sub => {
+            let Some(ct) = *ct else {
+                return Ok(vec![None, None]);
+            };
+            let ct_y = match (y.is_linear(), op) {
+                (true, BinaryOp::Sub) => Some(em.neg(ct)?),
+                (true, _) => Some(ct),
+                (false, _) => None,
+            };
+            Ok(vec![x.is_linear().then_some(ct), ct_y])
+        }
+        BinaryOp::Mul => match (x, y) {
+            (LinearIn::Linear(_), LinearIn::Linear(_)) => {
+                Err("mul of two linear operands is not linear (one operand must be a residual), \
+                     so it has no transpose rule"
+                    .into())
+            }
+            (LinearIn::Linear(_), LinearIn::Residual(r)) => Ok(vec![scale(em, BinaryOp::Mul, *ct, *r)?, None]),
+            (LinearIn::Residual(r), LinearIn::Linear(_)) => Ok(vec![None, scale(em, BinaryOp::Mul, *ct, *r)?]),
+            (LinearIn::Residual(_), LinearIn::Residual(_)) => Ok(vec![None, None]),
+        },
+        BinaryOp::Div => match (x, y) {
+            (_, LinearIn::Linear(_)) => {
+                Err("div with a linear denominator is not linear (only the numerator may be linear), \
+                     so it has no transpose rule"
+                    .into())
+            }
+            (LinearIn::Linear(_), LinearIn::Residual(r)) => Ok(vec![scale(em, BinaryOp::Div, *ct, *r)?, None]),
+            (LinearIn::Residual(_), LinearIn::Residual(_)) => Ok(vec![None, None]),
+        },
+        BinaryOp::Rem
+        | BinaryOp::Pow
+        | BinaryOp::Max
+        | BinaryOp::Min
+        | BinaryOp::Atan2
+        | BinaryOp::And
+        | BinaryOp::Or => Err(format!("{} is not linear, so it has no transpose rule", op.name())),
+    }
 }
 
-/// The transpose rule (placeholder until the rules land).
+/// `op(ct, r)` for a non-zero cotangent; a zero stays symbolic.
+fn scale(em: &mut Emitter, op: BinaryOp, ct: Option<Value>, r: Value) -> Result<Option<Value>, String> {
+    ct.map(|ct| em.binary(op, ct, r)).transpose()
+}
+
+/// The transpose rule of `select(p, a, b)` with a residual predicate: `a` gets the
+/// cotangent where `p` holds and zero elsewhere, `b` the other way round.
 pub(crate) fn transpose_select(
     em: &mut Emitter,
     inputs: &[LinearIn],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, inputs, cts);
-    Err("transpose_select is not written yet".into())
+    let ([pred, on_true, on_false], [ct]) = (inputs, cts) else {
+        return Err(format!(
+            "select: transpose expects 3 inputs and 1 cotangent, got {} and {}",
+            inputs.len(),
+            cts.len()
+        ));
+    };
+    let pred = pred.residual("the predicate of select")?;
+    let Some(ct) = *ct else {
+        return Ok(vec![None, None, None]);
+    };
+    if !on_true.is_linear() && !on_false.is_linear() {
+        return Ok(vec![None, None, None]);
+    }
+    let ty = em.ty(ct).clone();
+    let zeros = em.zeros(&ty)?;
+    let ct_true = if on_true.is_linear() { Some(em.select(pred, ct, zeros)?) } else { None };
+    let ct_false = if on_false.is_linear() { Some(em.select(pred, zeros, ct)?) } else { None };
+    Ok(vec![None, ct_true, ct_false])
 }
 
 #[cfg(test)]

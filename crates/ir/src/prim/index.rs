@@ -275,15 +275,140 @@ pub(crate) fn jvp_index(
     Err("jvp_index is not written yet".into())
 }
 
-/// The transpose rule (placeholder until the rules land).
+/// The transpose rule of the indexing primitives, linear in their array operands
+/// (the i32 indices must be residuals):
+///
+/// - `dynamic_slice(x, i...)`: writes the cotangent into zeros of `x`'s type with
+///   `dynamic_update_slice` at the same indices;
+/// - `dynamic_update_slice(x, u, i...)`: `x` gets the cotangent with the updated box
+///   zeroed, `u` gets that box (`dynamic_slice`);
+/// - `gather(x, idx)`: `scatter_add` of the cotangent into zeros of `x`'s type;
+/// - `scatter_add(x, idx, u)`: `x` gets the cotangent, `u` gathers it at `idx`.
+///
+/// Both directions clamp the start indices in the same way (a box of the same size
+/// in an array of the same shape), so the transpose reads and writes exactly the
+/// elements the forward equation wrote and read.
 pub(crate) fn transpose_index(
     em: &mut Emitter,
     prim: &Prim,
     inputs: &[LinearIn],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, prim, inputs, cts);
-    Err("transpose_index is not written yet".into())
+    let op = prim.name();
+    let [ct] = *cts else {
+        return Err(format!("{op}: transpose expects 1 cotangent, got {}", cts.len()));
+    };
+    match prim {
+        Prim::DynamicSlice { .. } => {
+            let Some((x, starts)) = inputs.split_first() else {
+                return Err(format!("{op}: transpose expects an operand and start indices, got no inputs"));
+            };
+            let starts = index_residuals(op, starts)?;
+            let (LinearIn::Linear(x_ty), Some(ct)) = (x, ct) else {
+                return Ok(vec![None; inputs.len()]);
+            };
+            let zeros = em.zeros(x_ty)?;
+            let mut out = vec![None; inputs.len()];
+            out[0] = Some(em.op(Prim::DynamicUpdateSlice, &[&[zeros, ct][..], &starts].concat())?);
+            Ok(out)
+        }
+        Prim::DynamicUpdateSlice => {
+            let [x, update, starts @ ..] = inputs else {
+                return Err(format!("{op}: transpose expects an operand, an update and start indices"));
+            };
+            let starts = index_residuals(op, starts)?;
+            let Some(ct) = ct else {
+                return Ok(vec![None; inputs.len()]);
+            };
+            let update_ty = input_type(em, update);
+            let ct_x = if x.is_linear() {
+                let zeros = em.zeros(&update_ty)?;
+                Some(em.op(Prim::DynamicUpdateSlice, &[&[ct, zeros][..], &starts].concat())?)
+            } else {
+                None
+            };
+            let ct_update = if update.is_linear() {
+                let sizes = update_ty.shape.to_vec();
+                Some(em.op(Prim::DynamicSlice { sizes }, &[&[ct][..], &starts].concat())?)
+            } else {
+                None
+            };
+            let mut out = vec![ct_x, ct_update];
+            out.resize(inputs.len(), None);
+            Ok(out)
+        }
+        Prim::Gather { axis, batch_dims } => {
+            let [x, idx] = inputs else {
+                return Err(format!("{op}: transpose expects 2 inputs, got {}", inputs.len()));
+            };
+            let idx = idx.residual("the indices of gather")?;
+            let (LinearIn::Linear(x_ty), Some(ct)) = (x, ct) else {
+                return Ok(vec![None, None]);
+            };
+            let zeros = em.zeros(x_ty)?;
+            let scatter = Prim::ScatterAdd { axis: *axis, batch_dims: *batch_dims };
+            Ok(vec![Some(em.op(scatter, &[zeros, idx, ct])?), None])
+        }
+        Prim::ScatterAdd { axis, batch_dims } => {
+            let [x, idx, updates] = inputs else {
+                return Err(format!("{op}: transpose expects 3 inputs, got {}", inputs.len()));
+            };
+            let idx = idx.residual("the indices of scatter_add")?;
+            let Some(ct) = ct else {
+                return Ok(vec![None, None, None]);
+            };
+            let ct_updates = if updates.is_linear() {
+                let gather = Prim::Gather { axis: *axis, batch_dims: *batch_dims };
+                Some(em.op(gather, &[ct, idx])?)
+            } else {
+                None
+            };
+            Ok(vec![x.is_linear().then_some(ct), None, ct_updates])
+        }
+        Prim::Unary(_)
+        | Prim::IntegerPow { .. }
+        | Prim::Convert { .. }
+        | Prim::StopGradient
+        | Prim::Name { .. }
+        | Prim::Binary(_)
+        | Prim::Compare(_)
+        | Prim::Select
+        | Prim::Clamp
+        | Prim::BroadcastInDim { .. }
+        | Prim::Reshape { .. }
+        | Prim::Transpose { .. }
+        | Prim::Rev { .. }
+        | Prim::Slice { .. }
+        | Prim::Pad { .. }
+        | Prim::Concatenate { .. }
+        | Prim::Iota { .. }
+        | Prim::Constant { .. }
+        | Prim::Reduce { .. }
+        | Prim::ArgReduce { .. }
+        | Prim::Cumsum { .. }
+        | Prim::DotGeneral(_)
+        | Prim::RandomBits { .. }
+        | Prim::Call { .. }
+        | Prim::Cond { .. }
+        | Prim::While { .. }
+        | Prim::Scan(_)
+        | Prim::CustomJvp { .. }
+        | Prim::CustomVjp { .. }
+        | Prim::Remat { .. } => Err(format!("{op} is not an indexing primitive")),
+    }
+}
+
+/// The start indices of a dynamic slice, which must all be residuals.
+fn index_residuals(op: &str, starts: &[LinearIn]) -> Result<Vec<Value>, String> {
+    starts.iter().enumerate().map(|(k, s)| s.residual(&format!("start index {k} of {op}"))).collect()
+}
+
+/// The type of an input of an equation being transposed.
+fn input_type(em: &Emitter, input: &LinearIn) -> Type {
+    match input {
+        LinearIn::Linear(ty) => ty.clone(),
+        LinearIn::Residual(v) => em.ty(*v).clone(),
+    }
 }
 
 #[cfg(test)]

@@ -182,15 +182,137 @@ pub(crate) fn jvp_dot_general(
     Err("jvp_dot_general is not written yet".into())
 }
 
-/// The transpose rule (placeholder until the rules land).
+/// The transpose rule of `dot_general`, linear in one operand when the other is a
+/// residual (both linear is an error).
+///
+/// The cotangent of the linear side is the `dot_general` of the cotangent (as lhs)
+/// with the residual side: the batch axes pair up, and the cotangent's axes of the
+/// residual side's free axes contract with them. The result has the batch axes, then
+/// the linear side's free axes (the cotangent's free axes), then its contracting axes
+/// (the residual side's free axes, ordered as the residual side's contracting axes
+/// are); a `transpose` puts them back in the operand's order.
 pub(crate) fn transpose_dot_general(
     em: &mut Emitter,
     dims: &DotDims,
     inputs: &[LinearIn],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, dims, inputs, cts);
-    Err("transpose_dot_general is not written yet".into())
+    let ([lhs, rhs], [ct]) = (inputs, cts) else {
+        return Err(format!(
+            "dot_general: transpose expects 2 inputs and 1 cotangent, got {} and {}",
+            inputs.len(),
+            cts.len()
+        ));
+    };
+    match (lhs, rhs) {
+        (LinearIn::Linear(_), LinearIn::Linear(_)) => Err("dot_general of two linear operands is not linear \
+             (one operand must be a residual), so it has no transpose rule"
+            .into()),
+        (LinearIn::Residual(_), LinearIn::Residual(_)) => Ok(vec![None, None]),
+        (LinearIn::Linear(lhs_ty), LinearIn::Residual(rhs)) => {
+            let Some(ct) = *ct else {
+                return Ok(vec![None, None]);
+            };
+            let rhs_rank = em.ty(*rhs).rank();
+            let side = Side {
+                linear_rank: lhs_ty.rank(),
+                linear_batch: &dims.lhs_batch,
+                linear_contract: &dims.lhs_contract,
+                residual_batch: &dims.rhs_batch,
+                residual_contract: &dims.rhs_contract,
+                residual_free: dims.rhs_free(rhs_rank),
+                // The cotangent's axes: batch, lhs free, rhs free.
+                ct_residual_free_start: dims.lhs_batch.len() + dims.lhs_free(lhs_ty.rank()).len(),
+            };
+            Ok(vec![Some(side.emit(em, ct, *rhs)?), None])
+        }
+        (LinearIn::Residual(lhs), LinearIn::Linear(rhs_ty)) => {
+            let Some(ct) = *ct else {
+                return Ok(vec![None, None]);
+            };
+            let lhs_rank = em.ty(*lhs).rank();
+            let side = Side {
+                linear_rank: rhs_ty.rank(),
+                linear_batch: &dims.rhs_batch,
+                linear_contract: &dims.rhs_contract,
+                residual_batch: &dims.lhs_batch,
+                residual_contract: &dims.lhs_contract,
+                residual_free: dims.lhs_free(lhs_rank),
+                // The cotangent's axes: batch, lhs free, rhs free.
+                ct_residual_free_start: dims.lhs_batch.len(),
+            };
+            Ok(vec![None, Some(side.emit(em, ct, *lhs)?)])
+        }
+    }
+}
+
+/// One side of a `dot_general` being transposed: the dimension numbers seen from the
+/// linear operand and the residual one.
+struct Side<'d> {
+    /// Rank of the linear operand.
+    linear_rank: usize,
+    /// Batch axes of the linear operand.
+    linear_batch: &'d [usize],
+    /// Contracting axes of the linear operand.
+    linear_contract: &'d [usize],
+    /// Batch axes of the residual operand, paired with `linear_batch`.
+    residual_batch: &'d [usize],
+    /// Contracting axes of the residual operand, paired with `linear_contract`.
+    residual_contract: &'d [usize],
+    /// Free axes of the residual operand, in order.
+    residual_free: Vec<usize>,
+    /// The cotangent axis of the residual operand's first free axis (the others follow).
+    ct_residual_free_start: usize,
+}
+
+impl Side<'_> {
+    /// Emits the linear operand's cotangent: `dot_general(ct, residual)` and a transpose.
+    fn emit(&self, em: &mut Emitter, ct: Value, residual: Value) -> Result<Value, String> {
+        let n_batch = self.linear_batch.len();
+        let ct_free = self.ct_residual_free_start..self.ct_residual_free_start + self.residual_free.len();
+        let dims = DotDims {
+            lhs_contract: ct_free.collect(),
+            rhs_contract: self.residual_free.clone(),
+            lhs_batch: (0..n_batch).collect(),
+            rhs_batch: self.residual_batch.to_vec(),
+        };
+        let product = em.op(crate::Prim::DotGeneral(dims), &[ct, residual])?;
+        // Which linear-operand axis each axis of the product is: the batch axes, the
+        // linear side's free axes, then the residual side's contracting axes in
+        // increasing order (they are its free axes in the product), each standing for
+        // the linear axis it was paired with.
+        let mut residual_contract: Vec<(usize, usize)> =
+            self.residual_contract.iter().copied().zip(self.linear_contract.iter().copied()).collect();
+        residual_contract.sort_unstable();
+        let linear_free =
+            (0..self.linear_rank).filter(|a| !self.linear_batch.contains(a) && !self.linear_contract.contains(a));
+        let source: Vec<usize> = self
+            .linear_batch
+            .iter()
+            .copied()
+            .chain(linear_free)
+            .chain(residual_contract.into_iter().map(|(_, linear)| linear))
+            .collect();
+        if source.len() != self.linear_rank {
+            return Err(format!(
+                "dot_general: the transposed product has {} axes, but the operand has {}",
+                source.len(),
+                self.linear_rank
+            ));
+        }
+        let mut perm = vec![usize::MAX; source.len()];
+        for (i, &axis) in source.iter().enumerate() {
+            match perm.get_mut(axis) {
+                Some(slot) if *slot == usize::MAX => *slot = i,
+                _ => {
+                    return Err(
+                        "dot_general: the linear operand's batch and contracting axes repeat or exceed its rank".into(),
+                    );
+                }
+            }
+        }
+        if perm.iter().enumerate().all(|(i, &p)| i == p) { Ok(product) } else { em.transpose(product, &perm) }
+    }
 }
 
 #[cfg(test)]

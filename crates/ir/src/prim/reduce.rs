@@ -260,7 +260,9 @@ pub(crate) fn jvp_cumsum(
     Err("jvp_cumsum is not written yet".into())
 }
 
-/// The transpose rule (placeholder until the rules land).
+/// The transpose rule of a reduction: `reduce_sum` is linear, and its transpose
+/// broadcasts the cotangent back over the reduced axes. The other reductions are not
+/// linear (an error).
 pub(crate) fn transpose_reduce(
     em: &mut Emitter,
     op: ReduceOp,
@@ -268,11 +270,23 @@ pub(crate) fn transpose_reduce(
     inputs: &[LinearIn],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, op, axes, inputs, cts);
-    Err("transpose_reduce is not written yet".into())
+    match op {
+        ReduceOp::Sum => {}
+        ReduceOp::Max | ReduceOp::Min | ReduceOp::Prod => {
+            return Err(format!("{} is not linear, so it has no transpose rule", op.name()));
+        }
+    }
+    let (x, ct) = reduce_operands(op.name(), inputs, cts)?;
+    let (LinearIn::Linear(x_ty), Some(ct)) = (x, ct) else {
+        return Ok(vec![None]);
+    };
+    let kept: Vec<usize> = (0..x_ty.rank()).filter(|a| !axes.contains(a)).collect();
+    Ok(vec![Some(em.broadcast_in_dim(ct, &x_ty.shape, &kept)?)])
 }
 
-/// The transpose rule (placeholder until the rules land).
+/// The transpose rule of `cumsum`: output j sums inputs `i <= j` (`i >= j` when
+/// reversed), so input i receives the cotangents of outputs `j >= i`: a cumsum in the
+/// other direction.
 pub(crate) fn transpose_cumsum(
     em: &mut Emitter,
     axis: usize,
@@ -280,8 +294,23 @@ pub(crate) fn transpose_cumsum(
     inputs: &[LinearIn],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, axis, reverse, inputs, cts);
-    Err("transpose_cumsum is not written yet".into())
+    let (x, ct) = reduce_operands("cumsum", inputs, cts)?;
+    let (LinearIn::Linear(_), Some(ct)) = (x, ct) else {
+        return Ok(vec![None]);
+    };
+    Ok(vec![Some(em.op(crate::Prim::Cumsum { axis, reverse: !reverse }, &[ct])?)])
+}
+
+/// The one input and the one output cotangent of a reduction being transposed.
+fn reduce_operands<'a>(
+    op: &str,
+    inputs: &'a [LinearIn],
+    cts: &[Option<Value>],
+) -> Result<(&'a LinearIn, Option<Value>), String> {
+    match (inputs, cts) {
+        ([x], [ct]) => Ok((x, *ct)),
+        _ => Err(format!("{op}: transpose expects 1 input and 1 cotangent, got {} and {}", inputs.len(), cts.len())),
+    }
 }
 
 #[cfg(test)]

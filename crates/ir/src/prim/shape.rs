@@ -338,15 +338,240 @@ pub(crate) fn jvp_structural(
     Err("jvp_structural is not written yet".into())
 }
 
-/// The transpose rule (placeholder until the rules land).
+/// The transpose rule of the structural primitives, which are linear in their array
+/// operands (and `pad` in its padding value too):
+///
+/// - `broadcast_in_dim`: sums the cotangent over the new axes and over the expanded
+///   size-1 axes, then reshapes it to the operand's shape;
+/// - `reshape`: reshapes back; `transpose`: the inverse permutation; `rev`: the same
+///   axes again;
+/// - `slice`: pads the cotangent with zeros back to the operand's shape (strides
+///   become interior padding);
+/// - `pad`: the operand's cotangent is a strided slice of the cotangent (after padding
+///   the cropped parts back with zeros), the padding value's is the sum of the rest;
+/// - `concatenate`: one slice of the cotangent per linear operand.
 pub(crate) fn transpose_structural(
     em: &mut Emitter,
     prim: &Prim,
     inputs: &[LinearIn],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, prim, inputs, cts);
-    Err("transpose_structural is not written yet".into())
+    let op = prim.name();
+    let [ct] = *cts else {
+        return Err(format!("{op}: transpose expects 1 cotangent, got {}", cts.len()));
+    };
+    match prim {
+        Prim::BroadcastInDim { shape, dims } => {
+            one_operand(em, op, inputs, ct, |em, x, ct| transpose_broadcast_in_dim(em, shape, dims, x, ct))
+        }
+        Prim::Reshape { .. } => one_operand(em, op, inputs, ct, |em, x, ct| em.reshape(ct, &x.shape)),
+        Prim::Transpose { perm } => one_operand(em, op, inputs, ct, |em, _, ct| {
+            let mut inverse = vec![0; perm.len()];
+            for (i, &p) in perm.iter().enumerate() {
+                inverse[p] = i;
+            }
+            if inverse.iter().enumerate().all(|(i, &p)| i == p) { Ok(ct) } else { em.transpose(ct, &inverse) }
+        }),
+        Prim::Rev { axes } => {
+            one_operand(em, op, inputs, ct, |em, _, ct| em.op(Prim::Rev { axes: axes.clone() }, &[ct]))
+        }
+        Prim::Slice { start, limit: _, strides } => {
+            one_operand(em, op, inputs, ct, |em, x, ct| transpose_slice(em, start, strides, x, ct))
+        }
+        Prim::Pad { low, high, interior } => transpose_pad(em, low, high, interior, inputs, ct),
+        Prim::Concatenate { axis } => transpose_concatenate(em, *axis, inputs, ct),
+        Prim::Unary(_)
+        | Prim::IntegerPow { .. }
+        | Prim::Convert { .. }
+        | Prim::StopGradient
+        | Prim::Name { .. }
+        | Prim::Binary(_)
+        | Prim::Compare(_)
+        | Prim::Select
+        | Prim::Clamp
+        | Prim::Iota { .. }
+        | Prim::Constant { .. }
+        | Prim::DynamicSlice { .. }
+        | Prim::DynamicUpdateSlice
+        | Prim::Gather { .. }
+        | Prim::ScatterAdd { .. }
+        | Prim::Reduce { .. }
+        | Prim::ArgReduce { .. }
+        | Prim::Cumsum { .. }
+        | Prim::DotGeneral(_)
+        | Prim::RandomBits { .. }
+        | Prim::Call { .. }
+        | Prim::Cond { .. }
+        | Prim::While { .. }
+        | Prim::Scan(_)
+        | Prim::CustomJvp { .. }
+        | Prim::CustomVjp { .. }
+        | Prim::Remat { .. } => Err(format!("{op} is not a structural primitive")),
+    }
+}
+
+/// The transpose of a primitive with a single operand: `rule(em, operand type, ct)`
+/// when the operand is linear and the cotangent is non-zero.
+fn one_operand(
+    em: &mut Emitter,
+    op: &str,
+    inputs: &[LinearIn],
+    ct: Option<Value>,
+    rule: impl FnOnce(&mut Emitter, &Type, Value) -> Result<Value, String>,
+) -> Result<Vec<Option<Value>>, String> {
+    match (inputs, ct) {
+        ([LinearIn::Linear(x)], Some(ct)) => Ok(vec![Some(rule(em, x, ct)?)]),
+        ([_], _) => Ok(vec![None]),
+        _ => Err(format!("{op}: transpose expects 1 input, got {}", inputs.len())),
+    }
+}
+
+/// The transpose of `broadcast_in_dim`: output axes not fed by an operand axis, and
+/// those fed by an expanded size-1 axis, are summed away; a reshape restores the
+/// operand's size-1 axes.
+fn transpose_broadcast_in_dim(
+    em: &mut Emitter,
+    shape: &[usize],
+    dims: &[usize],
+    x: &Type,
+    ct: Value,
+) -> Result<Value, String> {
+    let kept: Vec<usize> =
+        dims.iter().zip(x.shape.iter()).filter(|&(&d, &size)| size == shape[d]).map(|(&d, _)| d).collect();
+    let summed: Vec<usize> = (0..shape.len()).filter(|a| !kept.contains(a)).collect();
+    let sum = em.reduce_sum(ct, &summed)?;
+    em.reshape(sum, &x.shape)
+}
+
+/// The transpose of `slice`: pads the cotangent with zeros. Element j of an axis came
+/// from operand index `start + j*stride`, so the stride becomes interior padding, and
+/// the last element is followed by `dim - (start + (n-1)*stride + 1)` zeros.
+fn transpose_slice(em: &mut Emitter, start: &[usize], strides: &[usize], x: &Type, ct: Value) -> Result<Value, String> {
+    let out = em.ty(ct).shape.clone();
+    if out.len() != x.rank() || start.len() != x.rank() || strides.len() != x.rank() {
+        return Err(format!("slice: the cotangent {} does not fit the operand {x}", em.ty(ct)));
+    }
+    let mut high = Vec::with_capacity(x.rank());
+    for axis in 0..x.rank() {
+        let used = match out[axis] {
+            0 => 0,
+            n => (n - 1) * strides[axis] + 1,
+        };
+        let rest = x.shape[axis]
+            .checked_sub(start[axis] + used)
+            .ok_or_else(|| format!("slice: the cotangent {} does not fit the operand {x}", em.ty(ct)))?;
+        high.push(to_i64(rest)?);
+    }
+    let low = start.iter().map(|&s| to_i64(s)).collect::<Result<Vec<_>, _>>()?;
+    let interior = strides.iter().map(|&s| s.saturating_sub(1)).collect();
+    let zero = em.zeros(&Type::scalar(x.dtype))?;
+    em.op(Prim::Pad { low, high, interior }, &[ct, zero])
+}
+
+/// A size or index as a padding amount.
+fn to_i64(n: usize) -> Result<i64, String> {
+    i64::try_from(n).map_err(|_| format!("size {n} does not fit a padding amount"))
+}
+
+/// The type of an input of an equation being transposed.
+fn input_type(em: &Emitter, input: &LinearIn) -> Type {
+    match input {
+        LinearIn::Linear(ty) => ty.clone(),
+        LinearIn::Residual(v) => em.ty(*v).clone(),
+    }
+}
+
+/// The transpose of `pad(x, value)`. Padding the cotangent with zeros where `low` or
+/// `high` cropped makes every operand element land at `max(low, 0) + i*(interior+1)`,
+/// a strided slice; the padding value was added everywhere else, so its cotangent is
+/// the sum of the whole cotangent minus the operand's part.
+fn transpose_pad(
+    em: &mut Emitter,
+    low: &[i64],
+    high: &[i64],
+    interior: &[usize],
+    inputs: &[LinearIn],
+    ct: Option<Value>,
+) -> Result<Vec<Option<Value>>, String> {
+    let [x, value] = inputs else {
+        return Err(format!("pad: transpose expects 2 inputs, got {}", inputs.len()));
+    };
+    let Some(ct) = ct else {
+        return Ok(vec![None, None]);
+    };
+    if !x.is_linear() && !value.is_linear() {
+        return Ok(vec![None, None]);
+    }
+    let x_ty = input_type(em, x);
+    let uncrop_low: Vec<i64> = low.iter().map(|&l| 0i64.saturating_sub(l).max(0)).collect();
+    let uncrop_high: Vec<i64> = high.iter().map(|&h| 0i64.saturating_sub(h).max(0)).collect();
+    let uncropped = if uncrop_low.iter().chain(&uncrop_high).all(|&n| n == 0) {
+        ct
+    } else {
+        let zero = em.zeros(&Type::scalar(x_ty.dtype))?;
+        let pad = Prim::Pad { low: uncrop_low, high: uncrop_high, interior: vec![0; x_ty.rank()] };
+        em.op(pad, &[ct, zero])?
+    };
+    let mut start = Vec::with_capacity(x_ty.rank());
+    let mut limit = Vec::with_capacity(x_ty.rank());
+    let mut strides = Vec::with_capacity(x_ty.rank());
+    for axis in 0..x_ty.rank() {
+        let first = usize::try_from(low[axis].max(0)).map_err(|_| "pad: low padding is too large".to_string())?;
+        let step = interior[axis] + 1;
+        let span = match x_ty.shape[axis] {
+            0 => 0,
+            d => (d - 1) * step + 1,
+        };
+        start.push(first);
+        limit.push(first + span);
+        strides.push(step);
+    }
+    let ct_x = em.op(Prim::Slice { start, limit, strides }, &[uncropped])?;
+    let ct_value = if value.is_linear() {
+        let all = |em: &Emitter, v: Value| (0..em.ty(v).rank()).collect::<Vec<_>>();
+        let (ct_axes, x_axes) = (all(em, ct), all(em, ct_x));
+        let total = em.reduce_sum(ct, &ct_axes)?;
+        let inside = em.reduce_sum(ct_x, &x_axes)?;
+        Some(em.sub(total, inside)?)
+    } else {
+        None
+    };
+    Ok(vec![x.is_linear().then_some(ct_x), ct_value])
+}
+
+/// The transpose of `concatenate`: each linear operand's cotangent is its range of
+/// `axis` in the cotangent.
+fn transpose_concatenate(
+    em: &mut Emitter,
+    axis: usize,
+    inputs: &[LinearIn],
+    ct: Option<Value>,
+) -> Result<Vec<Option<Value>>, String> {
+    let Some(ct) = ct else {
+        return Ok(vec![None; inputs.len()]);
+    };
+    let shape = em.ty(ct).shape.clone();
+    let mut at = 0;
+    let mut out = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let size = input_type(em, input)
+            .shape
+            .get(axis)
+            .copied()
+            .ok_or_else(|| format!("concatenate: axis {axis} is out of range for the cotangent {}", em.ty(ct)))?;
+        if input.is_linear() {
+            let mut start = vec![0; shape.len()];
+            let mut limit = shape.to_vec();
+            start[axis] = at;
+            limit[axis] = at + size;
+            let slice = Prim::Slice { start, limit, strides: vec![1; shape.len()] };
+            out.push(Some(em.op(slice, &[ct])?));
+        } else {
+            out.push(None);
+        }
+        at += size;
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

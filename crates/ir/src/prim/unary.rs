@@ -496,26 +496,80 @@ pub(crate) fn jvp_convert(
     Err("jvp_convert is not written yet".into())
 }
 
-/// The transpose rule (placeholder until the rules land).
+/// The transpose rule of a unary operation: only `neg` is linear, and it is its own
+/// transpose (`x -> -x` gives `ct -> -ct`). Every other operation is an error.
 pub(crate) fn transpose_unary(
     em: &mut Emitter,
     op: UnaryOp,
     inputs: &[LinearIn],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, op, inputs, cts);
-    Err("transpose_unary is not written yet".into())
+    let (x, ct) = unary_operands(op.name(), inputs, cts)?;
+    match op {
+        UnaryOp::Neg => {}
+        UnaryOp::Exp
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Expm1
+        | UnaryOp::Sin
+        | UnaryOp::Cos
+        | UnaryOp::Tan
+        | UnaryOp::Tanh
+        | UnaryOp::Logistic
+        | UnaryOp::Sqrt
+        | UnaryOp::Rsqrt
+        | UnaryOp::Abs
+        | UnaryOp::Sign
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Round
+        | UnaryOp::Erf
+        | UnaryOp::Not
+        | UnaryOp::IsFinite => {
+            return Err(format!("{} is not linear, so it has no transpose rule", op.name()));
+        }
+    }
+    match (x, ct) {
+        (LinearIn::Linear(_), Some(ct)) => Ok(vec![Some(em.neg(ct)?)]),
+        (LinearIn::Linear(_) | LinearIn::Residual(_), _) => Ok(vec![None]),
+    }
 }
 
-/// The transpose rule (placeholder until the rules land).
+/// The transpose rule of `convert`: between float dtypes the conversion is linear, and
+/// its transpose converts the cotangent back to the operand's dtype.
 pub(crate) fn transpose_convert(
     em: &mut Emitter,
     dtype: DType,
     inputs: &[LinearIn],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, dtype, inputs, cts);
-    Err("transpose_convert is not written yet".into())
+    let (x, ct) = unary_operands("convert", inputs, cts)?;
+    let LinearIn::Linear(x_ty) = x else {
+        return Ok(vec![None]);
+    };
+    if !x_ty.dtype.is_float() || !dtype.is_float() {
+        return Err(format!(
+            "convert from {} to {dtype} is not linear (only conversions between float dtypes are), \
+             so it has no transpose rule",
+            x_ty.dtype
+        ));
+    }
+    match ct {
+        Some(ct) => Ok(vec![Some(em.convert(ct, x_ty.dtype)?)]),
+        None => Ok(vec![None]),
+    }
+}
+
+/// The one input and the one output cotangent of a unary equation being transposed.
+fn unary_operands<'a>(
+    op: &str,
+    inputs: &'a [LinearIn],
+    cts: &[Option<Value>],
+) -> Result<(&'a LinearIn, Option<Value>), String> {
+    match (inputs, cts) {
+        ([x], [ct]) => Ok((x, *ct)),
+        _ => Err(format!("{op}: transpose expects 1 input and 1 cotangent, got {} and {}", inputs.len(), cts.len())),
+    }
 }
 
 #[cfg(test)]
