@@ -5,9 +5,11 @@
 
 use super::ad::LinearIn;
 use super::kernels::{Elem, Float, Num, array, bad_dtype, div_i32, rem_i32, same_shape, zip_map};
-use super::unary::{UnaryDomain, expect_domain};
+use super::shape::instantiate;
+use super::unary::{UnaryDomain, UnaryOp, expect_domain};
 use super::{expect_arity, expect_same};
 use crate::Type;
+use crate::emit::add_optional;
 use crate::{Emitter, Value};
 use ferrax_array::{Array, DType, Data};
 
@@ -324,7 +326,68 @@ fn clamp_slices<T: Num>(l: &[T], v: &[T], h: &[T]) -> Vec<T> {
 
 // ---- differentiation rules (jvp; transpose for the linear primitives) ----
 
-/// The jvp rule (placeholder until the rules land).
+/// `a - b` for optional (symbolically zero when `None`) tangents: `a` when `b` is zero,
+/// `-b` when `a` is.
+fn sub_optional(em: &mut Emitter, a: Option<Value>, b: Option<Value>) -> Result<Option<Value>, String> {
+    match (a, b) {
+        (Some(a), Some(b)) => em.sub(a, b).map(Some),
+        (a, None) => Ok(a),
+        (None, Some(b)) => em.neg(b).map(Some),
+    }
+}
+
+/// `tangent * factor` when the tangent is not zero (`factor` is built by `make` only
+/// then, from primal values: it is not linear in any tangent).
+fn scaled(
+    em: &mut Emitter,
+    tangent: Option<Value>,
+    make: impl FnOnce(&mut Emitter) -> Result<Value, String>,
+) -> Result<Option<Value>, String> {
+    match tangent {
+        Some(t) => {
+            let factor = make(em)?;
+            em.mul(t, factor).map(Some)
+        }
+        None => Ok(None),
+    }
+}
+
+/// `select(pred, a, b)` with constants of `like`'s type as the cases.
+fn select_consts(em: &mut Emitter, pred: Value, like: Value, a: f64, b: f64) -> Result<Value, String> {
+    let on_true = em.full_like(like, a)?;
+    let on_false = em.full_like(like, b)?;
+    em.select(pred, on_true, on_false)
+}
+
+/// JAX's "balanced" weight of operand `x` in `max(x, y)` or `min(x, y)`, whose
+/// result is `out`: 1 where only `x` equals the result, 1/2 where both do (a tie), 0
+/// elsewhere (also where the result is NaN).
+fn balanced_weight(em: &mut Emitter, x_hit: Value, y_hit: Value, like: Value) -> Result<Value, String> {
+    let share = select_consts(em, y_hit, like, 0.5, 1.0)?;
+    let zero = em.full_like(like, 0.0)?;
+    em.select(x_hit, share, zero)
+}
+
+/// The jvp rule of the elementwise binary operations; integer and bool results have
+/// zero tangents.
+///
+/// - `add`, `sub`: the sum (difference) of the non-zero tangents.
+/// - `mul`: `tx*y + x*ty`; `div`: `tx/y` for `tx` alone, `ty*(-out/y)` for `ty` alone,
+///   `(tx - ty*out)/y` for both.
+/// - `rem(x, y) = x - y*q` with `q = trunc(x/y)`: `tx - ty*q`. `q` is computed as
+///   `round((x - out)/y)` (the quotient of the computed remainder, an integer up to
+///   rounding), so that the tangent belongs to the same tooth of the sawtooth as the
+///   value even where `x/y` rounds across an integer. It is NaN where `y = 0` (as the
+///   value is).
+/// - `pow(x, y) = out`: `tx * (y * x^(y-1)) + ty * (log(x) * out)`, as JAX: the `tx`
+///   factor is 0 where `y = 0` (`x^0` is constant, and `0 * 0^-1` would be NaN), and
+///   the `ty` factor uses `log(1) = 0` where `x = 0` (so `pow(0, y)` for `y > 0` gets 0
+///   rather than `-inf * 0 = NaN`). A negative `x` gives a NaN `ty` factor.
+/// - `max`, `min`: JAX's balanced rule: where `x` is the result alone the tangent is
+///   `tx`, where `y` is, `ty`, and at ties `(tx + ty)/2`; where the result is NaN the
+///   tangent is 0 (neither operand equals it).
+/// - `atan2(x, y)`: `(tx*y - ty*x) / (x^2 + y^2)`, NaN at `x = y = 0`.
+/// - `and`, `or`: zero.
 pub(crate) fn jvp_binary(
     em: &mut Emitter,
     op: BinaryOp,
@@ -332,30 +395,164 @@ pub(crate) fn jvp_binary(
     outputs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, op, primals, outputs, tangents);
-    Err("jvp_binary is not written yet".into())
+    let (&[x, y], &[out], &[tx, ty]) = (primals, outputs, tangents) else {
+        return Err(format!(
+            "{}: expects 2 operands, 2 tangents and 1 result, got {}, {} and {}",
+            op.name(),
+            primals.len(),
+            tangents.len(),
+            outputs.len()
+        ));
+    };
+    if !em.ty(out).dtype.is_float() || (tx.is_none() && ty.is_none()) {
+        return Ok(vec![None]);
+    }
+    let tangent = match op {
+        BinaryOp::Add => add_optional(em, tx, ty)?,
+        BinaryOp::Sub => sub_optional(em, tx, ty)?,
+        BinaryOp::Mul => {
+            let from_x = scaled(em, tx, |_| Ok(y))?;
+            let from_y = scaled(em, ty, |_| Ok(x))?;
+            add_optional(em, from_x, from_y)?
+        }
+        BinaryOp::Div => match (tx, ty) {
+            (Some(tx), None) => Some(em.div(tx, y)?),
+            (None, Some(ty)) => scaled(em, Some(ty), |em| {
+                let minus_out = em.neg(out)?;
+                em.div(minus_out, y)
+            })?,
+            (Some(tx), Some(ty)) => {
+                let moved = em.mul(ty, out)?;
+                let numerator = em.sub(tx, moved)?;
+                Some(em.div(numerator, y)?)
+            }
+            (None, None) => None,
+        },
+        BinaryOp::Rem => {
+            let quotient = |em: &mut Emitter| {
+                let multiple = em.sub(x, out)?;
+                let ratio = em.div(multiple, y)?;
+                em.unary(UnaryOp::Round, ratio)
+            };
+            match (tx, ty) {
+                (tx, None) => tx,
+                (None, Some(ty)) => scaled(em, Some(ty), |em| {
+                    let q = quotient(em)?;
+                    em.neg(q)
+                })?,
+                (Some(tx), Some(ty)) => {
+                    let q = quotient(em)?;
+                    let moved = em.mul(ty, q)?;
+                    Some(em.sub(tx, moved)?)
+                }
+            }
+        }
+        BinaryOp::Pow => {
+            let from_x = scaled(em, tx, |em| {
+                let zero = em.full_like(y, 0.0)?;
+                let y_is_zero = em.compare(CompareOp::Eq, y, zero)?;
+                let one = em.full_like(y, 1.0)?;
+                let safe_y = em.select(y_is_zero, one, y)?;
+                let y_minus_one = em.sub(y, one)?;
+                let power = em.binary(BinaryOp::Pow, x, y_minus_one)?;
+                let slope = em.mul(safe_y, power)?;
+                em.select(y_is_zero, zero, slope)
+            })?;
+            let from_y = scaled(em, ty, |em| {
+                let zero = em.full_like(x, 0.0)?;
+                let x_is_zero = em.compare(CompareOp::Eq, x, zero)?;
+                let one = em.full_like(x, 1.0)?;
+                let safe_x = em.select(x_is_zero, one, x)?;
+                let log = em.unary(UnaryOp::Log, safe_x)?;
+                em.mul(log, out)
+            })?;
+            add_optional(em, from_x, from_y)?
+        }
+        BinaryOp::Max | BinaryOp::Min => {
+            let x_hit = em.compare(CompareOp::Eq, x, out)?;
+            let y_hit = em.compare(CompareOp::Eq, y, out)?;
+            let from_x = scaled(em, tx, |em| balanced_weight(em, x_hit, y_hit, out))?;
+            let from_y = scaled(em, ty, |em| balanced_weight(em, y_hit, x_hit, out))?;
+            add_optional(em, from_x, from_y)?
+        }
+        BinaryOp::Atan2 => {
+            let from_x = scaled(em, tx, |_| Ok(y))?;
+            let from_y = scaled(em, ty, |_| Ok(x))?;
+            let numerator = sub_optional(em, from_x, from_y)?;
+            match numerator {
+                Some(numerator) => {
+                    let xx = em.mul(x, x)?;
+                    let yy = em.mul(y, y)?;
+                    let denominator = em.add(xx, yy)?;
+                    Some(em.div(numerator, denominator)?)
+                }
+                None => None,
+            }
+        }
+        BinaryOp::And | BinaryOp::Or => None,
+    };
+    Ok(vec![tangent])
 }
 
-/// The jvp rule (placeholder until the rules land).
+/// The jvp rule of `select(pred, on_true, on_false)`: `select(pred, t_true, t_false)`,
+/// a zero case tangent instantiated as zeros (the predicate is bool: no tangent).
 pub(crate) fn jvp_select(
     em: &mut Emitter,
     primals: &[Value],
     outputs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, primals, outputs, tangents);
-    Err("jvp_select is not written yet".into())
+    let (&[pred, on_true, on_false], &[out], &[_, t_true, t_false]) = (primals, outputs, tangents) else {
+        return Err(format!("select: expects 3 operands and tangents, got {} and {}", primals.len(), tangents.len()));
+    };
+    if !em.ty(out).dtype.is_float() || (t_true.is_none() && t_false.is_none()) {
+        return Ok(vec![None]);
+    }
+    let t_true = instantiate(em, t_true, on_true)?;
+    let t_false = instantiate(em, t_false, on_false)?;
+    Ok(vec![Some(em.select(pred, t_true, t_false)?)])
 }
 
-/// The jvp rule (placeholder until the rules land).
+/// The jvp rule of `clamp(lo, x, hi) = min(max(x, lo), hi)`: the tangent of the operand
+/// the result is, `select(hi < x or hi < lo, t_hi, select(x < lo, t_lo, t_x))`, zero
+/// tangents instantiated only where a `select` needs them.
+///
+/// At ties (`x = lo` or `x = hi`) the tangent is `t_x` (JAX's rule gives 0 there), and
+/// where `lo > hi` (the result is `hi`) it is `t_hi`. Where `x` is NaN it is `t_x`
+/// (comparisons with NaN are false).
 pub(crate) fn jvp_clamp(
     em: &mut Emitter,
     primals: &[Value],
     outputs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, primals, outputs, tangents);
-    Err("jvp_clamp is not written yet".into())
+    let (&[lo, x, hi], &[out], &[t_lo, t_x, t_hi]) = (primals, outputs, tangents) else {
+        return Err(format!("clamp: expects 3 operands and tangents, got {} and {}", primals.len(), tangents.len()));
+    };
+    if !em.ty(out).dtype.is_float() {
+        return Ok(vec![None]);
+    }
+    let below = match (t_lo, t_x) {
+        (None, None) => None,
+        (t_lo, t_x) => {
+            let take_lo = em.compare(CompareOp::Lt, x, lo)?;
+            let t_lo = instantiate(em, t_lo, lo)?;
+            let t_x = instantiate(em, t_x, x)?;
+            Some(em.select(take_lo, t_lo, t_x)?)
+        }
+    };
+    let tangent = match (t_hi, below) {
+        (None, None) => None,
+        (t_hi, below) => {
+            let above_x = em.compare(CompareOp::Lt, hi, x)?;
+            let above_lo = em.compare(CompareOp::Lt, hi, lo)?;
+            let take_hi = em.binary(BinaryOp::Or, above_x, above_lo)?;
+            let t_hi = instantiate(em, t_hi, hi)?;
+            let below = instantiate(em, below, x)?;
+            Some(em.select(take_hi, t_hi, below)?)
+        }
+    };
+    Ok(vec![tangent])
 }
 
 /// The transpose rule of a binary operation. `add` and `sub` are linear in both

@@ -3,6 +3,7 @@
 
 use super::ad::LinearIn;
 use super::layout::{self, View, copy_data, gather_array, map_data};
+use super::shape::instantiate;
 use super::{check_axis, check_len, expect_arity};
 use crate::Type;
 use crate::{Emitter, Prim, Value};
@@ -263,7 +264,14 @@ pub(crate) fn eval_scatter_add(
 
 // ---- differentiation rules (jvp; transpose for the linear primitives) ----
 
-/// The jvp rule (placeholder until the rules land).
+/// The jvp rule of the indexing primitives, which are linear in their operand (and
+/// update) and take the i32 indices, which have no tangent, as they are:
+///
+/// - `dynamic_slice(t_x, i...)` and `gather(t_x, idx)`;
+/// - `dynamic_update_slice(t_x, t_update, i...)`, a zero tangent instantiated as zeros
+///   (a zero `t_update` still overwrites the window of `t_x`);
+/// - `scatter_add(t_x, idx, t_updates)`: just `t_x` when `t_updates` is zero, and
+///   `t_x` instantiated as zeros when only `t_updates` is not.
 pub(crate) fn jvp_index(
     em: &mut Emitter,
     prim: &Prim,
@@ -271,8 +279,70 @@ pub(crate) fn jvp_index(
     outputs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, prim, primals, outputs, tangents);
-    Err("jvp_index is not written yet".into())
+    let float_out = outputs.first().is_some_and(|&out| em.ty(out).dtype.is_float());
+    if !float_out || tangents.iter().all(Option::is_none) {
+        return Ok(vec![None]);
+    }
+    let arity_error = || {
+        format!("{}: {} tangents for {} operands (expects one per operand)", prim.name(), tangents.len(), primals.len())
+    };
+    if primals.len() != tangents.len() {
+        return Err(arity_error());
+    }
+    let mut inputs = primals.to_vec();
+    match prim {
+        Prim::DynamicSlice { .. } | Prim::Gather { .. } => match tangents.first() {
+            Some(&Some(t_x)) => inputs[0] = t_x,
+            Some(None) => return Ok(vec![None]),
+            None => return Err(arity_error()),
+        },
+        Prim::DynamicUpdateSlice => match tangents {
+            [t_x, t_update, ..] => {
+                inputs[0] = instantiate(em, *t_x, primals[0])?;
+                inputs[1] = instantiate(em, *t_update, primals[1])?;
+            }
+            _ => return Err(arity_error()),
+        },
+        Prim::ScatterAdd { .. } => match tangents {
+            [t_x, _, None] => return Ok(vec![*t_x]),
+            [t_x, _, Some(t_updates)] => {
+                inputs[0] = instantiate(em, *t_x, primals[0])?;
+                inputs[2] = *t_updates;
+            }
+            _ => return Err(arity_error()),
+        },
+        Prim::Unary(_)
+        | Prim::IntegerPow { .. }
+        | Prim::Convert { .. }
+        | Prim::StopGradient
+        | Prim::Name { .. }
+        | Prim::Binary(_)
+        | Prim::Compare(_)
+        | Prim::Select
+        | Prim::Clamp
+        | Prim::BroadcastInDim { .. }
+        | Prim::Reshape { .. }
+        | Prim::Transpose { .. }
+        | Prim::Rev { .. }
+        | Prim::Slice { .. }
+        | Prim::Pad { .. }
+        | Prim::Concatenate { .. }
+        | Prim::Iota { .. }
+        | Prim::Constant { .. }
+        | Prim::Reduce { .. }
+        | Prim::ArgReduce { .. }
+        | Prim::Cumsum { .. }
+        | Prim::DotGeneral(_)
+        | Prim::RandomBits { .. }
+        | Prim::Call { .. }
+        | Prim::Cond { .. }
+        | Prim::While { .. }
+        | Prim::Scan(_)
+        | Prim::CustomJvp { .. }
+        | Prim::CustomVjp { .. }
+        | Prim::Remat { .. } => return Err(format!("jvp_index: {} is not an indexing primitive", prim.name())),
+    }
+    Ok(vec![Some(em.op(prim.clone(), &inputs)?)])
 }
 
 /// The transpose rule of the indexing primitives, linear in their array operands

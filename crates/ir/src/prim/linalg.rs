@@ -6,7 +6,8 @@ use super::kernels::{Num, array, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
 use super::{check_axes, expect_arity, expect_same};
 use crate::Type;
-use crate::{Emitter, Value};
+use crate::emit::add_optional;
+use crate::{Emitter, Prim, Value};
 use ferrax_array::{Array, Data, Shape};
 
 /// The dimension numbers of a `dot_general`.
@@ -170,7 +171,8 @@ fn matmul_into<T: Num>(out: &mut [T], a: &[T], b: &[T], k: usize, n: usize) {
 
 // ---- differentiation rules (jvp; transpose for the linear primitives) ----
 
-/// The jvp rule (placeholder until the rules land).
+/// The jvp rule of `dot_general`, which is bilinear: `dot(t_lhs, rhs) + dot(lhs, t_rhs)`
+/// with the same dimension numbers, each term only for a non-zero tangent.
 pub(crate) fn jvp_dot_general(
     em: &mut Emitter,
     dims: &DotDims,
@@ -178,8 +180,16 @@ pub(crate) fn jvp_dot_general(
     outputs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, dims, primals, outputs, tangents);
-    Err("jvp_dot_general is not written yet".into())
+    let (&[lhs, rhs], &[out], &[t_lhs, t_rhs]) = (primals, outputs, tangents) else {
+        return Err("dot_general: expects 2 operands, 2 tangents and 1 result".into());
+    };
+    if !em.ty(out).dtype.is_float() {
+        return Ok(vec![None]);
+    }
+    let dot = Prim::DotGeneral(dims.clone());
+    let from_lhs = t_lhs.map(|t| em.op(dot.clone(), &[t, rhs])).transpose()?;
+    let from_rhs = t_rhs.map(|t| em.op(dot, &[lhs, t])).transpose()?;
+    Ok(vec![add_optional(em, from_lhs, from_rhs)?])
 }
 
 /// The transpose rule of `dot_general`, linear in one operand when the other is a

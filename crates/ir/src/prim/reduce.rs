@@ -2,11 +2,12 @@
 //! `argmin`, `cumsum`. A reduction over zero elements gives the identity.
 
 use super::ad::LinearIn;
+use super::binary::CompareOp;
 use super::kernels::{Num, array, axes_last_perm, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
 use super::{check_axes, check_axis, expect_arity};
 use crate::Type;
-use crate::{Emitter, Value};
+use crate::{Emitter, Prim, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 
 /// A reduction over axes.
@@ -234,7 +235,61 @@ fn add_row<T: Num>(block: &mut [T], from: usize, to: usize, inner: usize) {
 
 // ---- differentiation rules (jvp; transpose for the linear primitives) ----
 
-/// The jvp rule (placeholder until the rules land).
+/// For each element of `x`, the product of the other elements of its reduction (over
+/// `axes`; `kept` are the other axes), written so that it is right at zeros and so is
+/// its own derivative (which second derivatives of `reduce_prod` use).
+///
+/// With `q` the product of the *non-zero* others (the product of the non-zero
+/// elements divided by the element unless it is zero) and `m` the number of zeros
+/// among the others, the value is `q` where `m = 0`, and 0 where `m >= 1`. Where
+/// `m = 1` it is written `q * z`, with `z` the sum of the zeros among the others: `z`
+/// is 0 but carries their tangent, so the derivative there is `q` times the zero's
+/// tangent, as for the exact product. Where `m >= 2` it is the constant 0, whose
+/// derivative (0) is also exact; only third and higher derivatives of `reduce_prod` at
+/// an input with two or more zeros in one reduction are not. The division is exact up
+/// to rounding; where an element is infinite (or the product overflows) the result
+/// can be NaN or inf though the product of the others is finite.
+fn product_of_others(em: &mut Emitter, x: Value, axes: &[usize], kept: &[usize]) -> Result<Value, String> {
+    let ty = em.ty(x).clone();
+    let zero = em.zeros(&ty)?;
+    let one = em.full(&ty, 1.0)?;
+    let is_zero = em.compare(CompareOp::Eq, x, zero)?;
+    let safe = em.select(is_zero, one, x)?;
+    let nonzero_product = em.op(Prim::Reduce { op: ReduceOp::Prod, axes: axes.to_vec() }, &[safe])?;
+    let nonzero_product = em.broadcast_in_dim(nonzero_product, &ty.shape, kept)?;
+    let nonzero_others = em.div(nonzero_product, safe)?;
+    let zero_here = em.convert(is_zero, ty.dtype)?;
+    let zeros_elsewhere = sum_of_others(em, zero_here, axes, kept)?;
+    let zero_values = em.select(is_zero, x, zero)?;
+    let zero_sum_elsewhere = sum_of_others(em, zero_values, axes, kept)?;
+    let none_elsewhere = em.compare(CompareOp::Eq, zeros_elsewhere, zero)?;
+    let indicator = em.convert(none_elsewhere, ty.dtype)?;
+    let factor = em.add(indicator, zero_sum_elsewhere)?;
+    let product = em.mul(nonzero_others, factor)?;
+    let many_elsewhere = em.compare(CompareOp::Lt, one, zeros_elsewhere)?;
+    em.select(many_elsewhere, zero, product)
+}
+
+/// For each element of `v`, the sum of the other elements of its reduction over `axes`
+/// (`kept` are the other axes): the sum broadcast back, minus the element.
+fn sum_of_others(em: &mut Emitter, v: Value, axes: &[usize], kept: &[usize]) -> Result<Value, String> {
+    let shape = em.ty(v).shape.clone();
+    let total = em.reduce_sum(v, axes)?;
+    let total = em.broadcast_in_dim(total, &shape, kept)?;
+    em.sub(total, v)
+}
+
+/// The jvp rule of the reductions. A reduction over no axes is the identity (tangent
+/// `t`), and one over zero elements is a constant (zero tangent).
+///
+/// - `reduce_sum`: `reduce_sum(t)`.
+/// - `reduce_max`, `reduce_min`: JAX's chooser rule: the elements equal to the result
+///   share it, so the tangent is `reduce_sum(t * mask) / reduce_sum(mask)` with `mask`
+///   the elements equal to the result broadcast back. Ties average their tangents;
+///   where the result is NaN no element equals it, so the tangent is NaN (0 / 0).
+/// - `reduce_prod`: `reduce_sum(t * w)` with `w` the product of the other elements
+///   (see `product_of_others`): exact at zeros (with one zero only its own tangent
+///   counts; with two or more the tangent is 0), and so are second derivatives.
 pub(crate) fn jvp_reduce(
     em: &mut Emitter,
     op: ReduceOp,
@@ -243,21 +298,55 @@ pub(crate) fn jvp_reduce(
     outputs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, op, axes, primals, outputs, tangents);
-    Err("jvp_reduce is not written yet".into())
+    let (&[x], &[out], &[t]) = (primals, outputs, tangents) else {
+        return Err(format!("{}: expects 1 operand, 1 tangent and 1 result", op.name()));
+    };
+    let Some(t) = t else { return Ok(vec![None]) };
+    let ty = em.ty(x).clone();
+    if !ty.dtype.is_float() {
+        return Ok(vec![None]);
+    }
+    if axes.is_empty() {
+        return Ok(vec![Some(t)]);
+    }
+    if axes.iter().any(|&a| ty.shape.get(a) == Some(&0)) {
+        return Ok(vec![None]);
+    }
+    let kept: Vec<usize> = (0..ty.rank()).filter(|a| !axes.contains(a)).collect();
+    let tangent = match op {
+        ReduceOp::Sum => em.reduce_sum(t, axes)?,
+        ReduceOp::Max | ReduceOp::Min => {
+            let result = em.broadcast_in_dim(out, &ty.shape, &kept)?;
+            let hit = em.compare(CompareOp::Eq, x, result)?;
+            let mask = em.convert(hit, ty.dtype)?;
+            let count = em.reduce_sum(mask, axes)?;
+            let chosen = em.mul(t, mask)?;
+            let total = em.reduce_sum(chosen, axes)?;
+            em.div(total, count)?
+        }
+        ReduceOp::Prod => {
+            let weight = product_of_others(em, x, axes, &kept)?;
+            let weighted = em.mul(t, weight)?;
+            em.reduce_sum(weighted, axes)?
+        }
+    };
+    Ok(vec![Some(tangent)])
 }
 
-/// The jvp rule (placeholder until the rules land).
+/// The jvp rule of `cumsum`, which is linear: the same prefix sum of the tangent.
 pub(crate) fn jvp_cumsum(
     em: &mut Emitter,
     axis: usize,
     reverse: bool,
-    primals: &[Value],
+    _primals: &[Value],
     outputs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, axis, reverse, primals, outputs, tangents);
-    Err("jvp_cumsum is not written yet".into())
+    let float_out = outputs.first().is_some_and(|&out| em.ty(out).dtype.is_float());
+    match tangents.first() {
+        Some(&Some(t)) if float_out => Ok(vec![Some(em.op(Prim::Cumsum { axis, reverse }, &[t])?)]),
+        _ => Ok(vec![None]),
+    }
 }
 
 /// The transpose rule of a reduction: `reduce_sum` is linear, and its transpose

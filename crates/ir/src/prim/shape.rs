@@ -326,7 +326,23 @@ pub(crate) fn eval_constant(value: &Array, shape: &[usize]) -> Result<Array, Str
 
 // ---- differentiation rules (jvp; transpose for the linear primitives) ----
 
-/// The jvp rule (placeholder until the rules land).
+/// `tangent`, or zeros of the type of `primal` where the tangent is symbolically zero
+/// (JAX's `instantiate_zeros`): for rules whose result mixes the tangents of several
+/// operands into one primitive, so that each operand needs a value.
+pub(crate) fn instantiate(em: &mut Emitter, tangent: Option<Value>, primal: Value) -> Result<Value, String> {
+    match tangent {
+        Some(t) => Ok(t),
+        None => {
+            let ty = em.ty(primal).clone();
+            em.zeros(&ty)
+        }
+    }
+}
+
+/// The jvp rule of the structural primitives, which are linear: the same primitive
+/// applied to the tangents. `pad` pads the operand's tangent with the padding value's
+/// tangent, and `concatenate` joins the operands' tangents; there a zero tangent is
+/// instantiated as zeros when another operand's tangent is not zero.
 pub(crate) fn jvp_structural(
     em: &mut Emitter,
     prim: &Prim,
@@ -334,8 +350,58 @@ pub(crate) fn jvp_structural(
     outputs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, prim, primals, outputs, tangents);
-    Err("jvp_structural is not written yet".into())
+    let float_out = outputs.first().is_some_and(|&out| em.ty(out).dtype.is_float());
+    if !float_out || tangents.iter().all(Option::is_none) {
+        return Ok(vec![None]);
+    }
+    let inputs = match prim {
+        Prim::BroadcastInDim { .. }
+        | Prim::Reshape { .. }
+        | Prim::Transpose { .. }
+        | Prim::Rev { .. }
+        | Prim::Slice { .. } => match tangents {
+            [Some(t)] => vec![*t],
+            _ => return Err(format!("{}: expects one operand tangent, got {}", prim.name(), tangents.len())),
+        },
+        Prim::Pad { .. } | Prim::Concatenate { .. } => {
+            if primals.len() != tangents.len() {
+                return Err(format!("{}: {} tangents for {} operands", prim.name(), tangents.len(), primals.len()));
+            }
+            let mut inputs = Vec::with_capacity(primals.len());
+            for (&primal, &tangent) in primals.iter().zip(tangents) {
+                inputs.push(instantiate(em, tangent, primal)?);
+            }
+            inputs
+        }
+        Prim::Unary(_)
+        | Prim::IntegerPow { .. }
+        | Prim::Convert { .. }
+        | Prim::StopGradient
+        | Prim::Name { .. }
+        | Prim::Binary(_)
+        | Prim::Compare(_)
+        | Prim::Select
+        | Prim::Clamp
+        | Prim::Iota { .. }
+        | Prim::Constant { .. }
+        | Prim::DynamicSlice { .. }
+        | Prim::DynamicUpdateSlice
+        | Prim::Gather { .. }
+        | Prim::ScatterAdd { .. }
+        | Prim::Reduce { .. }
+        | Prim::ArgReduce { .. }
+        | Prim::Cumsum { .. }
+        | Prim::DotGeneral(_)
+        | Prim::RandomBits { .. }
+        | Prim::Call { .. }
+        | Prim::Cond { .. }
+        | Prim::While { .. }
+        | Prim::Scan(_)
+        | Prim::CustomJvp { .. }
+        | Prim::CustomVjp { .. }
+        | Prim::Remat { .. } => return Err(format!("jvp_structural: {} is not a structural primitive", prim.name())),
+    };
+    Ok(vec![Some(em.op(prim.clone(), &inputs)?)])
 }
 
 /// The transpose rule of the structural primitives, which are linear in their array

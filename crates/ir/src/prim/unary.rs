@@ -5,7 +5,7 @@ use super::ad::LinearIn;
 use super::expect_arity;
 use super::kernels::{Float, Num, array, bad_dtype, div_i32, map};
 use crate::Type;
-use crate::{Emitter, Value};
+use crate::{Emitter, Prim, Value};
 use ferrax_array::{Array, DType, Data};
 
 /// An elementwise unary operation.
@@ -460,7 +460,18 @@ impl Cast for f64 {
 
 // ---- differentiation rules (jvp; transpose for the linear primitives) ----
 
-/// The jvp rule (placeholder until the rules land).
+/// The jvp rule of the elementwise unary operations (JAX's rules).
+///
+/// The tangent is `t` times the derivative, which is computed from the primal `x` or
+/// the output `y` only, so the part linear in `t` is a single `mul` (or `div`, `neg`):
+/// `exp: t*y`, `log: t/x`, `log1p: t/(1+x)`, `expm1: t*(y+1)`, `sin: t*cos(x)`,
+/// `cos: t*(-sin(x))`, `tan: t*(1+y^2)`, `tanh: t*(1-y^2)`, `logistic: t*(y*(1-y))`,
+/// `sqrt: t*(0.5/y)`, `rsqrt: t*(-0.5*y/x)`, `erf: t*(2/sqrt(pi)*exp(-x^2))`.
+///
+/// `abs` is `t*sign(x)`: at `x = 0` the tangent is 0, the midpoint of the
+/// subdifferential `[-1, 1]` (as for the tie of `max(x, -x)`; JAX picks 1 there), and
+/// a NaN `x` gives a NaN tangent. `sign`, `floor`, `ceil`, `round` are piecewise
+/// constant and `not`, `is_finite` have integer or bool results: their tangent is zero.
 pub(crate) fn jvp_unary(
     em: &mut Emitter,
     op: UnaryOp,
@@ -468,11 +479,88 @@ pub(crate) fn jvp_unary(
     outputs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, op, primals, outputs, tangents);
-    Err("jvp_unary is not written yet".into())
+    let (Some(&x), Some(&y), Some(&Some(t))) = (primals.first(), outputs.first(), tangents.first()) else {
+        return Ok(vec![None]);
+    };
+    if !em.ty(y).dtype.is_float() {
+        return Ok(vec![None]);
+    }
+    let tangent = match op {
+        UnaryOp::Neg => em.neg(t)?,
+        UnaryOp::Exp => em.mul(t, y)?,
+        UnaryOp::Log => em.div(t, x)?,
+        UnaryOp::Log1p => {
+            let one = em.full_like(x, 1.0)?;
+            let denom = em.add(one, x)?;
+            em.div(t, denom)?
+        }
+        UnaryOp::Expm1 => {
+            let one = em.full_like(y, 1.0)?;
+            let factor = em.add(y, one)?;
+            em.mul(t, factor)?
+        }
+        UnaryOp::Sin => {
+            let factor = em.unary(UnaryOp::Cos, x)?;
+            em.mul(t, factor)?
+        }
+        UnaryOp::Cos => {
+            let sin = em.unary(UnaryOp::Sin, x)?;
+            let factor = em.neg(sin)?;
+            em.mul(t, factor)?
+        }
+        UnaryOp::Tan => {
+            let one = em.full_like(y, 1.0)?;
+            let square = em.mul(y, y)?;
+            let factor = em.add(one, square)?;
+            em.mul(t, factor)?
+        }
+        UnaryOp::Tanh => {
+            let one = em.full_like(y, 1.0)?;
+            let square = em.mul(y, y)?;
+            let factor = em.sub(one, square)?;
+            em.mul(t, factor)?
+        }
+        UnaryOp::Logistic => {
+            let one = em.full_like(y, 1.0)?;
+            let rest = em.sub(one, y)?;
+            let factor = em.mul(y, rest)?;
+            em.mul(t, factor)?
+        }
+        UnaryOp::Sqrt => {
+            let half = em.full_like(y, 0.5)?;
+            let factor = em.div(half, y)?;
+            em.mul(t, factor)?
+        }
+        UnaryOp::Rsqrt => {
+            let minus_half = em.full_like(y, -0.5)?;
+            let scaled = em.mul(minus_half, y)?;
+            let factor = em.div(scaled, x)?;
+            em.mul(t, factor)?
+        }
+        UnaryOp::Abs => {
+            let factor = em.unary(UnaryOp::Sign, x)?;
+            em.mul(t, factor)?
+        }
+        UnaryOp::Erf => {
+            let scale = em.full_like(x, std::f64::consts::FRAC_2_SQRT_PI)?;
+            let square = em.mul(x, x)?;
+            let minus_square = em.neg(square)?;
+            let gauss = em.unary(UnaryOp::Exp, minus_square)?;
+            let factor = em.mul(scale, gauss)?;
+            em.mul(t, factor)?
+        }
+        UnaryOp::Sign | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Not | UnaryOp::IsFinite => {
+            return Ok(vec![None]);
+        }
+    };
+    Ok(vec![Some(tangent)])
 }
 
-/// The jvp rule (placeholder until the rules land).
+/// The jvp rule of `integer_pow[y]`: `t * (y * x^(y-1))`, zero for `y = 0` (so that
+/// `x = 0` gives no `0 * inf`), and `t` itself for `y = 1`.
+///
+/// `x^(y-1)` is `x` for `y = 2` and `integer_pow[y-1](x)` otherwise; for `y = i32::MIN`,
+/// whose `y - 1` does not fit, it is `x^y * x^-1` (the output times `integer_pow[-1](x)`).
 pub(crate) fn jvp_integer_pow(
     em: &mut Emitter,
     y: i32,
@@ -480,20 +568,45 @@ pub(crate) fn jvp_integer_pow(
     outputs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, y, primals, outputs, tangents);
-    Err("jvp_integer_pow is not written yet".into())
+    let (Some(&x), Some(&out), Some(&Some(t))) = (primals.first(), outputs.first(), tangents.first()) else {
+        return Ok(vec![None]);
+    };
+    if y == 0 || !em.ty(out).dtype.is_float() {
+        return Ok(vec![None]);
+    }
+    if y == 1 {
+        return Ok(vec![Some(t)]);
+    }
+    let power = match y.checked_sub(1) {
+        Some(1) => x,
+        Some(y_minus_one) => em.op(Prim::IntegerPow { y: y_minus_one }, &[x])?,
+        None => {
+            let reciprocal = em.op(Prim::IntegerPow { y: -1 }, &[x])?;
+            em.mul(out, reciprocal)?
+        }
+    };
+    let scale = em.full_like(x, f64::from(y))?;
+    let factor = em.mul(scale, power)?;
+    Ok(vec![Some(em.mul(t, factor)?)])
 }
 
-/// The jvp rule (placeholder until the rules land).
+/// The jvp rule of `convert[dtype]`: the tangent converted to `dtype` between float
+/// dtypes; zero when either side is an integer or bool (JAX's float0), since such a
+/// conversion is piecewise constant or has no tangent space.
 pub(crate) fn jvp_convert(
     em: &mut Emitter,
     dtype: DType,
     primals: &[Value],
-    outputs: &[Value],
+    _outputs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
-    let _ = (em, dtype, primals, outputs, tangents);
-    Err("jvp_convert is not written yet".into())
+    let (Some(&x), Some(&Some(t))) = (primals.first(), tangents.first()) else {
+        return Ok(vec![None]);
+    };
+    if !em.ty(x).dtype.is_float() || !dtype.is_float() {
+        return Ok(vec![None]);
+    }
+    Ok(vec![Some(em.convert(t, dtype)?)])
 }
 
 /// The transpose rule of a unary operation: only `neg` is linear, and it is its own
