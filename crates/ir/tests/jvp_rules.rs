@@ -31,6 +31,10 @@ impl JvpContext for NoBodies {
     fn jvp_func(&mut self, name: &str, _nonzero: &[bool], _instantiate: &[bool]) -> Result<JvpFunc, String> {
         Err(format!("these tests have no bodies to transform (asked for @{name})"))
     }
+
+    fn scan_body_jvp(&mut self, name: &str, _: [usize; 3], _: &[bool], _: usize, _: &[bool]) -> Result<String, String> {
+        Err(format!("these tests have no scan bodies (asked for @{name})"))
+    }
 }
 
 /// Forward mode over a straight-line Func: params `(params..., tangents of the params
