@@ -18,6 +18,7 @@ mod inline;
 mod jvp;
 mod linear;
 mod vjp;
+mod vmap;
 mod wrt;
 
 pub use check::{Modes, Tolerance, check_grads};
@@ -26,6 +27,7 @@ pub use inline::inline_calls;
 pub use jvp::jvp;
 pub use linear::{linearize, transpose};
 pub use vjp::{grad, hvp, value_and_grad, vjp};
+pub use vmap::vmap;
 pub use wrt::Wrt;
 
 use ferrax_ir::{Error, Func, Module, Place};
