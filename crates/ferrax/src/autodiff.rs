@@ -158,6 +158,7 @@ impl<F> Grad<F> {
                 Pass::ValueAndGrad => transform::value_and_grad(module, &wrt, false),
             },
             location,
+            None,
         );
         let mut outputs = outputs.into_iter();
         if pass == Pass::ValueAndGrad {
@@ -174,19 +175,24 @@ impl<F> Grad<F> {
     }
 }
 
-/// Traces `f` as a body of the open trace, transforms it with `pass`, imports the
-/// result into the module being built and emits a call of it on `args`, the outer
-/// tensors `f` captured, then `extra`. Returns the call's results, or poisoned tensors on error.
-fn apply_transform<O: Tree<Tensor>>(
+/// Traces `f` as a body of the open trace (on parameters of `param_types`, by default
+/// the types of `args`), transforms it with `pass`, imports the result into the module
+/// being built and emits a call of it on `args`, the outer tensors `f` captured, then
+/// `extra`. Returns the call's results, or poisoned tensors on error.
+pub(crate) fn apply_transform<O: Tree<Tensor>>(
     f: impl FnOnce(Vec<Tensor>) -> O,
     args: &[Tensor],
     extra: &[Tensor],
     pass: impl FnOnce(&Module) -> Result<Module, ferrax_ir::Error>,
     location: &'static Location<'static>,
+    param_types: Option<&[Type]>,
 ) -> Vec<Tensor> {
     let outer = tracer::current();
     let shared = outer.as_ref().map(|o| o.borrow().shared.clone()).unwrap_or_default();
-    let types: Vec<Type> = args.iter().map(|t| t.ty().clone()).collect();
+    let types: Vec<Type> = match param_types {
+        Some(types) => types.to_vec(),
+        None => args.iter().map(|t| t.ty().clone()).collect(),
+    };
     let name = shared.borrow_mut().fresh_name("inner");
     // Traced even outside a trace, so that callers always get `f`'s result structure.
     let (trace, params) = new_trace(&name, &types, Scope::Nested);
@@ -317,6 +323,7 @@ where
         &extra,
         |module| transform::jvp(module, &transform::Wrt::Params(wrt.clone())),
         location,
+        None,
     );
     // `apply_transform` always traces `f`, so the template is there.
     let template = template.into_inner().expect("apply_transform traces its function");

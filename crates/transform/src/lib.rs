@@ -15,6 +15,7 @@
 pub mod check;
 mod dce;
 mod inline;
+mod jac;
 mod jvp;
 mod linear;
 mod vjp;
@@ -24,6 +25,7 @@ mod wrt;
 pub use check::{Modes, Tolerance, check_grads};
 pub use dce::dce;
 pub use inline::inline_calls;
+pub use jac::{hessian, jacfwd, jacrev};
 pub use jvp::jvp;
 pub use linear::{linearize, transpose};
 pub use vjp::{grad, hvp, value_and_grad, vjp};
