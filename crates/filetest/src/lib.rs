@@ -18,8 +18,9 @@
 //!   `ferrax_transform::check_grads`.
 //!
 //! A failure reports `file:line` and a diff. With `FERRAX_BLESS=1` in the environment
-//! the runner rewrites `print`, `out`, `jvp` and `vjp` expectations from the actual results instead
-//! (test tooling is the one place an environment variable switches behaviour).
+//! the runner rewrites `print`, `out`, `jvp` and `vjp` expectations from the actual
+//! results instead (test tooling is the one place an environment variable switches
+//! behaviour); a failed numerical check is never blessed away.
 
 mod ad;
 mod eval;
