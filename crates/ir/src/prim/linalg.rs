@@ -349,8 +349,11 @@ pub(crate) fn batch_dot_general(
     let (&[lhs, rhs], &[lhs_dim, rhs_dim]) = (inputs, dims) else {
         return Err(format!("{op}: expects 2 operands and 2 batch axes, got {} and {}", inputs.len(), dims.len()));
     };
-    let lhs_rank = super::unary::example_rank(em, op, lhs, lhs_dim, size)?;
-    let rhs_rank = super::unary::example_rank(em, op, rhs, rhs_dim, size)?;
+    // Checked on one example first, so that an error speaks of the equation as written.
+    let lhs_example = example_type(em, op, lhs, lhs_dim, size)?;
+    let rhs_example = example_type(em, op, rhs, rhs_dim, size)?;
+    infer_dot_general(dims_spec, &[lhs_example.clone(), rhs_example.clone()])?;
+    let (lhs_rank, rhs_rank) = (lhs_example.rank(), rhs_example.rank());
     let mut batched = DotDims {
         lhs_contract: shift_axes(&dims_spec.lhs_contract, lhs_dim),
         rhs_contract: shift_axes(&dims_spec.rhs_contract, rhs_dim),
@@ -372,11 +375,20 @@ pub(crate) fn batch_dot_general(
     Ok((vec![out], vec![Some(out_dim)]))
 }
 
+/// The type of one example of `x`, batched at `dim` (checked to be in range and of
+/// `size` elements).
+fn example_type(em: &Emitter, op: &str, x: Value, dim: Option<usize>, size: usize) -> Result<Type, String> {
+    super::unary::example_rank(em, op, x, dim, size)?;
+    let mut ty = em.ty(x).clone();
+    if let Some(d) = dim {
+        ty.shape.remove(d);
+    }
+    Ok(ty)
+}
+
 /// An operand's axes of one example renumbered for the operand batched at `dim`: every
-/// axis at or past the batch axis moves up by one (unchanged when unbatched).
-///
-/// An axis out of range for an example stays out of range for the batched operand, so
-/// the type rule of the emitted `dot_general` still rejects it.
+/// axis at or past the batch axis moves up by one (unchanged when unbatched), so the
+/// batch axis itself is never among the renumbered axes.
 fn shift_axes(axes: &[usize], dim: Option<usize>) -> Vec<usize> {
     match dim {
         Some(d) => axes.iter().map(|&a| if a >= d { a + 1 } else { a }).collect(),
