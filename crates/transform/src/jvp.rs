@@ -58,6 +58,11 @@ impl JvpPass {
         Error::transform(Place { func: at, eqn: None, prim: None }, format!("jvp: {message}"))
     }
 
+    /// The source Func of each Func this pass made (jvp'd name -> source name).
+    pub(crate) fn sources(&self) -> HashMap<String, String> {
+        self.cache.iter().map(|((source, ..), jf)| (jf.name.clone(), source.clone())).collect()
+    }
+
     /// Transforms the Func `name` (see [`JvpContext::jvp_func`]), naming the result
     /// `result_name` when given.
     pub(crate) fn transform(

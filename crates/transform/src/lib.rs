@@ -17,6 +17,7 @@ mod dce;
 mod inline;
 mod jvp;
 mod linear;
+mod partial;
 mod vjp;
 mod wrt;
 
