@@ -85,3 +85,53 @@ fn scan_invariant_residuals_are_read_once() {
     let stacked = scan.inputs[params.num_consts + params.num_carry..].iter().filter(|v| linear.ty(**v).rank() == 2);
     assert_eq!(stacked.count(), 5, "four stacked residuals and the tangent of xs");
 }
+
+/// `x <- x + s * sin(x)`, `s <- 1.1 * s` while `i < n`, at most `max_iters` times.
+fn while_loop(n: i32, max_iters: &str) -> String {
+    format!(
+        r#"
+func @f(%x: f64[2], %s: f64[]) -> (f64[2], f64[]) {{
+  %zero: i32[] = constant[value=0]()
+  %n: i32[] = constant[value={n}]()
+  %x1: f64[2], %s1: f64[], %i: i32[], %m: i32[] = while[cond=@below, body=@step, max_iters={max_iters}](%x, %s, %zero, %n) loc("src/model.rs:7:9")
+  return %x1, %s1
+}}
+func @below(%x: f64[2], %s: f64[], %i: i32[], %n: i32[]) -> (bool[]) {{
+  %b: bool[] = lt(%i, %n)
+  return %b
+}}
+func @step(%x: f64[2], %s: f64[], %i: i32[], %n: i32[]) -> (f64[2], f64[], i32[], i32[]) {{
+  %sin: f64[2] = sin(%x)
+  %sb: f64[2] = broadcast_in_dim[shape=[2], dims=[]](%s)
+  %d: f64[2] = mul(%sb, %sin)
+  %x1: f64[2] = add(%x, %d)
+  %k: f64[] = constant[value=1.1]()
+  %s1: f64[] = mul(%s, %k)
+  %one: i32[] = constant[value=1]()
+  %i1: i32[] = add(%i, %one)
+  return %x1, %s1, %i1, %n
+}}
+"#
+    )
+}
+
+#[test]
+fn bounded_while_gradients() {
+    // The predicate ends the loop (3 < 6 iterations), the bound does (5 < 9), and no
+    // iteration runs at all.
+    for (n, max_iters) in [(3, "6"), (9, "5"), (0, "4")] {
+        check(&while_loop(n, max_iters), &[arg(&[2], 1), Array::scalar_f64(0.7)], 2);
+    }
+}
+
+#[test]
+fn unbounded_while_is_an_error_naming_the_loop() {
+    let m = module(&while_loop(3, "none"));
+    let message = vjp(&m, &Wrt::Default).unwrap_err().to_string();
+    assert!(message.contains("reverse mode through an unbounded while needs max_iters"), "{message}");
+    assert!(message.contains("src/model.rs:7:9"), "{message}");
+    assert!(message.contains("while[cond=@below, body=@step, max_iters=none]"), "{message}");
+    assert!(message.contains("equation 2 of @f"), "{message}");
+    // Forward mode does not need the bound.
+    check_grads(&m, &[arg(&[2], 1), Array::scalar_f64(0.7)], 1, Modes::Fwd, Tolerance::default()).unwrap();
+}

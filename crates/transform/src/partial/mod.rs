@@ -322,12 +322,10 @@ impl<'p> Rewriter<'p> {
         for (&p, &v) in func.params.iter().zip(inputs) {
             env[p.index()] = Some(v);
         }
-        for (i, eqn) in func.eqns.iter().enumerate() {
+        for eqn in &func.eqns {
             let ins = lookup(&env, &eqn.inputs)?;
             self.loc = eqn.loc.clone().or_else(|| outer_loc.clone());
-            let outs = self
-                .apply(&eqn.prim, &ins)
-                .map_err(|e| format!("equation {i} ({}) of @{}: {e}", eqn.prim.name(), func.name))?;
+            let outs = self.apply(&eqn.prim, &ins)?;
             for (o, n) in eqn.outputs.iter().zip(outs) {
                 env[o.index()] = Some(n);
             }
