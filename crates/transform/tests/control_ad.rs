@@ -135,3 +135,80 @@ fn unbounded_while_is_an_error_naming_the_loop() {
     // Forward mode does not need the bound.
     check_grads(&m, &[arg(&[2], 1), Array::scalar_f64(0.7)], 1, Modes::Fwd, Tolerance::default()).unwrap();
 }
+
+/// A three-way `cond` on an index computed from `x`, with branches that need different
+/// residuals (none, one, two of other shapes), inside and outside a scan.
+const COND: &str = r#"
+func @f(%x: f64[3], %w: f64[2], %k: i32[]) -> (f64[3], f64[]) {
+  %a: f64[3], %b: f64[] = cond[branches=[@zero, @one, @two]](%k, %x, %w)
+  %p: bool[] = constant[value=true]()
+  %c: f64[3], %d: f64[] = cond[branches=[@one, @two]](%p, %a, %w)
+  return %c, %d
+}
+func @zero(%x: f64[3], %w: f64[2]) -> (f64[3], f64[]) {
+  %y: f64[3] = neg(%x)
+  %s: f64[] = reduce_sum[axes=[0]](%w)
+  return %y, %s
+}
+func @one(%x: f64[3], %w: f64[2]) -> (f64[3], f64[]) {
+  %y: f64[3] = sin(%x)
+  %c: f64[] = constant[value=2.0]()
+  return %y, %c
+}
+func @two(%x: f64[3], %w: f64[2]) -> (f64[3], f64[]) {
+  %y: f64[3] = mul(%x, %x)
+  %e: f64[2] = exp(%w)
+  %p: f64[] = reduce_sum[axes=[0]](%e)
+  %sx: f64[] = reduce_sum[axes=[0]](%y)
+  %s: f64[] = mul(%p, %sx)
+  return %y, %s
+}
+"#;
+
+#[test]
+fn cond_gradients() {
+    for k in [0, 1, 2, 7, -1] {
+        check(COND, &[arg(&[3], 1), arg(&[2], 2), Array::scalar_i32(k)], 2);
+    }
+}
+
+#[test]
+fn cond_in_scan_gradients() {
+    let text = r#"
+func @f(%x: f64[3], %ks: i32[4]) -> (f64[3], f64[4]) {
+  %w: f64[2] = constant[value=0.5]()
+  %c: f64[3], %ys: f64[4] = scan[body=@step, length=4, num_consts=1, num_carry=1](%w, %x, %ks)
+  return %c, %ys
+}
+func @step(%w: f64[2], %x: f64[3], %k: i32[]) -> (f64[3], f64[]) {
+  %a: f64[3], %b: f64[] = cond[branches=[@zero, @one, @two]](%k, %x, %w)
+  return %a, %b
+}
+"#;
+    let text = format!("{text}{}", &COND[COND.find("func @zero").unwrap()..]);
+    check(&text, &[arg(&[3], 1), Array::new(&[4usize][..], Data::I32(vec![2, 0, 1, 2])).unwrap()], 2);
+}
+
+/// `x <- sqrt(x) - 0.5` while `x > 0`: the body is out of its domain once the loop is
+/// over (sqrt of a negative number), which must not reach the gradient.
+#[test]
+fn finished_while_body_does_not_poison_the_gradient() {
+    let text = r#"
+func @f(%x: f64[]) -> (f64[]) {
+  %y: f64[] = while[cond=@positive, body=@step, max_iters=8](%x)
+  return %y
+}
+func @positive(%x: f64[]) -> (bool[]) {
+  %z: f64[] = constant[value=0.0]()
+  %b: bool[] = gt(%x, %z)
+  return %b
+}
+func @step(%x: f64[]) -> (f64[]) {
+  %r: f64[] = sqrt(%x)
+  %h: f64[] = constant[value=0.5]()
+  %y: f64[] = sub(%r, %h)
+  return %y
+}
+"#;
+    check(text, &[Array::scalar_f64(1.7)], 2);
+}

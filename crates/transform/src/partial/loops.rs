@@ -1,9 +1,12 @@
 //! Loops that reverse mode rewrites into scans before splitting them.
 //!
 //! - A `while` bounded by `max_iters=N` becomes a scan of length N carrying an
-//!   `active` flag: each step evaluates the predicate, runs the body, and keeps the old
-//!   carry (`select`) once the predicate has failed, so the residuals are those of N
-//!   iterations. An unbounded `while` that reads a tangent is an error.
+//!   `active` flag (false once the predicate has failed): each step is a `cond` on the
+//!   flag that runs the body or keeps the carry, so the residuals are those of at most
+//!   N iterations. A `cond` rather than a `select` of both: the body is neither run nor
+//!   differentiated once the loop is over, where it may be out of its domain (a NaN
+//!   there would reach the gradient through a zero cotangent, `0 * NaN`). An unbounded
+//!   `while` that reads a tangent is an error.
 //! - A `scan` with `checkpoint=K` becomes a scan over `length / K` segments whose body
 //!   is a `remat` (policy `"nothing"`) of a K-step scan, followed (or, for a reverse
 //!   scan, preceded) by a `remat` of the remaining `length % K` steps. Reverse mode then
@@ -27,17 +30,17 @@ pub(super) fn partial_while(
         return Err(unbounded(rw, cond, body));
     };
     let types: Vec<Type> = inputs.iter().map(|&v| rw.em.ty(v).clone()).collect();
+    let mut keep = Emitter::new(format!("{body}_done"));
+    let carry: Vec<Value> = types.iter().map(|t| keep.param(t.clone())).collect();
+    let keep = push_func(rw.pool, keep.finish(&carry));
     let mut b = Emitter::new(format!("{body}_bounded"));
     let active = b.param(Type::scalar(DType::Bool));
     let carry: Vec<Value> = types.iter().map(|t| b.param(t.clone())).collect();
     let pred = b.eqn(rw.pool, Prim::Call { func: cond.to_string() }, &carry)?[0];
     let go = b.binary(BinaryOp::And, active, pred)?;
-    let next = b.eqn(rw.pool, Prim::Call { func: body.to_string() }, &carry)?;
+    let step = Prim::Cond { branches: vec![keep, body.to_string()] };
     let mut results = vec![go];
-    for ((&new, &old), ty) in next.iter().zip(&carry).zip(&types) {
-        let keep = b.broadcast_in_dim(go, &ty.shape, &[])?;
-        results.push(b.select(keep, new, old)?);
-    }
+    results.extend(b.eqn(rw.pool, step, &[&[go], &carry[..]].concat())?);
     let name = push_func(rw.pool, b.finish(&results));
     let start = rw.em.full(&Type::scalar(DType::Bool), 1.0)?;
     let mut operands = vec![start];
