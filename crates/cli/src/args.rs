@@ -29,6 +29,17 @@ pub enum Command {
     },
     /// `ferrax run FILE ARGS.npy... [options]`.
     Run(RunArgs),
+    /// `ferrax vmap FILE --in-axes 0,none --axis-size N [--out-axes 0]`.
+    Vmap {
+        /// The module, or `-` for stdin.
+        input: String,
+        /// One entry per parameter: an axis (negative counts from the end) or none.
+        in_axes: Vec<Option<isize>>,
+        /// One axis for every output, or one per output.
+        out_axes: Vec<isize>,
+        /// The batch size.
+        axis_size: usize,
+    },
     /// A transform subcommand: `grad`, `value-and-grad`, `jvp`, `vjp`, `hvp`,
     /// `linearize`, `transpose`.
     Transform {
@@ -62,6 +73,12 @@ pub enum Pass {
     Linearize,
     /// `transpose`.
     Transpose,
+    /// `jacfwd`.
+    Jacfwd,
+    /// `jacrev`.
+    Jacrev,
+    /// `hessian`.
+    Hessian,
 }
 
 impl Pass {
@@ -74,6 +91,9 @@ impl Pass {
             "hvp" => Pass::Hvp,
             "linearize" => Pass::Linearize,
             "transpose" => Pass::Transpose,
+            "jacfwd" => Pass::Jacfwd,
+            "jacrev" => Pass::Jacrev,
+            "hessian" => Pass::Hessian,
             _ => return None,
         })
     }
@@ -115,6 +135,8 @@ commands:
   hvp    FILE [--wrt ..]      Hessian-vector product (jvp of grad)
   linearize FILE [--wrt ..]   the primal Func, then the linear Func
   transpose FILE              transpose a linear Func marked [residuals=K]
+  vmap   FILE --in-axes 0,none --axis-size N [--out-axes 0]   batch the entry
+  jacfwd|jacrev|hessian FILE [--wrt ..]   Jacobians (out.shape + param.shape)
 
 FILE may be '-' to read the module from standard input.";
 
@@ -134,6 +156,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             Ok(Command::Verify { input: one_input("verify", &positional)? })
         }
         "run" => parse_run(rest),
+        "vmap" => parse_vmap(rest),
         name => match Pass::from_name(name) {
             Some(pass) => parse_transform(pass, rest),
             None => Err(format!(
@@ -163,6 +186,29 @@ fn parse_run(rest: &[String]) -> Result<Command, String> {
         max_bytes: flags.number("--max-bytes")?,
         fuel: flags.number("--fuel")?,
     }))
+}
+
+fn parse_vmap(rest: &[String]) -> Result<Command, String> {
+    let (positional, flags) = split(rest, &[], &["--in-axes", "--axis-size", "--out-axes"])?;
+    let input = one_input("vmap", &positional)?;
+    let in_axes = flags.value("--in-axes").ok_or("vmap: missing --in-axes (e.g. --in-axes 0,none)")?;
+    let in_axes = in_axes
+        .split(',')
+        .map(|a| match a.trim() {
+            "none" => Ok(None),
+            n => n.parse::<isize>().map(Some).map_err(|_| format!("--in-axes expects integers or none, got '{n}'")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let axis_size = flags.number("--axis-size")?.ok_or("vmap: missing --axis-size N")?;
+    let axis_size = usize::try_from(axis_size).map_err(|_| "--axis-size is too large".to_string())?;
+    let out_axes = match flags.value("--out-axes") {
+        None => vec![0],
+        Some(list) => list
+            .split(',')
+            .map(|a| a.trim().parse::<isize>().map_err(|_| format!("--out-axes expects integers, got '{a}'")))
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    Ok(Command::Vmap { input, in_axes, out_axes, axis_size })
 }
 
 fn parse_transform(pass: Pass, rest: &[String]) -> Result<Command, String> {

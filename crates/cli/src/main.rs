@@ -62,6 +62,14 @@ fn run_command(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
             write_out(out, &format!("{}: ok ({} Funcs)", display_name(&input), module.funcs.len()))
         }
         Command::Run(run) => run_module(&run, out),
+        Command::Vmap { input, in_axes, out_axes, axis_size } => {
+            let (module, _) = load(&input)?;
+            let batched = ferrax_transform::vmap(&module, &in_axes, &out_axes, axis_size)
+                .map(|m| ferrax_transform::dce(&m))
+                .and_then(|m| ferrax_ir::verify(&m).map(|()| m))
+                .map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
+            write_out(out, ferrax_ir::print(&batched).trim_end())
+        }
         Command::Transform { pass, input, wrt, has_aux } => {
             let (module, _) = load(&input)?;
             let transformed = transform(pass, &module, wrt, has_aux)
@@ -83,6 +91,9 @@ fn transform(pass: Pass, module: &Module, wrt: Option<Vec<usize>>, has_aux: bool
         Pass::Hvp => t::hvp(module, &wrt)?,
         Pass::Linearize => t::linearize(module, &wrt)?,
         Pass::Transpose => t::transpose(module)?,
+        Pass::Jacfwd => t::jacfwd(module, &wrt)?,
+        Pass::Jacrev => t::jacrev(module, &wrt)?,
+        Pass::Hessian => t::hessian(module, &wrt)?,
     };
     let out = t::dce(&out);
     ferrax_ir::verify(&out)?;

@@ -152,11 +152,13 @@ impl<F> Grad<F> {
         let outputs = apply_transform(
             |params| (self.f)(unflatten(args, params).expect("Tree walks agree")),
             &leaves,
+            &[],
             |module| match pass {
                 Pass::Grad => transform::grad(module, &wrt, false),
                 Pass::ValueAndGrad => transform::value_and_grad(module, &wrt, false),
             },
             location,
+            None,
         );
         let mut outputs = outputs.into_iter();
         if pass == Pass::ValueAndGrad {
@@ -173,28 +175,37 @@ impl<F> Grad<F> {
     }
 }
 
-/// Traces `f` as a body of the open trace, transforms it with `pass`, imports the
-/// result into the module being built and emits a call of it on `args` (and the outer
-/// tensors `f` captured). Returns the call's results, or poisoned tensors on error.
-fn apply_transform<O: Tree<Tensor>>(
+/// Traces `f` as a body of the open trace (on parameters of `param_types`, by default
+/// the types of `args`), transforms it with `pass`, imports the result into the module
+/// being built and emits a call of it on `args`, the outer tensors `f` captured, then
+/// `extra`. Returns the call's results, or poisoned tensors on error.
+pub(crate) fn apply_transform<O: Tree<Tensor>>(
     f: impl FnOnce(Vec<Tensor>) -> O,
     args: &[Tensor],
+    extra: &[Tensor],
     pass: impl FnOnce(&Module) -> Result<Module, ferrax_ir::Error>,
     location: &'static Location<'static>,
+    param_types: Option<&[Type]>,
 ) -> Vec<Tensor> {
-    let Some(outer) = tracer::current() else {
-        let message = "apply: transforms of tensors work inside a trace (use call on arrays outside one)";
-        return vec![tracer::fail_with(TraceError::at(location, message), Type::scalar(ferrax_ir::DType::F32))];
+    let outer = tracer::current();
+    let shared = outer.as_ref().map(|o| o.borrow().shared.clone()).unwrap_or_default();
+    let types: Vec<Type> = match param_types {
+        Some(types) => types.to_vec(),
+        None => args.iter().map(|t| t.ty().clone()).collect(),
     };
-    let shared = outer.borrow().shared.clone();
-    let types: Vec<Type> = args.iter().map(|t| t.ty().clone()).collect();
     let name = shared.borrow_mut().fresh_name("inner");
+    // Traced even outside a trace, so that callers always get `f`'s result structure.
     let (trace, params) = new_trace(&name, &types, Scope::Nested);
     let out = with_trace(&trace, || f(params));
     let results: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
+    let scalar = Type::scalar(ferrax_ir::DType::F32);
+    if outer.is_none() {
+        let message = "apply: transforms of tensors work inside a trace (use call on arrays outside one)";
+        return vec![tracer::fail_with(TraceError::at(location, message), scalar)];
+    }
     let (func, captured) = match tracer::finish(&trace, &results, location) {
         Ok(done) => done,
-        Err(error) => return vec![tracer::fail_with(error, Type::scalar(ferrax_ir::DType::F32))],
+        Err(error) => return vec![tracer::fail_with(error, scalar)],
     };
     let module = with_bodies(func, &shared.borrow().module);
     let transformed = match pass(&module).map(|m| transform::dce(&m)) {
@@ -210,6 +221,7 @@ fn apply_transform<O: Tree<Tensor>>(
     let result_types: Vec<Type> = transformed.entry().map(|f| f.result_types.clone()).unwrap_or_default();
     let mut inputs: Vec<&Tensor> = args.iter().collect();
     inputs.extend(captured.iter());
+    inputs.extend(extra.iter());
     emit(Prim::Call { func: entry }, &inputs, location, &result_types)
 }
 
@@ -278,6 +290,56 @@ where
     let primal = unflatten(&out, outputs).ok_or_else(|| Error::Arguments("output structure".into()))?;
     let tangent = unflatten(&out, tangents_out).ok_or_else(|| Error::Arguments("output structure".into()))?;
     Ok((primal, tangent))
+}
+
+/// Forward mode inside a trace: the outputs of `f` at `primals` and their tangents
+/// along `tangents` (same structure), as tensors of the open trace; so `grad` of a
+/// function that uses `jvp_apply` differentiates a forward-mode derivative.
+#[track_caller]
+pub fn jvp_apply<T, O>(
+    f: impl Fn(T::With<Tensor>) -> O,
+    primals: &T,
+    tangents: &T,
+) -> (O::With<Tensor>, O::With<Tensor>)
+where
+    T: Tree<Tensor> + ?Sized,
+    O: Tree<Tensor>,
+{
+    let location = Location::caller();
+    let leaves: Vec<Tensor> = primals.leaves().into_iter().cloned().collect();
+    let types: Vec<Type> = leaves.iter().map(|t| t.ty().clone()).collect();
+    let wrt = float_indices(&types);
+    let tangent_leaves: Vec<Tensor> = tangents.leaves().into_iter().cloned().collect();
+    let extra: Vec<Tensor> = wrt.iter().filter_map(|&i| tangent_leaves.get(i).cloned()).collect();
+    let template: RefCell<Option<O>> = RefCell::new(None);
+    let outputs = apply_transform(
+        |params| {
+            let out = f(unflatten(primals, params).expect("Tree walks agree"));
+            let leaves: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
+            *template.borrow_mut() = Some(out);
+            leaves
+        },
+        &leaves,
+        &extra,
+        |module| transform::jvp(module, &transform::Wrt::Params(wrt.clone())),
+        location,
+        None,
+    );
+    // `apply_transform` always traces `f`, so the template is there.
+    let template = template.into_inner().expect("apply_transform traces its function");
+    let mut outputs = outputs.into_iter();
+    let primal: Vec<Tensor> =
+        template.leaves().iter().map(|t| outputs.next().unwrap_or_else(|| t.zeros_like())).collect();
+    let tangent: Vec<Tensor> = template
+        .leaves()
+        .iter()
+        .map(|t| match t.dtype().is_float() {
+            true => outputs.next().unwrap_or_else(|| t.zeros_like()),
+            false => t.zeros_like(),
+        })
+        .collect();
+    let rebuild = |leaves: Vec<Tensor>| unflatten(&template, leaves).expect("Tree walks agree");
+    (rebuild(primal), rebuild(tangent))
 }
 
 /// The Hessian-vector product of a scalar `f` at `primals` along `tangents`

@@ -184,6 +184,37 @@ impl Emitter {
     }
 }
 
+impl Emitter {
+    /// `x` with axis `from` moved to position `to` (the others keep their order); no
+    /// equation when `from == to`.
+    pub fn move_axis(&mut self, x: Value, from: usize, to: usize) -> Result<Value, String> {
+        if from == to {
+            return Ok(x);
+        }
+        let rank = self.ty(x).rank();
+        let mut perm: Vec<usize> = (0..rank).filter(|&a| a != from).collect();
+        perm.insert(to.min(perm.len()), from);
+        self.transpose(x, &perm)
+    }
+
+    /// `x` with a new axis of `size` inserted at `at`, every slice a copy of `x`.
+    pub fn add_batch_axis(&mut self, x: Value, size: usize, at: usize) -> Result<Value, String> {
+        let ty = self.ty(x).clone();
+        let mut shape = ty.shape.clone();
+        shape.insert(at, size);
+        let dims: Vec<usize> = (0..ty.rank()).map(|a| if a < at { a } else { a + 1 }).collect();
+        self.op(Prim::BroadcastInDim { shape, dims }, &[x])
+    }
+
+    /// `x` batched at axis `to`: moved there if batched at `dim`, broadcast if unbatched.
+    pub fn batch_at(&mut self, x: Value, dim: Option<usize>, size: usize, to: usize) -> Result<Value, String> {
+        match dim {
+            Some(d) => self.move_axis(x, d, to),
+            None => self.add_batch_axis(x, size, to),
+        }
+    }
+}
+
 /// Adds two optional (symbolically zero when `None`) tangents or cotangents.
 pub fn add_optional(em: &mut Emitter, a: Option<Value>, b: Option<Value>) -> Result<Option<Value>, String> {
     match (a, b) {

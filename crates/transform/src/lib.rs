@@ -15,18 +15,22 @@
 pub mod check;
 mod dce;
 mod inline;
+mod jac;
 mod jvp;
 mod linear;
 mod partial;
 mod vjp;
+mod vmap;
 mod wrt;
 
 pub use check::{Modes, Tolerance, check_grads};
 pub use dce::dce;
 pub use inline::inline_calls;
+pub use jac::{hessian, jacfwd, jacrev};
 pub use jvp::jvp;
 pub use linear::{linearize, transpose};
 pub use vjp::{grad, hvp, value_and_grad, vjp};
+pub use vmap::vmap;
 pub use wrt::Wrt;
 
 use ferrax_ir::{Error, Func, Module, Place};

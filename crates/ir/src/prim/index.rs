@@ -481,6 +481,20 @@ fn input_type(em: &Emitter, input: &LinearIn) -> Type {
     }
 }
 
+// ---- batching rules (vmap) ----
+
+/// The batching rule (placeholder until the rules land).
+pub(crate) fn batch_index(
+    em: &mut Emitter,
+    prim: &Prim,
+    size: usize,
+    inputs: &[Value],
+    dims: &[Option<usize>],
+) -> Result<super::batch::Batched, String> {
+    let _ = (em, prim, size, inputs, dims);
+    Err("batch_index is not written yet".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 //! makes the compiler list every rule still to write (see docs/adding-a-primitive.md).
 
 pub mod ad;
+pub mod batch;
 pub mod binary;
 pub mod control;
 pub mod index;

@@ -106,6 +106,31 @@ pub(crate) fn eval_random_bits(shape: &[usize], key: &Array) -> Result<Array, St
     Array::new(shape, Data::I32(data)).map_err(|e| e.to_string())
 }
 
+// ---- batching rule ----
+
+/// Batches `random_bits` over a batch of keys: a `scan` over the keys draws each
+/// example's bits (one equation, no unrolling); the result is batched at axis 0.
+pub(crate) fn batch_random_bits(
+    em: &mut crate::Emitter,
+    cx: &mut dyn super::batch::BatchContext,
+    shape: &[usize],
+    inputs: &[crate::Value],
+    dims: &[Option<usize>],
+) -> Result<super::batch::Batched, String> {
+    let (Some(&key), Some(&Some(d))) = (inputs.first(), dims.first()) else {
+        return Err("random_bits: the key is not batched".into());
+    };
+    let keys = em.move_axis(key, d, 0)?;
+    let mut body = crate::Emitter::new("random_bits_batch");
+    let k = body.param(key_type());
+    let bits = body.op(super::Prim::RandomBits { shape: shape.into() }, &[k])?;
+    let name = cx.add_func(body.finish(&[bits]));
+    let length = cx.axis_size();
+    let scan = super::ScanParams { body: name, length, num_consts: 0, num_carry: 0, reverse: false, checkpoint: None };
+    let out = em.eqn(cx.module(), super::Prim::Scan(scan), &[keys])?;
+    Ok((out.to_vec(), vec![Some(0)]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -640,6 +640,20 @@ fn transpose_concatenate(
     Ok(out)
 }
 
+// ---- batching rules (vmap) ----
+
+/// The batching rule (placeholder until the rules land).
+pub(crate) fn batch_structural(
+    em: &mut Emitter,
+    prim: &Prim,
+    size: usize,
+    inputs: &[Value],
+    dims: &[Option<usize>],
+) -> Result<super::batch::Batched, String> {
+    let _ = (em, prim, size, inputs, dims);
+    Err("batch_structural is not written yet".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,92 @@
+//! The interface of the batching rules (vmap), and their dispatch.
+//!
+//! Every value of a batched program either varies along one *batch axis* (`Some(d)`)
+//! or is the same for every example (`None`). [`Prim::batch`] is called for an
+//! equation with at least one batched input: the rule emits the batched equation(s)
+//! and returns the outputs with their batch axes. Rules leave unbatched operands
+//! unbatched where they can and move batch axes only when they must. Family rules
+//! cover most primitives: every elementwise primitive batches the same way, and
+//! reductions renumber their axes.
+//!
+//! Structured primitives batch their bodies through [`BatchContext`]; bodies are
+//! batched with every batched parameter and output at axis 0.
+
+use super::{control, index, linalg, random, reduce, shape, unary};
+use crate::{Emitter, Func, Module, Prim, Value};
+
+/// What a batching rule of a structured primitive needs from the pass driving it.
+pub trait BatchContext {
+    /// The module being built.
+    fn module(&self) -> &Module;
+
+    /// The size of the batch axis.
+    fn axis_size(&self) -> usize;
+
+    /// The Func `name` batched: parameters marked in `in_batched` (and outputs marked
+    /// in `force_out`, plus any that vary) gain a batch axis at position 0.
+    fn batch_func(&mut self, name: &str, in_batched: &[bool], force_out: &[bool]) -> Result<BatchFunc, String>;
+
+    /// Adds a helper Func a rule built; returns its (possibly renamed) name.
+    fn add_func(&mut self, func: Func) -> String;
+}
+
+/// A Func batched by [`BatchContext::batch_func`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchFunc {
+    /// Its name in the module.
+    pub name: String,
+    /// Which outputs are batched (at axis 0).
+    pub out_batched: Vec<bool>,
+}
+
+/// The outputs of a batched equation and their batch axes.
+pub type Batched = (Vec<Value>, Vec<Option<usize>>);
+
+impl Prim {
+    /// Emits this equation batched (see the module docs). `dims[i]` is input i's batch
+    /// axis; at least one is `Some`.
+    pub fn batch(
+        &self,
+        em: &mut Emitter,
+        cx: &mut dyn BatchContext,
+        inputs: &[Value],
+        dims: &[Option<usize>],
+    ) -> Result<Batched, String> {
+        let size = cx.axis_size();
+        match self {
+            Prim::Unary(_)
+            | Prim::IntegerPow { .. }
+            | Prim::Convert { .. }
+            | Prim::StopGradient
+            | Prim::Name { .. }
+            | Prim::Binary(_)
+            | Prim::Compare(_)
+            | Prim::Select
+            | Prim::Clamp => unary::batch_elementwise(em, self, size, inputs, dims),
+            Prim::BroadcastInDim { .. }
+            | Prim::Reshape { .. }
+            | Prim::Transpose { .. }
+            | Prim::Rev { .. }
+            | Prim::Slice { .. }
+            | Prim::Pad { .. }
+            | Prim::Concatenate { .. }
+            | Prim::Iota { .. }
+            | Prim::Constant { .. } => shape::batch_structural(em, self, size, inputs, dims),
+            Prim::DynamicSlice { .. } | Prim::DynamicUpdateSlice | Prim::Gather { .. } | Prim::ScatterAdd { .. } => {
+                index::batch_index(em, self, size, inputs, dims)
+            }
+            Prim::Reduce { .. } | Prim::ArgReduce { .. } | Prim::Cumsum { .. } => {
+                reduce::batch_reduce(em, self, size, inputs, dims)
+            }
+            Prim::DotGeneral(d) => linalg::batch_dot_general(em, d, size, inputs, dims),
+            Prim::RandomBits { shape } => random::batch_random_bits(em, cx, shape, inputs, dims),
+            Prim::Call { .. }
+            | Prim::Cond { .. }
+            | Prim::While { .. }
+            | Prim::Scan(_)
+            | Prim::CustomJvp { .. }
+            | Prim::CustomVjp { .. }
+            | Prim::Remat { .. } => control::batch_control(em, cx, self, inputs, dims),
+        }
+    }
+}
