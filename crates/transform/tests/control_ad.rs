@@ -4,7 +4,7 @@
 
 use ferrax_ir::array::Data;
 use ferrax_ir::{Array, Module, parse, verify};
-use ferrax_transform::{Modes, Tolerance, Wrt, check_grads, linearize, transpose, vjp};
+use ferrax_transform::{Modes, Residual, Tolerance, Wrt, check_grads, linearize, saved_residuals, transpose, vjp};
 
 /// Parses and verifies a module.
 fn module(text: &str) -> Module {
@@ -211,4 +211,55 @@ func @step(%x: f64[]) -> (f64[]) {
 }
 "#;
     check(text, &[Array::scalar_f64(1.7)], 2);
+}
+
+/// `c <- sin(c + w)` for `length` steps on a 16-wide carry: one carry-sized residual
+/// (`cos(c + w)`) per step.
+fn long_scan(length: usize, checkpoint: &str) -> String {
+    format!(
+        r#"
+func @f(%w: f64[16], %c0: f64[16]) -> (f64[16]) {{
+  %c: f64[16] = scan[body=@step, length={length}, num_consts=1, num_carry=1, checkpoint={checkpoint}](%w, %c0)
+  return %c
+}}
+func @step(%w: f64[16], %c: f64[16]) -> (f64[16]) {{
+  %a: f64[16] = add(%c, %w)
+  %s: f64[16] = sin(%a) loc("src/model.rs:12:5")
+  return %s
+}}
+"#
+    )
+}
+
+const CARRY_BYTES: u64 = 16 * 8;
+
+/// The bytes of the saved and of the recomputed residuals, in carries.
+fn carries(residuals: &[Residual]) -> (u64, u64) {
+    let sum = |recomputed: bool| residuals.iter().filter(|r| r.recomputed == recomputed).map(|r| r.bytes).sum::<u64>();
+    (sum(false) / CARRY_BYTES, sum(true) / CARRY_BYTES)
+}
+
+#[test]
+fn scan_residuals_are_linear_in_the_length() {
+    let report = saved_residuals(&module(&long_scan(1000, "none")), &Wrt::Default).unwrap();
+    let stacked = report.iter().find(|r| r.ty.shape.as_slice() == [1000, 16]).expect("a residual per step");
+    assert_eq!(stacked.loc.as_deref(), Some("src/model.rs:12:5"), "{stacked:?}");
+    assert!(stacked.origin.contains("1000 steps"), "{}", stacked.origin);
+    // cos(c + w) per step, nothing else.
+    assert_eq!(carries(&report), (1000, 0), "{report:#?}");
+    let half = saved_residuals(&module(&long_scan(500, "none")), &Wrt::Default).unwrap();
+    assert_eq!(carries(&half), (500, 0), "{half:#?}");
+}
+
+#[test]
+fn checkpointed_scan_keeps_segment_carries() {
+    let report = saved_residuals(&module(&long_scan(1000, "32")), &Wrt::Default).unwrap();
+    let (saved, recomputed) = carries(&report);
+    // The carry entering each of the 31 segments of 32 steps and the 8 remaining
+    // steps, and w; the backward pass recomputes the 32 (then 8) steps' residuals.
+    assert_eq!(saved, 31 + 1 + 1, "{report:#?}");
+    assert_eq!(recomputed, 32 + 8, "{report:#?}");
+    let largest = report.iter().filter(|r| r.recomputed).map(|r| r.bytes).max().unwrap();
+    assert_eq!(largest / CARRY_BYTES, 32);
+    check(&long_scan(40, "8"), &[arg(&[16], 1), arg(&[16], 2)], 1);
 }
