@@ -263,3 +263,71 @@ fn checkpointed_scan_keeps_segment_carries() {
     assert_eq!(largest / CARRY_BYTES, 32);
     check(&long_scan(40, "8"), &[arg(&[16], 1), arg(&[16], 2)], 1);
 }
+
+/// `sum(sin(tanh(w x)))` with the layer in a `remat` region of the given policy (the
+/// tanh output is tagged `a`).
+fn remat_layer(policy: &str) -> String {
+    format!(
+        r#"
+func @f(%x: f64[8], %w: f64[8,8]) -> (f64[]) {{
+  %y: f64[8] = remat[func=@layer, policy="{policy}"](%x, %w)
+  %s: f64[] = reduce_sum[axes=[0]](%y)
+  return %s
+}}
+func @layer(%x: f64[8], %w: f64[8,8]) -> (f64[8]) {{
+  %h: f64[8] = dot_general[lhs_contract=[1], rhs_contract=[0]](%w, %x)
+  %t: f64[8] = tanh(%h)
+  %a: f64[8] = name[name="a"](%t)
+  %u: f64[8] = sin(%a)
+  return %u
+}}
+"#
+    )
+}
+
+#[test]
+fn remat_gradients() {
+    for policy in ["nothing", "dots", "names:a", "names:b,a"] {
+        check(&remat_layer(policy), &[arg(&[8], 1), arg(&[8, 8], 2)], 2);
+    }
+}
+
+/// The types and origins of the saved residuals, sorted.
+fn saved(text: &str) -> Vec<String> {
+    let report = saved_residuals(&module(text), &Wrt::Default).unwrap();
+    let mut saved: Vec<String> =
+        report.iter().filter(|r| !r.recomputed).map(|r| format!("{} {}", r.ty, r.origin)).collect();
+    saved.sort();
+    saved
+}
+
+#[test]
+fn remat_saves_what_its_policy_says() {
+    let inputs = ["f64[8,8] parameter 1 of @f", "f64[8] parameter 0 of @f"];
+    assert_eq!(saved(&remat_layer("nothing")), inputs);
+    assert_eq!(saved(&remat_layer("dots")), [inputs[0], "f64[8] dot_general output", inputs[1]]);
+    assert_eq!(saved(&remat_layer("names:a")), [inputs[0], "f64[8] name output", inputs[1]]);
+    assert_eq!(saved(&remat_layer("names:b")), inputs);
+    // The backward pass recomputes the rest.
+    let report = saved_residuals(&module(&remat_layer("nothing")), &Wrt::Default).unwrap();
+    assert!(report.iter().any(|r| r.recomputed && r.origin == "cos output"), "{report:#?}");
+    // Without remat, the values themselves are saved.
+    let plain = remat_layer("nothing").replace(r#"remat[func=@layer, policy="nothing"]"#, "call[func=@layer]");
+    assert!(saved(&plain).contains(&"f64[8] cos output".to_string()), "{:?}", saved(&plain));
+}
+
+#[test]
+fn remat_in_scan_gradients() {
+    let text = r#"
+func @f(%w: f64[8,8], %x: f64[8]) -> (f64[8]) {
+  %c: f64[8] = scan[body=@step, length=3, num_consts=1, num_carry=1](%w, %x)
+  return %c
+}
+func @step(%w: f64[8,8], %x: f64[8]) -> (f64[8]) {
+  %y: f64[8] = remat[func=@layer, policy="dots"](%x, %w)
+  return %y
+}
+"#;
+    let text = format!("{text}{}", &remat_layer("")[remat_layer("").find("func @layer").unwrap()..]);
+    check(&text, &[arg(&[8, 8], 2), arg(&[8], 1)], 2);
+}
