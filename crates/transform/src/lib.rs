@@ -13,6 +13,7 @@
 //! Reverse mode is transpose ∘ linearize ∘ jvp: no primitive has a hand-written VJP.
 
 pub mod check;
+mod custom;
 mod dce;
 mod inline;
 mod jac;

@@ -31,7 +31,7 @@ pub(crate) fn split_jvp(module: &Module, wrt: &[usize]) -> Result<(Split, Module
         nonzero[i] = true;
     }
     let instantiate: Vec<bool> = f.result_types.iter().map(|t| t.dtype.is_float()).collect();
-    let mut pass = JvpPass::new(module);
+    let mut pass = JvpPass::for_reverse_mode(module);
     let jf = pass.transform(&f.name, &nonzero, &instantiate, None).map_err(|e| pass.error(&f.name, e))?;
     let jvp_func = pass.out.func(&jf.name).cloned().ok_or_else(|| crate::error(&f.name, "jvp lost its result"))?;
     let sources = Rc::new(pass.sources());

@@ -331,3 +331,123 @@ func @step(%w: f64[8,8], %x: f64[8]) -> (f64[8]) {
     let text = format!("{text}{}", &remat_layer("")[remat_layer("").find("func @layer").unwrap()..]);
     check(&text, &[arg(&[8, 8], 2), arg(&[8], 1)], 2);
 }
+
+/// `(sin(x) * y * scale, k)` where the custom rule's bwd multiplies the true
+/// cotangents by `scale` (1: the true derivative).
+fn custom(scale: f64) -> String {
+    format!(
+        r#"
+func @f(%x: f64[3], %y: f64[3], %k: i32[]) -> (f64[3], i32[]) {{
+  %o: f64[3], %k1: i32[] = custom_vjp[func=@g, fwd=@g_fwd, bwd=@g_bwd](%x, %y, %k)
+  %p: f64[3] = mul(%o, %o)
+  return %p, %k1
+}}
+func @g(%x: f64[3], %y: f64[3], %k: i32[]) -> (f64[3], i32[]) {{
+  %s: f64[3] = sin(%x)
+  %o: f64[3] = mul(%s, %y)
+  return %o, %k
+}}
+func @g_fwd(%x: f64[3], %y: f64[3], %k: i32[]) -> (f64[3], i32[], f64[3], f64[3], f64[3]) {{
+  %s: f64[3] = sin(%x)
+  %c: f64[3] = cos(%x)
+  %o: f64[3] = mul(%s, %y)
+  return %o, %k, %c, %s, %y
+}}
+func @g_bwd(%c: f64[3], %s: f64[3], %y: f64[3], %ct: f64[3], %ck: i32[]) -> (f64[3], f64[3]) {{
+  %m: f64[3] = constant[value={scale}]()
+  %scaled: f64[3] = mul(%ct, %m)
+  %cy: f64[3] = mul(%scaled, %y)
+  %dx: f64[3] = mul(%cy, %c)
+  %dy: f64[3] = mul(%scaled, %s)
+  return %dx, %dy
+}}
+"#
+    )
+}
+
+#[test]
+fn custom_vjp_gradients() {
+    check(&custom(1.0), &[arg(&[3], 1), arg(&[3], 2), Array::scalar_i32(4)], 2);
+}
+
+#[test]
+fn custom_vjp_rule_is_what_reverse_mode_runs() {
+    let args = [arg(&[3], 1), arg(&[3], 2), Array::scalar_i32(4), arg(&[3], 3)];
+    let run = |text: &str| {
+        let m = vjp(&module(text), &Wrt::Default).unwrap();
+        let out = ferrax_ir::eval_entry(&m, &args, &ferrax_ir::EvalOptions::default()).unwrap();
+        (out[2].to_f64_vec(), out[3].to_f64_vec())
+    };
+    let (dx, dy) = run(&custom(1.0));
+    let (dx3, dy3) = run(&custom(3.0));
+    for (a, b) in dx.iter().chain(&dy).zip(dx3.iter().chain(&dy3)) {
+        assert!((3.0 * a - b).abs() < 1e-12, "{a} * 3 vs {b}");
+    }
+    // The linear Func of linearize still evaluates J·t (func's derivative).
+    let m = module(&custom(3.0));
+    let lin = linearize(&m, &Wrt::Default).unwrap();
+    verify(&lin).unwrap();
+    check_grads(&m, &args[..3], 1, Modes::Fwd, Tolerance::default()).unwrap();
+}
+
+#[test]
+fn custom_vjp_in_scan_gradients() {
+    let text = r#"
+func @f(%x: f64[3], %ys: f64[4,3]) -> (f64[3]) {
+  %k: i32[] = constant[value=1]()
+  %c: f64[3] = scan[body=@step, length=4, num_consts=1, num_carry=1](%k, %x, %ys)
+  return %c
+}
+func @step(%k: i32[], %x: f64[3], %y: f64[3]) -> (f64[3]) {
+  %o: f64[3], %k1: i32[] = custom_vjp[func=@g, fwd=@g_fwd, bwd=@g_bwd](%x, %y, %k)
+  return %o
+}
+"#;
+    let rules = custom(1.0);
+    let text = format!("{text}{}", &rules[rules.find("func @g(").unwrap()..]);
+    check(&text, &[arg(&[3], 1), arg(&[4, 3], 2)], 2);
+}
+
+/// `sin(x)` by a custom rule whose fwd returns `fwd_out` first and whose bwd returns
+/// `bwd_outs` (both right with `f64[]` and `%d`).
+fn sin_rule(fwd_out: &str, bwd_outs: &str) -> String {
+    let fwd_ty = if fwd_out == "%y" { "f64[]" } else { "f32[]" };
+    let bwd_tys = vec!["f64[]"; bwd_outs.split(',').count()].join(", ");
+    format!(
+        r#"
+func @f(%x: f64[]) -> (f64[]) {{
+  %y: f64[] = custom_vjp[func=@g, fwd=@g_fwd, bwd=@g_bwd](%x)
+  return %y
+}}
+func @g(%x: f64[]) -> (f64[]) {{
+  %y: f64[] = sin(%x)
+  return %y
+}}
+func @g_fwd(%x: f64[]) -> ({fwd_ty}, f64[]) {{
+  %y: f64[] = sin(%x)
+  %z: f32[] = convert[dtype=f32](%y)
+  %c: f64[] = cos(%x)
+  return {fwd_out}, %c
+}}
+func @g_bwd(%c: f64[], %ct: f64[]) -> ({bwd_tys}) {{
+  %d: f64[] = mul(%ct, %c)
+  return {bwd_outs}
+}}
+"#
+    )
+}
+
+#[test]
+fn custom_vjp_rules_that_do_not_fit_are_errors() {
+    check(&sin_rule("%y", "%d"), &[Array::scalar_f64(0.3)], 2);
+    let cases = [
+        (sin_rule("%z", "%d"), "fwd @g_fwd returns (f32[], f64[]) but must start with the outputs of @g (f64[])"),
+        (sin_rule("%y", "%d, %d"), "bwd @g_bwd returns (f64[], f64[]) but must return (f64[])"),
+    ];
+    for (text, expected) in cases {
+        let m = parse(&text).unwrap();
+        let message = vjp(&m, &Wrt::Default).unwrap_err().to_string();
+        assert!(message.contains("reverse mode through custom_vjp[func=@g, fwd=@g_fwd, bwd=@g_bwd]"), "{message}");
+        assert!(message.contains(expected), "{message}");
+    }
+}

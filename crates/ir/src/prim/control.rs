@@ -579,11 +579,28 @@ pub(crate) fn transpose_cond(
     Ok(out_cts)
 }
 
+/// The residuals of `fwd` when it returns residual inputs unchanged (as reverse mode's
+/// linear `custom_vjp` does): then `fwd` need not run again.
+fn forwarded_residuals(
+    module: &Module,
+    fwd: &str,
+    n_out: usize,
+    inputs: &[super::ad::LinearIn],
+) -> Option<Vec<crate::Value>> {
+    let f = module.func(fwd)?;
+    let forwarded = |r: &crate::Value| match inputs.get(f.params.iter().position(|p| p == r)?)? {
+        super::ad::LinearIn::Residual(v) => Some(*v),
+        super::ad::LinearIn::Linear(_) => None,
+    };
+    f.results.get(n_out..)?.iter().map(forwarded).collect()
+}
+
 /// The transpose rule of a `custom_vjp` in linear code (reverse mode emits one for
 /// the tangent part of a `custom_vjp`): the equation is linear in its linear inputs,
 /// so its residuals do not depend on them. `fwd` runs with the linear inputs set to
-/// zero for the residuals, and `bwd(residuals..., cotangents of the outputs...)`
-/// gives the cotangents of the float inputs.
+/// zero for the residuals (unless it merely forwards residual inputs, which are then
+/// used directly), and `bwd(residuals..., cotangents of the outputs...)` gives the
+/// cotangents of the float inputs.
 pub(crate) fn transpose_custom_vjp(
     em: &mut crate::Emitter,
     cx: &mut dyn super::ad::TransposeContext,
@@ -593,15 +610,20 @@ pub(crate) fn transpose_custom_vjp(
 ) -> Result<Vec<Option<crate::Value>>, String> {
     use super::ad::LinearIn;
     let result_types = cx.module().func(func).map(|f| f.result_types.clone()).ok_or("custom_vjp: no func")?;
-    let mut args = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        args.push(match input {
-            LinearIn::Residual(v) => *v,
-            LinearIn::Linear(ty) => em.zeros(ty)?,
-        });
-    }
-    let outs = em.eqn(cx.module(), super::Prim::Call { func: fwd.clone() }, &args)?;
-    let mut bwd_args: Vec<crate::Value> = outs[result_types.len()..].to_vec();
+    let mut bwd_args = match forwarded_residuals(cx.module(), fwd, result_types.len(), inputs) {
+        Some(residuals) => residuals,
+        None => {
+            let mut args = Vec::with_capacity(inputs.len());
+            for input in inputs {
+                args.push(match input {
+                    LinearIn::Residual(v) => *v,
+                    LinearIn::Linear(ty) => em.zeros(ty)?,
+                });
+            }
+            let outs = em.eqn(cx.module(), super::Prim::Call { func: fwd.clone() }, &args)?;
+            outs[result_types.len()..].to_vec()
+        }
+    };
     for (ct, ty) in cts.iter().zip(&result_types) {
         bwd_args.push(or_zeros(em, *ct, ty)?);
     }

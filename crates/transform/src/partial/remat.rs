@@ -53,13 +53,3 @@ pub(super) fn partial_remat(
     }
     Ok(outs)
 }
-
-/// Rewrites the jvp of `custom_vjp[func, fwd, bwd]` (not yet supported).
-pub(super) fn partial_custom_vjp(
-    rw: &mut Rewriter,
-    names: [&String; 3],
-    inputs: &[Value],
-) -> Result<Vec<Value>, String> {
-    let _ = (rw, inputs);
-    Err(format!("reverse mode through custom_vjp[func=@{}] is not implemented yet", names[0]))
-}
