@@ -451,3 +451,103 @@ fn custom_vjp_rules_that_do_not_fit_are_errors() {
         assert!(message.contains(expected), "{message}");
     }
 }
+
+/// Carries of several kinds: an i32 counter, a carry whose tangent comes only from the
+/// xs after the first step (its initial value is a constant), a carry that never gets
+/// a tangent, and an inner scan in the body.
+#[test]
+fn scan_carries_of_every_kind() {
+    let text = r#"
+func @f(%x: f64[2], %xs: f64[3,2]) -> (f64[2], f64[2], f64[2], f64[3]) {
+  %z: f64[2] = constant[value=0.5]()
+  %k: i32[] = constant[value=0]()
+  %a: f64[2], %b: f64[2], %c: f64[2], %n: i32[], %ys: f64[3] = scan[body=@step, length=3, num_carry=4](%x, %z, %z, %k, %xs)
+  return %a, %b, %c, %ys
+}
+func @step(%a: f64[2], %b: f64[2], %c: f64[2], %n: i32[], %x: f64[2]) -> (f64[2], f64[2], f64[2], i32[], f64[]) {
+  %one: i32[] = constant[value=1]()
+  %n1: i32[] = add(%n, %one)
+  %nf: f64[] = convert[dtype=f64](%n)
+  %nb: f64[2] = broadcast_in_dim[shape=[2], dims=[]](%nf)
+  %a1: f64[2] = mul(%a, %b)
+  %b1: f64[2] = add(%x, %a)
+  %c1: f64[2] = add(%c, %nb)
+  %inner: f64[2], %rows: f64[2,2] = scan[body=@inner, length=2, num_consts=1, num_carry=1](%x, %a1, %rows_in)
+  %y: f64[] = reduce_sum[axes=[0]](%inner)
+  return %inner, %b1, %c1, %n1, %y
+}
+func @inner(%x: f64[2], %a: f64[2], %r: f64[2]) -> (f64[2], f64[2]) {
+  %s: f64[2] = sin(%a)
+  %m: f64[2] = mul(%s, %x)
+  %o: f64[2] = add(%m, %r)
+  return %o, %m
+}
+"#;
+    let text = text.replace(
+        "  %inner: f64[2], %rows",
+        "  %rows_in: f64[2,2] = broadcast_in_dim[shape=[2,2], dims=[1]](%b)\n  %inner: f64[2], %rows",
+    );
+    check(&text, &[arg(&[2], 1), arg(&[3, 2], 2)], 2);
+}
+
+/// Zero-length loops, a checkpoint at least the length (no segments), and gradients
+/// with respect to some parameters only.
+#[test]
+fn degenerate_loops_and_partial_wrt() {
+    let zero = SCAN.replace("length=5", "length=0").replace("[5,3]", "[0,3]");
+    check(&zero, &[arg(&[3], 1), arg(&[3], 2), arg(&[0, 3], 3)], 2);
+    for k in [1, 5, 9] {
+        let text = SCAN.replace("num_carry=1]", &format!("num_carry=1, checkpoint={k}]"));
+        check(&text, &[arg(&[3], 1), arg(&[3], 2), arg(&[5, 3], 3)], 1);
+    }
+    let m = module(SCAN);
+    for wrt in [vec![0], vec![2], vec![1, 2]] {
+        let g = vjp(&m, &Wrt::Params(wrt.clone())).unwrap();
+        verify(&g).unwrap_or_else(|e| panic!("{wrt:?}: {e}"));
+    }
+}
+
+/// Forward over reverse: the Hessian-vector product through a scan, a cond and a
+/// bounded while, against central differences of the gradient.
+#[test]
+fn hvp_through_control_flow() {
+    let scan_loss = r#"
+func @loss(%w: f64[3], %c0: f64[3], %xs: f64[5,3]) -> (f64[]) {
+  %c: f64[3], %ys: f64[5,3] = call[func=@f](%w, %c0, %xs)
+  %s: f64[] = reduce_sum[axes=[0,1]](%ys)
+  return %s
+}
+"#;
+    let while_loss = r#"
+func @loss(%x: f64[2], %s: f64[]) -> (f64[]) {
+  %x1: f64[2], %s1: f64[] = call[func=@f](%x, %s)
+  %t: f64[] = reduce_sum[axes=[0]](%x1)
+  %l: f64[] = mul(%t, %s1)
+  return %l
+}
+"#;
+    let cases = [
+        (format!("{scan_loss}{SCAN}"), vec![arg(&[3], 1), arg(&[3], 2), arg(&[5, 3], 3)]),
+        (format!("{while_loss}{}", while_loop(3, "5")), vec![arg(&[2], 1), Array::scalar_f64(0.7)]),
+    ];
+    for (text, args) in cases {
+        let m = module(&text);
+        let h = ferrax_transform::hvp(&m, &Wrt::Default).unwrap();
+        verify(&h).unwrap();
+        let g = ferrax_transform::grad(&m, &Wrt::Default, false).unwrap();
+        check_grads(&g, &args, 1, Modes::Both, Tolerance::default()).unwrap();
+    }
+    let text = r#"
+func @f(%x: f64[3], %w: f64[2]) -> (f64[]) {
+  %k: i32[] = constant[value=2]()
+  %a: f64[3], %b: f64[] = cond[branches=[@zero, @one, @two]](%k, %x, %w)
+  %s: f64[] = reduce_sum[axes=[0]](%a)
+  %t: f64[] = add(%s, %b)
+  return %t
+}
+"#;
+    let text = format!("{text}{}", &COND[COND.find("func @zero").unwrap()..]);
+    let m = module(&text);
+    let g = ferrax_transform::grad(&m, &Wrt::Default, false).unwrap();
+    check_grads(&g, &[arg(&[3], 1), arg(&[2], 2)], 1, Modes::Both, Tolerance::default()).unwrap();
+}
