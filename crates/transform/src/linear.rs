@@ -214,6 +214,8 @@ pub fn linearize(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
         .collect::<Result<_, _>>()?;
     lin.set_attr("residuals", AttrValue::Int(s.residuals.len() as i64));
     let lin = lin.finish(&tangent_results);
+    let mut bodies = bodies;
+    let primal = crate::partial::prune_scans(&mut bodies, primal);
     let mut out = crate::assemble(primal, &bodies);
     for func in crate::assemble(lin, &bodies).funcs.into_values() {
         if !out.funcs.contains_key(&func.name) {

@@ -92,7 +92,8 @@ fn reverse(
 pub fn vjp(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
     let f = crate::entry(module)?;
     let wrt = wrt.resolve(f, float_params)?;
-    let (func, _, _, bodies) = reverse(module, &wrt, Seeds::Params, "vjp")?;
+    let (func, _, _, mut bodies) = reverse(module, &wrt, Seeds::Params, "vjp")?;
+    let func = crate::partial::prune_scans(&mut bodies, func);
     Ok(crate::assemble(func, &bodies))
 }
 
@@ -115,12 +116,13 @@ fn with_value(module: &Module, wrt: &Wrt, has_aux: bool, keep_value: bool, suffi
             format!("{suffix}: the function returns {} values; pass has_aux to treat the rest as aux", f.results.len());
         return Err(crate::error(&f.name, message));
     }
-    let (mut func, outs, grads, bodies) = reverse(module, &wrt, Seeds::Scalar, suffix)?;
+    let (mut func, outs, grads, mut bodies) = reverse(module, &wrt, Seeds::Scalar, suffix)?;
     let mut results: Vec<Value> = if keep_value { outs.clone() } else { outs[1..].to_vec() };
     results.extend(grads);
     func.result_types = results.iter().map(|&v| func.ty(v).clone()).collect();
     func.results = results;
-    Ok(crate::assemble(crate::dce::dce_func(&func), &bodies))
+    let func = crate::partial::prune_scans(&mut bodies, crate::dce::dce_func(&func));
+    Ok(crate::assemble(func, &bodies))
 }
 
 /// `hvp(f, wrt)` = `jvp(grad(f, wrt))` over every float parameter: `(params..., one

@@ -20,7 +20,7 @@ mod remat;
 mod scan;
 
 use crate::linear::copy_eqn;
-use ferrax_ir::prim::{Prim, RematPolicy};
+use ferrax_ir::prim::{Prim, RematPolicy, ScanParams};
 use ferrax_ir::{Emitter, Eqn, Func, MAX_NESTING, Module, Type, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -196,12 +196,37 @@ pub(crate) fn lookup(env: &[Option<Value>], values: &[Value]) -> Result<Vec<Valu
 }
 
 /// Adds `func` to `pool` under a fresh name derived from its own, without its dead
-/// equations; returns the name.
-pub(crate) fn push_func(pool: &mut Module, mut func: Func) -> String {
+/// equations and unused scan ys (see [`prune_scans`]); returns the name.
+pub(crate) fn push_func(pool: &mut Module, func: Func) -> String {
+    let mut func = prune_scans(pool, crate::dce::dce_func(&func));
     let name = crate::fresh_name(pool, &func.name);
     func.name = name.clone();
-    pool.push(crate::dce::dce_func(&func));
+    pool.push(func);
     name
+}
+
+/// `func` with the ys that no equation or result uses removed from its scans (each
+/// such scan gets a copy of its body without them, added to `pool`). A known scan
+/// stacks the residuals of every iteration; where they are recomputed instead (a
+/// `remat` region, a checkpointed segment), the forward pass need not build them.
+pub(crate) fn prune_scans(pool: &mut Module, mut func: Func) -> Func {
+    let mut used = vec![false; func.value_types.len()];
+    for v in func.eqns.iter().flat_map(|e| e.inputs.iter()).chain(&func.results) {
+        used[v.index()] = true;
+    }
+    for eqn in &mut func.eqns {
+        let Prim::Scan(params) = &eqn.prim else { continue };
+        let keep: Vec<bool> =
+            eqn.outputs.iter().enumerate().map(|(j, o)| j < params.num_carry || used[o.index()]).collect();
+        let Some(mut body) = pool.func(&params.body).cloned().filter(|_| keep.contains(&false)) else { continue };
+        body.results = body.results.iter().zip(&keep).filter(|(_, k)| **k).map(|(r, _)| *r).collect();
+        body.result_types = body.results.iter().map(|&r| body.ty(r).clone()).collect();
+        body.name = format!("{}_pruned", params.body);
+        let params = ScanParams { body: push_func(pool, body), ..params.clone() };
+        eqn.prim = Prim::Scan(params);
+        eqn.outputs = eqn.outputs.iter().zip(&keep).filter(|(_, k)| **k).map(|(o, _)| *o).collect();
+    }
+    func
 }
 
 /// `a || b`, elementwise.
