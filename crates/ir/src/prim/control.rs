@@ -443,7 +443,6 @@ pub(crate) fn transpose_scan(
     inputs: &[super::ad::LinearIn],
     cts: &[Option<crate::Value>],
 ) -> Result<Vec<Option<crate::Value>>, String> {
-    use super::ad::LinearIn;
     let (k, c) = (s.num_consts, s.num_carry);
     let body = cx.module().func(&s.body).ok_or_else(|| format!("scan: no body @{}", s.body))?;
     let param_types = body.param_types();
@@ -456,25 +455,57 @@ pub(crate) fn transpose_scan(
     if c == 0 && linear_consts.is_empty() && linear_xs.is_empty() {
         return Ok(vec![None; inputs.len()]);
     }
-    // The transposed body: (residual consts, carry cts, accumulators, residual xs,
-    // ys cts) -> (carry cts, accumulators, linear xs cts).
+    let (name, [consts, xs]) = transposed_scan_body(cx, s, [&param_types, &result_types], inputs, cts)?;
+    let mut operands = consts;
+    let n_consts = operands.len();
+    for (i, ct) in cts[..c].iter().enumerate() {
+        operands.push(or_zeros(em, *ct, &param_types[k + i])?);
+    }
+    for &i in &linear_consts {
+        operands.push(em.zeros(&param_types[i])?);
+    }
+    operands.extend(xs);
+    let num_carry = c + linear_consts.len();
+    let params =
+        ScanParams { body: name, num_consts: n_consts, num_carry, reverse: !s.reverse, checkpoint: None, ..*s };
+    let outs = em.eqn(cx.module(), super::Prim::Scan(params), &operands)?;
+    let mut out_cts: Vec<Option<crate::Value>> = vec![None; inputs.len()];
+    for i in 0..c {
+        out_cts[k + i] = inputs[k + i].is_linear().then_some(outs[i]);
+    }
+    for (j, &i) in linear_consts.iter().chain(&linear_xs).enumerate() {
+        out_cts[i] = Some(outs[c + j]);
+    }
+    Ok(out_cts)
+}
+
+/// The body of a transposed scan: `(residual consts, carry cotangents, accumulators of
+/// the linear consts' cotangents, residual xs, given ys cotangents) -> (carry
+/// cotangents, accumulators, linear xs cotangents)`. Returns its name and the outer
+/// operands for its residual consts and for its xs (residual xs, ys cotangents).
+fn transposed_scan_body(
+    cx: &mut dyn super::ad::TransposeContext,
+    s: &ScanParams,
+    [param_types, result_types]: [&[Type]; 2],
+    inputs: &[super::ad::LinearIn],
+    cts: &[Option<crate::Value>],
+) -> Result<(String, [Vec<crate::Value>; 2]), String> {
+    use super::ad::LinearIn;
+    let (k, c) = (s.num_consts, s.num_carry);
     let mut b = crate::Emitter::new(format!("{}_transpose", s.body));
     let mut body_inputs: Vec<LinearIn> = param_types.iter().map(|t| LinearIn::Linear(t.clone())).collect();
     let (mut outer_consts, mut outer_xs) = (Vec::new(), Vec::new());
-    for i in 0..k {
+    let mut residual_param = |b: &mut crate::Emitter, i: usize, outer: &mut Vec<crate::Value>| {
         if let LinearIn::Residual(v) = inputs[i] {
             body_inputs[i] = LinearIn::Residual(b.param(param_types[i].clone()));
-            outer_consts.push(v);
+            outer.push(v);
         }
-    }
+    };
+    (0..k).for_each(|i| residual_param(&mut b, i, &mut outer_consts));
     let carry_cts: Vec<crate::Value> = param_types[k..k + c].iter().map(|t| b.param(t.clone())).collect();
+    let linear_consts: Vec<usize> = (0..k).filter(|&i| inputs[i].is_linear()).collect();
     let accumulators: Vec<crate::Value> = linear_consts.iter().map(|&i| b.param(param_types[i].clone())).collect();
-    for i in k + c..inputs.len() {
-        if let LinearIn::Residual(v) = inputs[i] {
-            body_inputs[i] = LinearIn::Residual(b.param(param_types[i].clone()));
-            outer_xs.push(v);
-        }
-    }
+    (k + c..inputs.len()).for_each(|i| residual_param(&mut b, i, &mut outer_xs));
     let mut body_cts: Vec<Option<crate::Value>> = carry_cts.iter().map(|&v| Some(v)).collect();
     for (j, ct) in cts[c..].iter().enumerate() {
         body_cts.push(ct.map(|_| b.param(result_types[c + j].clone())));
@@ -491,37 +522,10 @@ pub(crate) fn transpose_scan(
             None => acc,
         });
     }
-    for &i in &linear_xs {
+    for i in (k + c..inputs.len()).filter(|&i| inputs[i].is_linear()) {
         results.push(or_zeros(&mut b, in_cts[i], &param_types[i])?);
     }
-    let name = cx.add_func(b.finish(&results))?;
-    // The transposed scan.
-    let mut operands = outer_consts;
-    let n_res_consts = operands.len();
-    for (i, ct) in cts[..c].iter().enumerate() {
-        operands.push(or_zeros(em, *ct, &param_types[k + i])?);
-    }
-    for &i in &linear_consts {
-        operands.push(em.zeros(&param_types[i])?);
-    }
-    operands.extend(outer_xs);
-    let params = ScanParams {
-        body: name,
-        length: s.length,
-        num_consts: n_res_consts,
-        num_carry: c + linear_consts.len(),
-        reverse: !s.reverse,
-        checkpoint: None,
-    };
-    let outs = em.eqn(cx.module(), super::Prim::Scan(params), &operands)?;
-    let mut out_cts: Vec<Option<crate::Value>> = vec![None; inputs.len()];
-    for i in 0..c {
-        out_cts[k + i] = inputs[k + i].is_linear().then_some(outs[i]);
-    }
-    for (j, &i) in linear_consts.iter().chain(&linear_xs).enumerate() {
-        out_cts[i] = Some(outs[c + j]);
-    }
-    Ok(out_cts)
+    Ok((cx.add_func(b.finish(&results))?, [outer_consts, outer_xs]))
 }
 
 /// The transpose rule of a linear `cond`: a `cond` on the same index over the
