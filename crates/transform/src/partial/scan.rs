@@ -5,8 +5,8 @@
 //! *known scan* runs the known body: the primal carries and ys, plus the residuals of
 //! each iteration as extra ys. Residuals that depend only on known consts are
 //! loop-invariant: their computation is hoisted out of the loop and the linear scan
-//! reads them once, as consts. Residuals that are known xs slices are read from the xs
-//! themselves. The *linear scan* runs the linear body over the tangents:
+//! reads them once, as consts. Residuals that are known xs slices, or known ys, are
+//! read from those stacked arrays rather than stacked again. The *linear scan* runs the linear body over the tangents:
 //! `(invariant residuals, tangent consts, tangent carries, stacked residuals, tangent
 //! xs)`. Its transpose is the reverse scan of `ferrax_ir::prim::control::transpose_scan`.
 
@@ -65,9 +65,19 @@ struct Layout {
     invariant: Vec<Value>,
     /// Residuals of each iteration (read as xs).
     per_iteration: Vec<Value>,
-    /// For each per-iteration residual, the operand whose slice it is (a known xs
-    /// operand), if any; the others are extra ys of the known scan.
-    forwarded: Vec<Option<usize>>,
+    /// Where each per-iteration residual comes from.
+    sources: Vec<Stacked>,
+}
+
+/// The stacked form of a per-iteration residual.
+#[derive(Clone, Copy)]
+enum Stacked {
+    /// Known xs operand `i` (the residual is its slice).
+    Xs(usize),
+    /// Output `j` of the known scan (the residual is a known y of the body).
+    Ys(usize),
+    /// An extra ys of the known scan.
+    Extra,
 }
 
 impl Layout {
@@ -87,10 +97,23 @@ impl Layout {
         }
         let (invariant, per_iteration): (Vec<Value>, Vec<Value>) =
             part.split.residuals.iter().partition(|v| invariant_value[v.index()]);
-        let xs_start = k + p.num_carry;
-        let forwarded =
-            per_iteration.iter().map(|v| known.iter().copied().find(|&i| i >= xs_start && g.params[i] == *v)).collect();
-        Layout { known, unknown, invariant, per_iteration, forwarded }
+        let sources = per_iteration.iter().map(|&v| Layout::source(p, part, &known, v)).collect();
+        Layout { known, unknown, invariant, per_iteration, sources }
+    }
+
+    /// Where the per-iteration residual `v` is found stacked.
+    fn source(p: &ScanParams, part: &Partial, known: &[usize], v: Value) -> Stacked {
+        let g = &part.split.func;
+        let xs_start = p.num_consts + p.num_carry;
+        if let Some(i) = known.iter().copied().find(|&i| i >= xs_start && g.params[i] == v) {
+            return Stacked::Xs(i);
+        }
+        let known_outs = g.results.iter().zip(&part.out_unknown).filter(|(_, u)| !**u).map(|(r, _)| *r);
+        let n_carry = (0..p.num_carry).filter(|&j| !part.out_unknown[j]).count();
+        match known_outs.enumerate().skip(n_carry).find(|(_, r)| *r == v) {
+            Some((j, _)) => Stacked::Ys(j),
+            None => Stacked::Extra,
+        }
     }
 }
 
@@ -137,8 +160,8 @@ fn known_scan(
     let params: Vec<Value> = layout.known.iter().map(|&i| g.params[i]).collect();
     let mut results: Vec<Value> =
         g.results.iter().zip(&part.out_unknown).filter(|(_, u)| !**u).map(|(r, _)| *r).collect();
-    let stacked = layout.per_iteration.iter().zip(&layout.forwarded).filter(|(_, f)| f.is_none());
-    results.extend(stacked.map(|(v, _)| *v));
+    let extra = layout.per_iteration.iter().zip(&layout.sources).filter(|(_, s)| matches!(s, Stacked::Extra));
+    results.extend(extra.map(|(v, _)| *v));
     let func = known_func(rw.pool, &part.split, &format!("{}_known", p.body), &params, &results)?;
     let name = push_func(rw.pool, func);
     let operands: Vec<Value> = layout.known.iter().map(|&i| inputs[i]).collect();
@@ -178,11 +201,12 @@ fn linear_scan(
     }
     let n_known_outs = part.out_unknown.iter().filter(|u| !**u).count();
     let mut stacked = known_outs[n_known_outs..].iter();
-    for (&v, forwarded) in layout.per_iteration.iter().zip(&layout.forwarded) {
+    for (&v, source) in layout.per_iteration.iter().zip(&layout.sources) {
         slots.push(Slot::Value(v));
-        operands.push(match forwarded {
-            Some(i) => inputs[*i],
-            None => *stacked.next().ok_or("scan: a stacked residual is missing")?,
+        operands.push(match source {
+            Stacked::Xs(i) => inputs[*i],
+            Stacked::Ys(j) => known_outs[*j],
+            Stacked::Extra => *stacked.next().ok_or("scan: a stacked residual is missing")?,
         });
     }
     for &i in &xs {
