@@ -11,6 +11,9 @@
 //! accumulate with `add`.
 //!
 //! Reverse mode is transpose ∘ linearize ∘ jvp: no primitive has a hand-written VJP.
+//! It goes through control flow: `scan` (with `checkpoint=K`), `cond`, `while` bounded
+//! by `max_iters`, `remat` regions with their policies and `custom_vjp`'s rules (see
+//! `partial/`); [`saved_residuals`] reports what the backward pass keeps.
 
 pub mod check;
 mod custom;
