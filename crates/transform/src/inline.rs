@@ -1,59 +1,41 @@
-//! Inlining of `call`s (and, for reverse mode, of the regions whose bodies it must see):
-//! replaces each equation by its callee's equations, recursively.
+//! Inlining of `call`s: replaces each `call` by its callee's equations, recursively.
 
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Eqn, Error, Func, MAX_NESTING, Module, Value};
-
-/// Which structured primitives [`inline_func`] opens up besides `call`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Inline {
-    /// Only `call`.
-    Calls,
-    /// `call` and `remat` (reverse mode v1 saves what a remat region computes).
-    ForReverseMode,
-}
 
 /// The module with every `call` in every Func replaced by its callee's equations.
 pub fn inline_calls(module: &Module) -> Result<Module, Error> {
     let mut out = Module::new();
     for func in module.funcs.values() {
-        out.push(inline_func(func, module, Inline::Calls)?);
+        out.push(inline_func(func, module)?);
     }
     let entry = crate::entry(&out)?.clone();
     Ok(crate::assemble(entry, &out))
 }
 
-/// `func` with the chosen structured primitives inlined, recursively.
-pub(crate) fn inline_func(func: &Func, module: &Module, which: Inline) -> Result<Func, Error> {
+/// `func` with every `call` inlined, recursively.
+pub(crate) fn inline_func(func: &Func, module: &Module) -> Result<Func, Error> {
     let mut out = func.clone();
     out.eqns.clear();
     let mut map: Vec<Value> = (0..func.value_types.len() as u32).map(Value).collect();
     for eqn in &func.eqns {
-        expand(&mut out, &mut map, eqn, module, which, 0)?;
+        expand(&mut out, &mut map, eqn, module, 0)?;
     }
     out.results = func.results.iter().map(|r| map[r.index()]).collect();
     Ok(out)
 }
 
-fn callee(prim: &Prim, which: Inline) -> Option<&str> {
-    match (prim, which) {
-        (Prim::Call { func }, _) => Some(func),
-        (Prim::Remat { func, .. }, Inline::ForReverseMode) => Some(func),
+fn callee(prim: &Prim) -> Option<&str> {
+    match prim {
+        Prim::Call { func } => Some(func),
         _ => None,
     }
 }
 
 /// Appends `eqn` (with inputs renamed by `map`) to `out`, expanding inlined callees.
-fn expand(
-    out: &mut Func,
-    map: &mut [Value],
-    eqn: &Eqn,
-    module: &Module,
-    which: Inline,
-    depth: usize,
-) -> Result<(), Error> {
+fn expand(out: &mut Func, map: &mut [Value], eqn: &Eqn, module: &Module, depth: usize) -> Result<(), Error> {
     let inputs: Vec<Value> = eqn.inputs.iter().map(|v| map[v.index()]).collect();
-    let Some(name) = callee(&eqn.prim, which) else {
+    let Some(name) = callee(&eqn.prim) else {
         let mut copy = eqn.clone();
         copy.inputs = inputs.into();
         out.eqns.push(copy);
@@ -72,10 +54,10 @@ fn expand(
         let mut renamed = inner_eqn.clone();
         renamed.outputs = inner_eqn.outputs.iter().map(|o| inner[o.index()]).collect();
         let before = out.eqns.len();
-        expand(out, &mut inner, inner_eqn, module, which, depth + 1)?;
+        expand(out, &mut inner, inner_eqn, module, depth + 1)?;
         // `expand` pushed the equation (or its expansion) with outputs renamed by
         // `inner`; a plain copy needs its outputs renamed too.
-        if out.eqns.len() == before + 1 && callee(&inner_eqn.prim, which).is_none() {
+        if out.eqns.len() == before + 1 && callee(&inner_eqn.prim).is_none() {
             let last = out.eqns.len() - 1;
             out.eqns[last].outputs = renamed.outputs.clone();
             if out.eqns[last].loc.is_none() {

@@ -9,7 +9,7 @@
 
 use crate::wrt::{Wrt, float_params};
 use ferrax_ir::prim::ad::{JvpContext, JvpFunc};
-use ferrax_ir::{Emitter, Error, Func, MAX_NESTING, Module, Place, Value};
+use ferrax_ir::{Emitter, Error, Func, MAX_NESTING, Module, Place, Prim, Value};
 use std::collections::HashMap;
 
 /// The jvp of `module`'s entry with respect to `wrt` (default: every float parameter).
@@ -46,16 +46,29 @@ pub(crate) struct JvpPass {
     cache: HashMap<(String, Vec<bool>, Vec<bool>), JvpFunc>,
     depth: usize,
     errors_in: Option<String>,
+    /// For reverse mode: `custom_vjp` takes the form that runs its `fwd` and `bwd`
+    /// (see [`crate::custom`]) instead of differentiating `func`.
+    reverse_mode: bool,
 }
 
 impl JvpPass {
     pub(crate) fn new(source: &Module) -> JvpPass {
-        JvpPass { out: source.clone(), cache: HashMap::new(), depth: 0, errors_in: None }
+        JvpPass { out: source.clone(), cache: HashMap::new(), depth: 0, errors_in: None, reverse_mode: false }
+    }
+
+    /// A pass for reverse mode (see [`JvpPass::reverse_mode`]).
+    pub(crate) fn for_reverse_mode(source: &Module) -> JvpPass {
+        JvpPass { reverse_mode: true, ..JvpPass::new(source) }
     }
 
     pub(crate) fn error(&self, func: &str, message: String) -> Error {
         let at = self.errors_in.clone().unwrap_or_else(|| func.to_string());
         Error::transform(Place { func: at, eqn: None, prim: None }, format!("jvp: {message}"))
+    }
+
+    /// The source Func of each Func this pass made (jvp'd name -> source name).
+    pub(crate) fn sources(&self) -> HashMap<String, String> {
+        self.cache.iter().map(|((source, ..), jf)| (jf.name.clone(), source.clone())).collect()
     }
 
     /// Transforms the Func `name` (see [`JvpContext::jvp_func`]), naming the result
@@ -123,6 +136,8 @@ impl JvpPass {
             let at = |e: String| format!("equation {index} ({}): {e}", eqn.prim.name());
             let (outputs, out_tangents) = if tangents.iter().all(Option::is_none) {
                 (em.eqn(&self.out, eqn.prim.clone(), &inputs).map_err(at)?.to_vec(), vec![None; eqn.outputs.len()])
+            } else if self.reverse_mode && matches!(eqn.prim, Prim::CustomVjp { .. }) {
+                crate::custom::custom_vjp_for_reverse(self, &mut em, &eqn.prim, &inputs, &tangents).map_err(at)?
             } else {
                 eqn.prim.jvp_full(&mut em, self, &inputs, &tangents).map_err(at)?
             };

@@ -11,13 +11,19 @@
 //! accumulate with `add`.
 //!
 //! Reverse mode is transpose ∘ linearize ∘ jvp: no primitive has a hand-written VJP.
+//! It goes through control flow: `scan` (with `checkpoint=K`), `cond`, `while` bounded
+//! by `max_iters`, `remat` regions with their policies and `custom_vjp`'s rules (see
+//! `partial/`); [`saved_residuals`] reports what the backward pass keeps.
 
 pub mod check;
+mod custom;
 mod dce;
 mod inline;
 mod jac;
 mod jvp;
 mod linear;
+mod partial;
+mod residuals;
 mod vjp;
 mod vmap;
 mod wrt;
@@ -28,6 +34,7 @@ pub use inline::inline_calls;
 pub use jac::{hessian, jacfwd, jacrev};
 pub use jvp::jvp;
 pub use linear::{linearize, transpose};
+pub use residuals::{Residual, saved_residuals};
 pub use vjp::{grad, hvp, value_and_grad, vjp};
 pub use vmap::vmap;
 pub use wrt::Wrt;

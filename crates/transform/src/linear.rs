@@ -6,36 +6,23 @@
 //! one that reads a tangent is *linear*. Known values that linear equations read are
 //! the residuals: the only way the linear part sees the primal computation (it never
 //! reads primal inputs directly). Constants and iotas it reads are recomputed rather
-//! than saved. Transposition runs the linear equations backwards, calling each
-//! primitive's transpose rule and accumulating cotangents with `add` where a value
-//! fans out; zero cotangents stay symbolic.
+//! than saved. Structured equations that read a tangent are first rewritten into a
+//! known and a linear equation with bodies of their own (see [`crate::partial`]).
+//! Transposition runs the linear equations backwards, calling each primitive's
+//! transpose rule and accumulating cotangents with `add` where a value fans out; zero
+//! cotangents stay symbolic. The rules of structured primitives transpose their bodies
+//! through [`Cx`], which adds the transposed bodies to the module being built.
 
-use crate::inline::{Inline, inline_func};
 use crate::jvp::JvpPass;
+use crate::partial::{Rewriter, Save, Split, push_func, split};
 use crate::wrt::{Wrt, float_params};
 use ferrax_ir::prim::ad::{LinearIn, TransposeContext};
-use ferrax_ir::{AttrValue, Emitter, Eqn, Error, Func, Module, Value, emit::add_optional};
+use ferrax_ir::{AttrValue, Emitter, Eqn, Error, Func, MAX_NESTING, Module, Value, emit::add_optional};
+use std::rc::Rc;
 
-/// A jvp'd Func split into its known and linear equations.
-pub(crate) struct Split {
-    /// The flat jvp'd Func (calls inlined).
-    pub(crate) func: Func,
-    /// Indices of the known equations, in order.
-    pub(crate) known: Vec<usize>,
-    /// Indices of the equations the linear part recomputes (constants), in order.
-    pub(crate) recomputed: Vec<usize>,
-    /// Indices of the linear equations, in order.
-    pub(crate) linear: Vec<usize>,
-    /// Known values the linear part reads, in first-use order.
-    pub(crate) residuals: Vec<Value>,
-    /// Number of primal parameters (the tangent parameters follow).
-    pub(crate) n_primals: usize,
-    /// Number of primal results (the tangent results follow).
-    pub(crate) n_outputs: usize,
-}
-
-/// Differentiates `module`'s entry by jvp with respect to `wrt`, inlines what reverse
-/// mode must see through, and splits the result (the module holding the bodies).
+/// Differentiates `module`'s entry by jvp with respect to `wrt` and splits the result
+/// into known and linear parts (see [`crate::partial`]); returns the split and the
+/// module holding every body it refers to.
 pub(crate) fn split_jvp(module: &Module, wrt: &[usize]) -> Result<(Split, Module), Error> {
     let f = crate::entry(module)?;
     let n_outputs = f.results.len();
@@ -44,68 +31,18 @@ pub(crate) fn split_jvp(module: &Module, wrt: &[usize]) -> Result<(Split, Module
         nonzero[i] = true;
     }
     let instantiate: Vec<bool> = f.result_types.iter().map(|t| t.dtype.is_float()).collect();
-    let mut pass = JvpPass::new(module);
+    let mut pass = JvpPass::for_reverse_mode(module);
     let jf = pass.transform(&f.name, &nonzero, &instantiate, None).map_err(|e| pass.error(&f.name, e))?;
     let jvp_func = pass.out.func(&jf.name).cloned().ok_or_else(|| crate::error(&f.name, "jvp lost its result"))?;
-    let flat = inline_func(&jvp_func, &pass.out, Inline::ForReverseMode)?;
-    let split = split(flat, f.params.len(), n_outputs)?;
-    Ok((split, pass.out))
-}
-
-fn split(func: Func, n_primals: usize, n_outputs: usize) -> Result<Split, Error> {
-    let mut unknown = vec![false; func.value_types.len()];
-    for p in &func.params[n_primals..] {
-        unknown[p.index()] = true;
-    }
-    let (mut known, mut linear) = (Vec::new(), Vec::new());
-    for (i, eqn) in func.eqns.iter().enumerate() {
-        if eqn.inputs.iter().any(|v| unknown[v.index()]) {
-            if !eqn.prim.callees().is_empty() {
-                let at = eqn.loc.as_deref().map(|l| format!(" (at {l})")).unwrap_or_default();
-                return Err(crate::error(
-                    &func.name,
-                    format!("reverse mode through `{}` is not implemented yet{at}", eqn.prim.name()),
-                ));
-            }
-            eqn.outputs.iter().for_each(|o| unknown[o.index()] = true);
-            linear.push(i);
-        } else {
-            known.push(i);
-        }
-    }
-    // Known values the linear part needs: residuals, except constants, recomputed.
-    let nullary: Vec<Option<usize>> = {
-        let mut by_value = vec![None; func.value_types.len()];
-        for &i in &known {
-            if func.eqns[i].inputs.is_empty() {
-                func.eqns[i].outputs.iter().for_each(|o| by_value[o.index()] = Some(i));
-            }
-        }
-        by_value
-    };
-    let mut residuals = Vec::new();
-    let mut recomputed = Vec::new();
-    let need = |v: Value, residuals: &mut Vec<Value>, recomputed: &mut Vec<usize>| {
-        if unknown[v.index()] {
-            return;
-        }
-        match nullary[v.index()] {
-            Some(i) if !recomputed.contains(&i) => recomputed.push(i),
-            Some(_) => {}
-            None if !residuals.contains(&v) => residuals.push(v),
-            None => {}
-        }
-    };
-    for &i in &linear {
-        for &v in &func.eqns[i].inputs {
-            need(v, &mut residuals, &mut recomputed);
-        }
-    }
-    for &r in &func.results[n_outputs..] {
-        need(r, &mut residuals, &mut recomputed);
-    }
-    recomputed.sort_unstable();
-    Ok(Split { func, known, recomputed, linear, residuals, n_primals, n_outputs })
+    let sources = Rc::new(pass.sources());
+    let mut pool = pass.out;
+    let mut unknown_in = vec![false; f.params.len()];
+    unknown_in.resize(jvp_func.params.len(), true);
+    let rewriter = Rewriter::new(&mut pool, &jvp_func.name, sources, 0);
+    let (g, unknown) = rewriter.rewrite(&jvp_func, &unknown_in).map_err(|e| crate::error(&f.name, e))?;
+    let mut needed = vec![false; n_outputs];
+    needed.resize(g.results.len(), true);
+    Ok((split(g, &unknown, &needed, Save::All), pool))
 }
 
 /// Copies equation `eqn` of `from` into `em`, renaming values through `env`.
@@ -123,11 +60,59 @@ pub(crate) fn copy_eqn(em: &mut Emitter, module: &Module, eqn: &Eqn, env: &mut [
     Ok(())
 }
 
-struct Cx<'m>(&'m Module);
+/// The transpose driver's context: the module of bodies (to which transposed bodies
+/// are added) and the nesting depth.
+pub(crate) struct Cx<'m> {
+    pub(crate) pool: &'m mut Module,
+    depth: usize,
+}
+
+impl<'m> Cx<'m> {
+    pub(crate) fn new(pool: &'m mut Module) -> Self {
+        Cx { pool, depth: 0 }
+    }
+}
 
 impl TransposeContext for Cx<'_> {
     fn module(&self) -> &Module {
-        self.0
+        self.pool
+    }
+
+    fn add_func(&mut self, func: Func) -> Result<String, String> {
+        Ok(push_func(self.pool, func))
+    }
+
+    fn transpose_into(
+        &mut self,
+        em: &mut Emitter,
+        name: &str,
+        inputs: &[LinearIn],
+        cts: &[Option<Value>],
+    ) -> Result<Vec<Option<Value>>, String> {
+        if self.depth >= MAX_NESTING {
+            return Err(format!("bodies nest deeper than {MAX_NESTING}"));
+        }
+        let func = self.pool.func(name).cloned().ok_or_else(|| format!("no Func @{name}"))?;
+        if inputs.len() != func.params.len() || cts.len() != func.results.len() {
+            return Err(format!("@{name} does not take {} inputs and return {} values", inputs.len(), cts.len()));
+        }
+        let n = func.value_types.len();
+        let (mut env, mut linear, mut ct) = (vec![None; n], vec![false; n], vec![None; n]);
+        for (p, input) in func.params.iter().zip(inputs) {
+            match input {
+                LinearIn::Residual(v) => env[p.index()] = Some(*v),
+                LinearIn::Linear(_) => linear[p.index()] = true,
+            }
+        }
+        for (r, c) in func.results.iter().zip(cts) {
+            ct[r.index()] = add_optional(em, ct[r.index()], *c)?;
+        }
+        let all: Vec<usize> = (0..func.eqns.len()).collect();
+        self.depth += 1;
+        let done = transpose_eqns(self, em, &func, &all, &mut linear, &mut env, &mut ct);
+        self.depth -= 1;
+        done.map_err(|e| format!("in @{name}: {e}"))?;
+        Ok(func.params.iter().zip(inputs).map(|(p, input)| ct[p.index()].filter(|_| input.is_linear())).collect())
     }
 }
 
@@ -139,8 +124,8 @@ impl TransposeContext for Cx<'_> {
 /// without a linear input are copied first (a forward sweep over what the linear code
 /// computes from residuals), then the linear ones are transposed in reverse order.
 pub(crate) fn transpose_eqns(
+    cx: &mut Cx,
     em: &mut Emitter,
-    module: &Module,
     func: &Func,
     eqns: &[usize],
     linear: &mut [bool],
@@ -154,10 +139,9 @@ pub(crate) fn transpose_eqns(
             eqn.outputs.iter().for_each(|o| linear[o.index()] = true);
             linear_eqns.push(i);
         } else {
-            copy_eqn(em, module, eqn, env)?;
+            copy_eqn(em, cx.pool, eqn, env)?;
         }
     }
-    let mut cx = Cx(module);
     for &i in linear_eqns.iter().rev() {
         let eqn = &func.eqns[i];
         let out_cts: Vec<Option<Value>> = eqn.outputs.iter().map(|o| cts[o.index()]).collect();
@@ -175,7 +159,7 @@ pub(crate) fn transpose_eqns(
         em.set_loc(eqn.loc.clone());
         let in_cts = eqn
             .prim
-            .transpose(em, &mut cx, &inputs, &out_cts)
+            .transpose(em, cx, &inputs, &out_cts)
             .map_err(|e| format!("transposing equation {i} ({}): {e}", eqn.prim.name()))?;
         for (&v, ct) in eqn.inputs.iter().zip(in_cts) {
             if linear[v.index()] && ct.is_some() {
@@ -195,19 +179,20 @@ pub fn linearize(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
     let wrt = wrt.resolve(f, float_params)?;
     let name = f.name.clone();
     let (s, bodies) = split_jvp(module, &wrt)?;
+    let (n_primals, n_outputs) = (f.params.len(), f.results.len());
     let g = &s.func;
     let err = |e: String| crate::error(&name, format!("linearize: {e}"));
     // The primal part.
     let mut primal = Emitter::new(format!("{name}_linearize"));
     let mut env: Vec<Option<Value>> = vec![None; g.value_types.len()];
-    for &p in &g.params[..s.n_primals] {
+    for &p in &g.params[..n_primals] {
         env[p.index()] = Some(primal.param(g.ty(p).clone()));
     }
     for &i in &s.known {
         copy_eqn(&mut primal, &bodies, &g.eqns[i], &mut env).map_err(err)?;
     }
     let mut results: Vec<Value> = Vec::new();
-    for &v in g.results[..s.n_outputs].iter().chain(&s.residuals) {
+    for &v in g.results[..n_outputs].iter().chain(&s.residuals) {
         results.push(env[v.index()].ok_or_else(|| err(format!("value {v} is not available")))?);
     }
     let primal = primal.finish(&results);
@@ -217,25 +202,25 @@ pub fn linearize(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
     for &r in &s.residuals {
         lenv[r.index()] = Some(lin.param(g.ty(r).clone()));
     }
-    for &p in &g.params[s.n_primals..] {
+    for &p in &g.params[n_primals..] {
         lenv[p.index()] = Some(lin.param(g.ty(p).clone()));
     }
-    let mut order: Vec<usize> = s.recomputed.iter().chain(&s.linear).copied().collect();
-    order.sort_unstable();
-    for i in order {
+    for i in s.linear_part() {
         copy_eqn(&mut lin, &bodies, &g.eqns[i], &mut lenv).map_err(err)?;
     }
-    let tangent_results: Vec<Value> = g.results[s.n_outputs..]
+    let tangent_results: Vec<Value> = g.results[n_outputs..]
         .iter()
         .map(|v| lenv[v.index()].ok_or_else(|| err(format!("value {v} is not available"))))
         .collect::<Result<_, _>>()?;
     lin.set_attr("residuals", AttrValue::Int(s.residuals.len() as i64));
     let lin = lin.finish(&tangent_results);
-    let mut pool = bodies;
-    pool.push(lin.clone());
-    let mut out = crate::assemble(primal, &pool);
-    if !out.funcs.contains_key(&lin.name) {
-        out.push(lin);
+    let mut bodies = bodies;
+    let primal = crate::partial::prune_scans(&mut bodies, primal);
+    let mut out = crate::assemble(primal, &bodies);
+    for func in crate::assemble(lin, &bodies).funcs.into_values() {
+        if !out.funcs.contains_key(&func.name) {
+            out.push(func);
+        }
     }
     Ok(out)
 }
@@ -271,7 +256,8 @@ pub fn transpose(module: &Module) -> Result<Module, Error> {
         cts[r.index()] = add_optional(&mut em, cts[r.index()], Some(ct)).map_err(err)?;
     }
     let all: Vec<usize> = (0..f.eqns.len()).collect();
-    transpose_eqns(&mut em, module, f, &all, &mut linear, &mut env, &mut cts).map_err(err)?;
+    let mut pool = module.clone();
+    transpose_eqns(&mut Cx::new(&mut pool), &mut em, f, &all, &mut linear, &mut env, &mut cts).map_err(err)?;
     let mut results = Vec::new();
     for &p in &f.params[k..] {
         results.push(match cts[p.index()] {
@@ -279,5 +265,5 @@ pub fn transpose(module: &Module) -> Result<Module, Error> {
             None => em.zeros(&f.ty(p).clone()).map_err(err)?,
         });
     }
-    Ok(crate::assemble(em.finish(&results), module))
+    Ok(crate::assemble(em.finish(&results), &pool))
 }

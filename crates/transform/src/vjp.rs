@@ -2,7 +2,7 @@
 //! (forward-over-reverse). Each builds one Func: the known (primal) equations of the
 //! split jvp, then the transposed linear equations, reading residuals directly.
 
-use crate::linear::{copy_eqn, split_jvp, transpose_eqns};
+use crate::linear::{Cx, copy_eqn, split_jvp, transpose_eqns};
 use crate::wrt::{Wrt, float_params};
 use ferrax_ir::{Emitter, Error, Module, Value, emit::add_optional};
 
@@ -34,15 +34,16 @@ fn reverse(
             )));
         }
     }
-    let (s, bodies) = split_jvp(module, wrt)?;
+    let (s, mut bodies) = split_jvp(module, wrt)?;
+    let (n_primals, n_outputs) = (f.params.len(), f.results.len());
     let g = &s.func;
     let mut em = Emitter::new(format!("{name}_{suffix}"));
     let mut env: Vec<Option<Value>> = vec![None; g.value_types.len()];
-    for &p in &g.params[..s.n_primals] {
+    for &p in &g.params[..n_primals] {
         env[p.index()] = Some(em.param(g.ty(p).clone()));
     }
     let mut cts: Vec<Option<Value>> = vec![None; g.value_types.len()];
-    let tangent_results = &g.results[s.n_outputs..];
+    let tangent_results = &g.results[n_outputs..];
     for &r in tangent_results {
         let ct = match seeds {
             Seeds::Params => Some(em.param(g.ty(r).clone())),
@@ -62,11 +63,10 @@ fn reverse(
         }
     }
     let mut linear = vec![false; g.value_types.len()];
-    g.params[s.n_primals..].iter().for_each(|p| linear[p.index()] = true);
-    let mut order: Vec<usize> = s.recomputed.iter().chain(&s.linear).copied().collect();
-    order.sort_unstable();
-    transpose_eqns(&mut em, &bodies, g, &order, &mut linear, &mut env, &mut cts).map_err(err)?;
-    let outs: Vec<Value> = g.results[..s.n_outputs]
+    g.params[n_primals..].iter().for_each(|p| linear[p.index()] = true);
+    let order = s.linear_part();
+    transpose_eqns(&mut Cx::new(&mut bodies), &mut em, g, &order, &mut linear, &mut env, &mut cts).map_err(err)?;
+    let outs: Vec<Value> = g.results[..n_outputs]
         .iter()
         .map(|v| env[v.index()].ok_or_else(|| err(format!("output {v} is not available"))))
         .collect::<Result<_, _>>()?;
@@ -76,7 +76,7 @@ fn reverse(
     sorted.sort_unstable();
     for &i in wrt {
         let position = sorted.iter().position(|&s| s == i).unwrap_or(0);
-        let p = g.params[s.n_primals + position];
+        let p = g.params[n_primals + position];
         grads.push(match cts[p.index()] {
             Some(ct) => ct,
             None => em.zeros(&g.ty(p).clone()).map_err(err)?,
@@ -92,8 +92,9 @@ fn reverse(
 pub fn vjp(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
     let f = crate::entry(module)?;
     let wrt = wrt.resolve(f, float_params)?;
-    let (func, ..) = reverse(module, &wrt, Seeds::Params, "vjp")?;
-    Ok(crate::assemble(func, module))
+    let (func, _, _, mut bodies) = reverse(module, &wrt, Seeds::Params, "vjp")?;
+    let func = crate::partial::prune_scans(&mut bodies, func);
+    Ok(crate::assemble(func, &bodies))
 }
 
 /// `grad(f, wrt, has_aux)`: f returns a float scalar (then aux values if `has_aux`);
@@ -115,12 +116,13 @@ fn with_value(module: &Module, wrt: &Wrt, has_aux: bool, keep_value: bool, suffi
             format!("{suffix}: the function returns {} values; pass has_aux to treat the rest as aux", f.results.len());
         return Err(crate::error(&f.name, message));
     }
-    let (mut func, outs, grads, _) = reverse(module, &wrt, Seeds::Scalar, suffix)?;
+    let (mut func, outs, grads, mut bodies) = reverse(module, &wrt, Seeds::Scalar, suffix)?;
     let mut results: Vec<Value> = if keep_value { outs.clone() } else { outs[1..].to_vec() };
     results.extend(grads);
     func.result_types = results.iter().map(|&v| func.ty(v).clone()).collect();
     func.results = results;
-    Ok(crate::assemble(crate::dce::dce_func(&func), module))
+    let func = crate::partial::prune_scans(&mut bodies, crate::dce::dce_func(&func));
+    Ok(crate::assemble(func, &bodies))
 }
 
 /// `hvp(f, wrt)` = `jvp(grad(f, wrt))` over every float parameter: `(params..., one

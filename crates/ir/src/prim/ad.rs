@@ -16,7 +16,7 @@
 //! the transform crate implements.
 
 use super::{binary, control, index, linalg, reduce, shape, unary};
-use crate::{Emitter, Module, Prim, Type, Value};
+use crate::{Emitter, Func, Module, Prim, Type, Value};
 
 /// What a jvp rule of a structured primitive needs from the pass driving it.
 pub trait JvpContext {
@@ -79,9 +79,34 @@ impl LinearIn {
 }
 
 /// What a transpose rule of a structured primitive needs from the pass driving it.
+///
+/// Rules that never recurse into bodies only need [`TransposeContext::module`]; the
+/// other methods default to an error naming what is missing.
 pub trait TransposeContext {
     /// The module being built.
     fn module(&self) -> &Module;
+
+    /// Adds `func` to the module being built, under a fresh name derived from its own
+    /// (which is returned).
+    fn add_func(&mut self, func: Func) -> Result<String, String> {
+        Err(format!("this context cannot add Funcs (adding @{})", func.name))
+    }
+
+    /// Transposes a call of the Func `name` on `inputs` into `em`: `inputs` says which
+    /// of its parameters are residuals (values of `em`) and which are linear, `cts`
+    /// gives one (optional) cotangent per result. Returns one cotangent per input:
+    /// `None` for residual inputs and symbolically zero cotangents. Equations of the
+    /// body that read no linear value (recomputation) are emitted first.
+    fn transpose_into(
+        &mut self,
+        em: &mut Emitter,
+        name: &str,
+        inputs: &[LinearIn],
+        cts: &[Option<Value>],
+    ) -> Result<Vec<Option<Value>>, String> {
+        let _ = (em, inputs, cts);
+        Err(format!("this context cannot transpose bodies (transposing @{name})"))
+    }
 }
 
 fn not_linear(prim: &Prim) -> Result<Vec<Option<Value>>, String> {
@@ -188,13 +213,14 @@ impl Prim {
             Prim::Reduce { op, axes } => reduce::transpose_reduce(em, *op, axes, inputs, cts),
             Prim::Cumsum { axis, reverse } => reduce::transpose_cumsum(em, *axis, *reverse, inputs, cts),
             Prim::DotGeneral(dims) => linalg::transpose_dot_general(em, dims, inputs, cts),
-            Prim::Call { .. }
-            | Prim::Cond { .. }
-            | Prim::While { .. }
-            | Prim::Scan(_)
-            | Prim::CustomJvp { .. }
-            | Prim::CustomVjp { .. }
-            | Prim::Remat { .. } => control::transpose_control(em, cx, self, inputs, cts),
+            Prim::Call { func } | Prim::Remat { func, .. } => cx.transpose_into(em, func, inputs, cts),
+            Prim::Cond { branches } => control::transpose_cond(em, cx, branches, inputs, cts),
+            Prim::Scan(params) => control::transpose_scan(em, cx, params, inputs, cts),
+            Prim::CustomVjp { func, fwd, bwd } => control::transpose_custom_vjp(em, cx, [func, fwd, bwd], inputs, cts),
+            Prim::While { .. } => Err("while has no transpose rule: reverse mode turns a loop bounded by max_iters \
+                 into a scan before transposing"
+                .into()),
+            Prim::CustomJvp { .. } => Err("custom_jvp is not linear (reverse mode replaces it by its jvp rule)".into()),
             Prim::IntegerPow { .. }
             | Prim::StopGradient
             | Prim::Compare(_)
