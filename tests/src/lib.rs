@@ -1117,29 +1117,40 @@ func @region(%w: f64{s}, %x: f64{s}) -> (f64{s}) {
     ]
 }
 
-/// `module` with its entry's single float result summed to a scalar (unchanged if it
-/// is one already); `None` if the entry does not return exactly one float value.
+/// `module` with its entry returning one float scalar: the sum of every element of
+/// every float result (unchanged if it returns a single float scalar already; other
+/// results are dropped); `None` if the entry has no float result.
 pub fn summed(module: &Module) -> Option<Module> {
     let entry = module.entry()?;
-    let [ty] = entry.result_types.as_slice() else {
-        return None;
-    };
-    if !ty.dtype.is_float() {
-        return None;
-    }
-    if ty.rank() == 0 {
+    let floats: Vec<usize> = (0..entry.results.len()).filter(|&i| entry.result_types[i].dtype.is_float()).collect();
+    let dtype = entry.result_types[*floats.first()?].dtype;
+    if floats.len() == 1 && entry.results.len() == 1 && entry.result_types[0].rank() == 0 {
         return Some(module.clone());
     }
     let mut f = entry.clone();
-    let scalar = Type::scalar(ty.dtype);
-    let total = f.new_value(scalar.clone());
-    f.eqns.push(ferrax_ir::Eqn {
-        prim: Prim::Reduce { op: ReduceOp::Sum, axes: (0..ty.rank()).collect() },
-        inputs: f.results.iter().copied().collect(),
-        outputs: [total].into_iter().collect(),
-        loc: None,
-    });
-    f.results = vec![total];
+    let eqn = |f: &mut ferrax_ir::Func, prim: Prim, input: &[ferrax_ir::Value], ty: Type| {
+        let out = f.new_value(ty);
+        let (inputs, outputs) = (input.iter().copied().collect(), [out].into_iter().collect());
+        f.eqns.push(ferrax_ir::Eqn { prim, inputs, outputs, loc: None });
+        out
+    };
+    let scalar = Type::scalar(dtype);
+    let mut total = None;
+    for i in floats {
+        let (mut part, ty) = (entry.results[i], &entry.result_types[i]);
+        if ty.dtype != dtype {
+            part = eqn(&mut f, Prim::Convert { dtype }, &[part], ty.with_dtype(dtype));
+        }
+        if ty.rank() > 0 {
+            let sum = Prim::Reduce { op: ReduceOp::Sum, axes: (0..ty.rank()).collect() };
+            part = eqn(&mut f, sum, &[part], scalar.clone());
+        }
+        total = Some(match total {
+            None => part,
+            Some(sum) => eqn(&mut f, Prim::Binary(BinaryOp::Add), &[sum, part], scalar.clone()),
+        });
+    }
+    f.results = vec![total?];
     f.result_types = vec![scalar];
     let mut out = Module::new();
     out.push(f);
