@@ -209,3 +209,203 @@ fn fuel_bounds_unbounded_loops() {
     let x = write(&dir, "x.npy", &npy::write(&Array::scalar_i32(0)));
     assert_fails(&ferrax(&["run", &prog, &x, "--fuel", "1000"], b""), 1, "forever.fx:2:3");
 }
+
+// ---- transform subcommands ----
+
+/// Runs `ferrax a... | ferrax b... | ...` as a real pipeline; the output of the last
+/// command, and the first failure's stderr (every stage must succeed).
+fn pipeline(stages: &[&[&str]]) -> Output {
+    let mut children = Vec::new();
+    let mut previous: Option<std::process::ChildStdout> = None;
+    for args in stages {
+        let stdin = previous.take().map_or_else(Stdio::null, Stdio::from);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ferrax"))
+            .args(*args)
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the ferrax binary starts");
+        previous = child.stdout.take();
+        children.push(child);
+    }
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut previous.expect("a last stage"), &mut stdout).expect("read the output");
+    let mut failure: Option<Output> = None;
+    for child in children {
+        let out = child.wait_with_output().expect("ferrax finishes");
+        let code = out.status.code().unwrap_or(-1);
+        if code != 0 && failure.is_none() {
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            failure = Some(Output { code, stdout: String::new(), stderr });
+        }
+    }
+    failure.unwrap_or(Output { code: 0, stdout, stderr: String::new() })
+}
+
+fn f64_npy(dir: &Path, name: &str, shape: &[usize], values: &[f64]) -> String {
+    write(dir, name, &npy::write(&Array::from_f64(shape, values.to_vec()).expect("a valid array")))
+}
+
+/// f(x) = sum(x * x * rev(x)) = a^2 b + a b^2 for x = [a, b]. Its gradient is
+/// [2ab + b^2, a^2 + 2ab] and its Hessian [[2b, 2a + 2b], [2a + 2b, 2a]]. At x = [1, 2]
+/// with v = [1, -1]: gradient [8, 5], H v = [4 - 6, 6 - 2] = [-2, 4], exact in f64.
+const CUBIC: &str = "\
+func @f(%x: f64[2]) -> (f64[]) {
+  %xx: f64[2] = mul(%x, %x)
+  %r: f64[2] = rev[axes=[0]](%x)
+  %p: f64[2] = mul(%xx, %r)
+  %s: f64[] = reduce_sum[axes=[0]](%p)
+  return %s
+}
+";
+
+#[test]
+fn grad_piped_into_jvp_runs_the_hessian_vector_product() {
+    let dir = scratch("hvp-pipe");
+    let f = write(&dir, "f.fx", CUBIC.as_bytes());
+    let x = f64_npy(&dir, "x.npy", &[2], &[1.0, 2.0]);
+    let v = f64_npy(&dir, "v.npy", &[2], &[1.0, -1.0]);
+    let expected = "out0: f64[2] = [8.0, 5.0]\nout1: f64[2] = [-2.0, 4.0]\n";
+    let out = pipeline(&[&["grad", &f], &["jvp", "-"], &["run", "-", &x, &v]]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, expected), "{}", out.stderr);
+    // The hvp subcommand is the same composition.
+    let out = pipeline(&[&["hvp", &f], &["run", "-", &x, &v]]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, expected), "{}", out.stderr);
+    // And the gradient alone.
+    let out = pipeline(&[&["grad", &f], &["run", "-", &x]]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, "out0: f64[2] = [8.0, 5.0]\n"), "{}", out.stderr);
+}
+
+/// A module with a float parameter outside the default wrt of grad and an integer one.
+const MIXED: &str = "\
+func @g(%x: f64[3], %w: f64[3], %n: i32[]) -> (f64[]) {
+  %nf: f64[] = convert[dtype=f64](%n)
+  %nb: f64[3] = broadcast_in_dim[shape=[3], dims=[]](%nf)
+  %xw: f64[3] = mul(%x, %w)
+  %y: f64[3] = add(%xw, %nb)
+  %t: f64[3] = tanh(%y)
+  %s: f64[] = reduce_sum[axes=[0]](%t)
+  return %s
+}
+";
+
+#[test]
+fn every_transform_subcommand_prints_verifiable_ir() {
+    let dir = scratch("transforms");
+    let g = write(&dir, "g.fx", MIXED.as_bytes());
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["grad", &g],
+        vec!["grad", &g, "--wrt", "1,0"],
+        vec!["value-and-grad", &g],
+        vec!["jvp", &g],
+        vec!["jvp", &g, "--wrt", "1"],
+        vec!["vjp", &g],
+        vec!["vjp", &g, "--wrt", "0"],
+        vec!["hvp", &g],
+        vec!["linearize", &g],
+        vec!["linearize", &g, "--wrt", "1"],
+    ];
+    for args in &commands {
+        let out = ferrax(args, b"");
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        assert!(out.stdout.starts_with("func @g_"), "{args:?}: {}", out.stdout);
+        let verify = ferrax(&["verify", "-"], out.stdout.as_bytes());
+        assert_eq!(verify.code, 0, "{args:?}: the output does not verify: {}\n{}", verify.stderr, out.stdout);
+        // The output is canonical text: printing it again changes nothing.
+        let again = ferrax(&["print", "-"], out.stdout.as_bytes());
+        assert_eq!(again.stdout, out.stdout, "{args:?}");
+    }
+    // transpose reads linearize's output (its linear Func is the one marked [residuals=K]).
+    let out = pipeline(&[&["linearize", &g], &["transpose", "-"], &["verify", "-"]]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, "<stdin>: ok (1 Funcs)\n"), "{}", out.stderr);
+    // With respect to %x alone, the jvp takes one tangent: none for %w (outside wrt) or
+    // %n (an integer).
+    let out = ferrax(&["jvp", &g, "--wrt", "0"], b"");
+    assert!(out.stdout.starts_with("func @g_jvp(%0: f64[3], %1: f64[3], %2: i32[], %3: f64[3]) -> (f64[], f64[])"));
+}
+
+#[test]
+fn linearize_piped_into_transpose_gives_the_gradient() {
+    let dir = scratch("linearize-transpose");
+    let f = write(&dir, "f.fx", CUBIC.as_bytes());
+    let x = f64_npy(&dir, "x.npy", &[2], &[1.0, 2.0]);
+    let linearized = ferrax(&["linearize", &f], b"");
+    assert_eq!(linearized.code, 0, "{}", linearized.stderr);
+    let transposed = ferrax(&["transpose", "-"], linearized.stdout.as_bytes());
+    assert_eq!(transposed.code, 0, "{}", transposed.stderr);
+    assert!(transposed.stdout.starts_with("func @f_linearize_linear_transpose("), "{}", transposed.stdout);
+    // Run the primal part, keep its residuals, and feed them with the cotangent 1.0 to
+    // the transposed linear part: the result is the gradient.
+    let outs = dir.join("primal");
+    let run = ferrax(&["run", "-", &x, "--out", &outs.to_string_lossy()], linearized.stdout.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let value = npy::read_file(&outs.join("out0.npy"), &Default::default()).expect("the value");
+    assert_eq!(value, Array::scalar_f64(6.0));
+    let count = std::fs::read_dir(&outs).expect("the outputs").count();
+    let mut args: Vec<String> = vec!["run".into(), "-".into()];
+    args.extend((1..count).map(|i| outs.join(format!("out{i}.npy")).to_string_lossy().into_owned()));
+    args.push(write(&dir, "ct.npy", &npy::write(&Array::scalar_f64(1.0))));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = ferrax(&args, transposed.stdout.as_bytes());
+    assert_eq!((out.code, out.stdout.as_str()), (0, "out0: f64[2] = [8.0, 5.0]\n"), "{}", out.stderr);
+}
+
+/// loss = sum(x * x), with aux = x * x: grad returns (aux, 2x).
+const WITH_AUX: &str = "\
+func @f(%x: f64[2]) -> (f64[], f64[2]) {
+  %sq: f64[2] = mul(%x, %x)
+  %l: f64[] = reduce_sum[axes=[0]](%sq)
+  return %l, %sq
+}
+";
+
+#[test]
+fn has_aux_for_grad_and_value_and_grad() {
+    let dir = scratch("aux");
+    let f = write(&dir, "f.fx", WITH_AUX.as_bytes());
+    let x = f64_npy(&dir, "x.npy", &[2], &[1.0, 2.0]);
+    let out = pipeline(&[&["grad", &f, "--has-aux"], &["run", "-", &x]]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "out0: f64[2] = [1.0, 4.0]\nout1: f64[2] = [2.0, 4.0]\n"),
+        "{}",
+        out.stderr
+    );
+    let out = pipeline(&[&["value-and-grad", &f, "--has-aux"], &["run", "-", &x]]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "out0: f64[] = [5.0]\nout1: f64[2] = [1.0, 4.0]\nout2: f64[2] = [2.0, 4.0]\n"),
+        "{}",
+        out.stderr
+    );
+    // Without --has-aux, a second result is an error that says what to do.
+    for command in ["grad", "value-and-grad"] {
+        assert_fails(&ferrax(&[command, &f], b""), 1, "returns 2 values; pass has_aux");
+    }
+}
+
+#[test]
+fn bad_wrt_and_bad_functions_are_one_line_errors() {
+    let dir = scratch("transform-errors");
+    let g = write(&dir, "g.fx", MIXED.as_bytes());
+    for command in ["grad", "value-and-grad", "jvp", "vjp", "hvp", "linearize"] {
+        assert_fails(&ferrax(&[command, &g, "--wrt", "3"], b""), 1, "wrt index 3 is out of range: @g has 3 parameters");
+        assert_fails(&ferrax(&[command, &g, "--wrt", "0,2"], b""), 1, "wrt index 2: parameter 2 is i32[], not a float");
+    }
+    assert_fails(&ferrax(&["grad", &g, "--wrt", "0,0"], b""), 1, "wrt index 0 is repeated");
+    // A malformed list is a usage error.
+    let out = ferrax(&["grad", &g, "--wrt", "zero"], b"");
+    assert_eq!((out.code, out.stderr.lines().count()), (2, 1), "{}", out.stderr);
+    // grad of a function that does not return a scalar.
+    let vector = write(&dir, "v.fx", b"func @v(%x: f64[2]) -> (f64[2]) {\n  %y: f64[2] = sin(%x)\n  return %y\n}\n");
+    for command in ["grad", "value-and-grad", "hvp"] {
+        assert_fails(
+            &ferrax(&[command, &vector], b""),
+            1,
+            "must return a float scalar first (grad of a scalar function), got f64[2]",
+        );
+    }
+    // transpose of a Func that is not a linear one.
+    assert_fails(&ferrax(&["transpose", &g], b""), 1, "not marked [residuals=K]");
+}

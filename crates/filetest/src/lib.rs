@@ -12,11 +12,17 @@
 //! - `eval`: `; run` blocks after a Func give its inputs (`; in: f32[2] = [1.0, 2.0]`)
 //!   and the expected outputs (`; out0: ...`, in the `ferrax run` format) or error
 //!   (`; error: FRAGMENT`).
+//! - `jvp`, `vjp`: a `; jvp:` (`; vjp:`) block after the entry Func holds the canonical
+//!   text of the transformed module after `dce`, with optional `; wrt: 0,1` and
+//!   `; in:` lines; the derivatives are also checked numerically with
+//!   `ferrax_transform::check_grads`.
 //!
 //! A failure reports `file:line` and a diff. With `FERRAX_BLESS=1` in the environment
-//! the runner rewrites `print` and `out` expectations from the actual results instead
-//! (test tooling is the one place an environment variable switches behaviour).
+//! the runner rewrites `print`, `out`, `jvp` and `vjp` expectations from the actual
+//! results instead (test tooling is the one place an environment variable switches
+//! behaviour); a failed numerical check is never blessed away.
 
+mod ad;
 mod eval;
 mod expect;
 mod parse;
@@ -25,7 +31,7 @@ mod verify;
 use std::path::{Path, PathBuf};
 
 /// The subtests, by directory name.
-pub const SUBTESTS: [&str; 3] = ["parse", "verify", "eval"];
+pub const SUBTESTS: [&str; 5] = ["parse", "verify", "eval", "jvp", "vjp"];
 
 /// Where the corpus lives: `<workspace>/ir`.
 pub fn corpus_dir() -> PathBuf {
@@ -68,6 +74,8 @@ pub fn run_file(subtest: &str, path: &Path, bless: bool) -> Result<(), String> {
         "parse" => parse::check(&text, bless),
         "verify" => verify::check(&text),
         "eval" => eval::check(&text, bless),
+        "jvp" => ad::check(&text, ad::Mode::Jvp, bless),
+        "vjp" => ad::check(&text, ad::Mode::Vjp, bless),
         other => return Err(format!("{name}: unknown subtest '{other}'")),
     };
     match outcome {
@@ -77,11 +85,11 @@ pub fn run_file(subtest: &str, path: &Path, bless: bool) -> Result<(), String> {
     }
 }
 
-/// Checks that every well-formed corpus file (`ir/parse`, `ir/eval`, and the
-/// examples in `examples/ir`) prints canonically: `print(parse(print(parse(f))))` equals
+/// Checks that every well-formed corpus file (`ir/parse`, `ir/eval`, `ir/jvp`,
+/// `ir/vjp`, and the examples in `examples/ir`) prints canonically: `print(parse(print(parse(f))))` equals
 /// `print(parse(f))`. Returns the number of files checked.
 pub fn check_round_trips() -> Result<usize, String> {
-    let dirs = [corpus_dir().join("parse"), corpus_dir().join("eval"), corpus_dir().join("../examples/ir")];
+    let dirs = ["parse", "eval", "jvp", "vjp", "../examples/ir"].map(|d| corpus_dir().join(d));
     let mut count = 0;
     let mut failures = Vec::new();
     for dir in dirs {

@@ -22,6 +22,18 @@ fn eval() {
     run("eval");
 }
 
+/// `ir/jvp`: the forward-mode module of each file, and its derivatives checked numerically.
+#[test]
+fn jvp() {
+    run("jvp");
+}
+
+/// `ir/vjp`: the reverse-mode module of each file, and its derivatives checked numerically.
+#[test]
+fn vjp() {
+    run("vjp");
+}
+
 #[test]
 fn every_corpus_file_round_trips() {
     match ferrax_filetest::check_round_trips() {
