@@ -6,13 +6,14 @@
 //!   on the vjp; reverse mode is skipped, visibly, for the rows that say why;
 //! - for rows whose derivative is zero (comparisons, `argmax`, `iota`,
 //!   `random_bits`, `stop_gradient`...), the jvp's output tangents and the vjp's
-//!   cotangents are exactly zero;
-//! - every transformed module passes the verifier;
+//!   cotangents are exactly zero, and the jvp never reads its tangents (symbolic zeros);
+//! - every transformed module passes the verifier, and `linearize` then `transpose`
+//!   agree with `jvp` and `vjp`;
 //! - the table has a row for every primitive, so a new primitive without one fails.
 
 use ferrax_ir::{Array, DType, EvalOptions, Module, eval_entry, verify};
 use ferrax_tests::{Expect, Instance, Reverse, Row, SplitMix, all_primitive_names, table};
-use ferrax_transform::{Modes, Wrt, check_grads, grad, jvp, linearize, transpose, vjp};
+use ferrax_transform::{Modes, Wrt, check_grads, dce, grad, jvp, linearize, transpose, vjp};
 use std::collections::BTreeSet;
 
 fn instances(row: &Row) -> Vec<Instance> {
@@ -92,10 +93,7 @@ fn check_instance(row: &Row, inst: &Instance) -> Result<(), String> {
     if reverse {
         let v = vjp(&inst.module, &Wrt::Default).map_err(|e| fail("vjp", e.to_string()))?;
         verify(&v).map_err(|e| fail("vjp output", e.to_string()))?;
-        let l = linearize(&inst.module, &Wrt::Default).map_err(|e| fail("linearize", e.to_string()))?;
-        verify(&l).map_err(|e| fail("linearize output", e.to_string()))?;
-        let t = transpose(&l).map_err(|e| fail("transpose", e.to_string()))?;
-        verify(&t).map_err(|e| fail("transpose output", e.to_string()))?;
+        check_linearize(inst).map_err(|e| fail("linearize and transpose", e))?;
     }
     if row.expect != Expect::ZeroByDefinition {
         let modes = if reverse { Modes::Both } else { Modes::Fwd };
@@ -107,6 +105,50 @@ fn check_instance(row: &Row, inst: &Instance) -> Result<(), String> {
     Ok(())
 }
 
+/// `linearize` and `transpose` verify and agree with `jvp` and `vjp`: the primal part
+/// gives the outputs, the linear part on its residuals the jvp's tangents, and its
+/// transpose the vjp's cotangents (up to rounding: the passes may order sums
+/// differently).
+fn check_linearize(inst: &Instance) -> Result<(), String> {
+    let mut rng = SplitMix::seeded(&inst.label);
+    let n_out = inst.module.entry().unwrap().results.len();
+    let l = linearize(&inst.module, &Wrt::Default).map_err(|e| e.to_string())?;
+    verify(&l).map_err(|e| format!("linearize output: {e}"))?;
+    let t = transpose(&l).map_err(|e| e.to_string())?;
+    verify(&t).map_err(|e| format!("transpose output: {e}"))?;
+    let mut primal = run(&l, &inst.args)?;
+    let residuals = primal.split_off(n_out);
+    let outs = run(&inst.module, &inst.args)?;
+    let close = |a: &[Array], b: &[Array], what: &str| -> Result<(), String> {
+        for (k, (x, y)) in a.iter().zip(b).enumerate() {
+            if x.shape() != y.shape() || !x.allclose(y, 1e-12, 1e-12) {
+                return Err(format!("{what} {k}: {x:?} vs {y:?}"));
+            }
+        }
+        Ok(())
+    };
+    close(&primal, &outs, "linearize: output")?;
+    // The linear part against the jvp.
+    let linear = l.funcs.values().find(|f| f.attr("residuals").is_some()).ok_or("no linear Func")?;
+    let tangents = directions(&inst.module, false, &mut rng);
+    let mut args = residuals.clone();
+    args.extend(tangents.iter().cloned());
+    let from_linear = ferrax_ir::eval(&l, &linear.name, &args, &EvalOptions::default()).map_err(|e| e.to_string())?;
+    let mut jvp_args = inst.args.clone();
+    jvp_args.extend(tangents);
+    let from_jvp = run(&jvp(&inst.module, &Wrt::Default).map_err(|e| e.to_string())?, &jvp_args)?.split_off(n_out);
+    close(&from_linear, &from_jvp, "linear part vs jvp: tangent")?;
+    // Its transpose against the vjp.
+    let cotangents = directions(&inst.module, true, &mut rng);
+    let mut args = residuals;
+    args.extend(cotangents.iter().cloned());
+    let from_transpose = run(&t, &args)?;
+    let mut vjp_args = inst.args.clone();
+    vjp_args.extend(cotangents);
+    let from_vjp = run(&vjp(&inst.module, &Wrt::Default).map_err(|e| e.to_string())?, &vjp_args)?.split_off(n_out);
+    close(&from_transpose, &from_vjp, "transpose vs vjp: cotangent")
+}
+
 /// The jvp's output tangents along random directions, and (if `reverse`) the vjp's
 /// cotangents for random output cotangents, are exactly zero.
 fn check_exact_zero(inst: &Instance, reverse: bool) -> Result<(), String> {
@@ -115,6 +157,14 @@ fn check_exact_zero(inst: &Instance, reverse: bool) -> Result<(), String> {
     let j = jvp(&inst.module, &Wrt::Default).map_err(|e| e.to_string())?;
     let mut args = inst.args.clone();
     args.extend(directions(&inst.module, false, &mut rng));
+    // Symbolic zeros: after dce, nothing reads the tangent parameters.
+    let pruned = dce(&j);
+    let entry = pruned.entry().unwrap();
+    let tangent_params = &entry.params[inst.args.len()..];
+    let reads = entry.eqns.iter().flat_map(|e| e.inputs.iter()).chain(&entry.results);
+    if let Some(p) = reads.into_iter().find(|v| tangent_params.contains(v)) {
+        return Err(format!("jvp: the tangent parameter {p} is read\n{}", ferrax_ir::print(&pruned)));
+    }
     let out = run(&j, &args)?;
     for (k, t) in out[n_out..].iter().enumerate() {
         if let Some(x) = t.to_f64_vec().into_iter().find(|x| *x != 0.0) {
