@@ -18,12 +18,15 @@ use std::sync::Arc;
 pub struct Emitter {
     func: Func,
     loc: Option<Arc<str>>,
+    /// Values known to be a constant with every element equal to this number (made by
+    /// [`Emitter::full`]), so that `mul` by one and similar no-ops emit nothing.
+    splats: std::collections::HashMap<Value, f64>,
 }
 
 impl Emitter {
     /// An emitter of a new Func named `name`.
     pub fn new(name: impl Into<String>) -> Emitter {
-        Emitter { func: Func::new(name), loc: None }
+        Emitter { func: Func::new(name), loc: None, splats: Default::default() }
     }
 
     /// Adds a parameter of type `ty`.
@@ -105,8 +108,16 @@ impl Emitter {
         self.binary(BinaryOp::Sub, x, y)
     }
 
-    /// `x * y`.
+    /// `x * y` (no equation when one side is a constant one of the other's type).
     pub fn mul(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        if self.ty(x) == self.ty(y) && self.ty(x).dtype.is_float() {
+            if self.splats.get(&y) == Some(&1.0) {
+                return Ok(x);
+            }
+            if self.splats.get(&x) == Some(&1.0) {
+                return Ok(y);
+            }
+        }
         self.binary(BinaryOp::Mul, x, y)
     }
 
@@ -138,14 +149,16 @@ impl Emitter {
     /// A constant of type `ty` with every element `value` (rounded to the dtype; bool
     /// is `value != 0`).
     pub fn full(&mut self, ty: &Type, value: f64) -> Result<Value, String> {
-        let data = match ty.dtype {
-            DType::F32 => Data::F32(vec![value as f32]),
-            DType::F64 => Data::F64(vec![value]),
-            DType::I32 => Data::I32(vec![value as i32]),
-            DType::Bool => Data::Bool(vec![value != 0.0]),
+        let (data, exact) = match ty.dtype {
+            DType::F32 => (Data::F32(vec![value as f32]), f64::from(value as f32)),
+            DType::F64 => (Data::F64(vec![value]), value),
+            DType::I32 => (Data::I32(vec![value as i32]), f64::from(value as i32)),
+            DType::Bool => (Data::Bool(vec![value != 0.0]), f64::from(u8::from(value != 0.0))),
         };
         let scalar = Array::new(Shape::new(), data).map_err(|e| e.to_string())?;
-        self.op(Prim::Constant { value: scalar, shape: ty.shape.clone() }, &[])
+        let constant = self.op(Prim::Constant { value: scalar, shape: ty.shape.clone() }, &[])?;
+        self.splats.insert(constant, exact);
+        Ok(constant)
     }
 
     /// Zeros of type `ty`.

@@ -327,7 +327,17 @@ impl Side<'_> {
 
 // ---- batching rules (vmap) ----
 
-/// The batching rule (placeholder until the rules land).
+/// The batching rule of `dot_general`: the batch axis is folded into the dimension
+/// numbers, so the batched product is one `dot_general` and no operand is transposed
+/// or broadcast.
+///
+/// The operands' axes are renumbered around their batch axes (an axis `a >= d` of an
+/// example is axis `a + 1` of an operand batched at `d`). When both operands are
+/// batched, their batch axes become a new leading pair of batch dimensions, so the
+/// output is batched at axis 0. When one is, its batch axis is one more free axis of
+/// that operand, and the output is batched where that axis lands among the output's
+/// axes (the batch dimensions, then the lhs free axes in order, then the rhs free
+/// axes in order): a matrix times a batch of vectors is a matrix-matrix product.
 pub(crate) fn batch_dot_general(
     em: &mut Emitter,
     dims_spec: &DotDims,
@@ -335,8 +345,60 @@ pub(crate) fn batch_dot_general(
     inputs: &[Value],
     dims: &[Option<usize>],
 ) -> Result<super::batch::Batched, String> {
-    let _ = (em, dims_spec, size, inputs, dims);
-    Err("batch_dot_general is not written yet".into())
+    let op = "dot_general";
+    let (&[lhs, rhs], &[lhs_dim, rhs_dim]) = (inputs, dims) else {
+        return Err(format!("{op}: expects 2 operands and 2 batch axes, got {} and {}", inputs.len(), dims.len()));
+    };
+    // Checked on one example first, so that an error speaks of the equation as written.
+    let lhs_example = example_type(em, op, lhs, lhs_dim, size)?;
+    let rhs_example = example_type(em, op, rhs, rhs_dim, size)?;
+    infer_dot_general(dims_spec, &[lhs_example.clone(), rhs_example.clone()])?;
+    let (lhs_rank, rhs_rank) = (lhs_example.rank(), rhs_example.rank());
+    let mut batched = DotDims {
+        lhs_contract: shift_axes(&dims_spec.lhs_contract, lhs_dim),
+        rhs_contract: shift_axes(&dims_spec.rhs_contract, rhs_dim),
+        lhs_batch: shift_axes(&dims_spec.lhs_batch, lhs_dim),
+        rhs_batch: shift_axes(&dims_spec.rhs_batch, rhs_dim),
+    };
+    let n_batch = dims_spec.lhs_batch.len();
+    let out_dim = match (lhs_dim, rhs_dim) {
+        (Some(l), Some(r)) => {
+            batched.lhs_batch.insert(0, l);
+            batched.rhs_batch.insert(0, r);
+            0
+        }
+        (Some(l), None) => n_batch + count_below(&dims_spec.lhs_free(lhs_rank), l),
+        (None, Some(r)) => n_batch + dims_spec.lhs_free(lhs_rank).len() + count_below(&dims_spec.rhs_free(rhs_rank), r),
+        (None, None) => return Err(format!("{op}: no operand is batched")),
+    };
+    let out = em.op(Prim::DotGeneral(batched), &[lhs, rhs])?;
+    Ok((vec![out], vec![Some(out_dim)]))
+}
+
+/// The type of one example of `x`, batched at `dim` (checked to be in range and of
+/// `size` elements).
+fn example_type(em: &Emitter, op: &str, x: Value, dim: Option<usize>, size: usize) -> Result<Type, String> {
+    super::unary::example_rank(em, op, x, dim, size)?;
+    let mut ty = em.ty(x).clone();
+    if let Some(d) = dim {
+        ty.shape.remove(d);
+    }
+    Ok(ty)
+}
+
+/// An operand's axes of one example renumbered for the operand batched at `dim`: every
+/// axis at or past the batch axis moves up by one (unchanged when unbatched), so the
+/// batch axis itself is never among the renumbered axes.
+fn shift_axes(axes: &[usize], dim: Option<usize>) -> Vec<usize> {
+    match dim {
+        Some(d) => axes.iter().map(|&a| if a >= d { a + 1 } else { a }).collect(),
+        None => axes.to_vec(),
+    }
+}
+
+/// How many of `axes` come before `axis`.
+fn count_below(axes: &[usize], axis: usize) -> usize {
+    axes.iter().filter(|&&a| a < axis).count()
 }
 
 #[cfg(test)]

@@ -404,7 +404,12 @@ fn reduce_operands<'a>(
 
 // ---- batching rules (vmap) ----
 
-/// The batching rule (placeholder until the rules land).
+/// The batching rule of the reductions (`reduce_*`, `argmax`, `argmin`, `cumsum`).
+///
+/// No data moves: the operand stays batched where it is, and the primitive's axes are
+/// renumbered around the batch axis `d` (an axis `a >= d` of an example is axis `a + 1`
+/// of the batched operand). The output's batch axis is `d` less the number of reduced
+/// axes before it (`cumsum` removes none).
 pub(crate) fn batch_reduce(
     em: &mut Emitter,
     prim: &Prim,
@@ -412,8 +417,64 @@ pub(crate) fn batch_reduce(
     inputs: &[Value],
     dims: &[Option<usize>],
 ) -> Result<super::batch::Batched, String> {
-    let _ = (em, prim, size, inputs, dims);
-    Err("batch_reduce is not written yet".into())
+    let op = prim.name();
+    let (&[x], &[dim]) = (inputs, dims) else {
+        return Err(format!("{op}: expects 1 operand and 1 batch axis, got {} and {}", inputs.len(), dims.len()));
+    };
+    let Some(d) = dim else {
+        return Err(format!("{op}: the operand is not batched"));
+    };
+    let rank = super::unary::example_rank(em, op, x, dim, size)?;
+    let shift = |a: usize| if a >= d { a + 1 } else { a };
+    let (batched, out_dim) = match prim {
+        Prim::Reduce { op: reduce, axes } => {
+            check_axes(op, "axis", axes, rank)?;
+            let before = axes.iter().filter(|&&a| a < d).count();
+            (Prim::Reduce { op: *reduce, axes: axes.iter().map(|&a| shift(a)).collect() }, d - before)
+        }
+        Prim::ArgReduce { op: arg, axis, index_dtype } => {
+            check_axis(op, "axis", *axis, rank)?;
+            let out_dim = d - usize::from(*axis < d);
+            (Prim::ArgReduce { op: *arg, axis: shift(*axis), index_dtype: *index_dtype }, out_dim)
+        }
+        Prim::Cumsum { axis, reverse } => {
+            check_axis(op, "axis", *axis, rank)?;
+            (Prim::Cumsum { axis: shift(*axis), reverse: *reverse }, d)
+        }
+        Prim::Unary(_)
+        | Prim::IntegerPow { .. }
+        | Prim::Convert { .. }
+        | Prim::StopGradient
+        | Prim::Name { .. }
+        | Prim::Binary(_)
+        | Prim::Compare(_)
+        | Prim::Select
+        | Prim::Clamp
+        | Prim::BroadcastInDim { .. }
+        | Prim::Reshape { .. }
+        | Prim::Transpose { .. }
+        | Prim::Rev { .. }
+        | Prim::Slice { .. }
+        | Prim::Pad { .. }
+        | Prim::Concatenate { .. }
+        | Prim::Iota { .. }
+        | Prim::Constant { .. }
+        | Prim::DynamicSlice { .. }
+        | Prim::DynamicUpdateSlice
+        | Prim::Gather { .. }
+        | Prim::ScatterAdd { .. }
+        | Prim::DotGeneral(_)
+        | Prim::RandomBits { .. }
+        | Prim::Call { .. }
+        | Prim::Cond { .. }
+        | Prim::While { .. }
+        | Prim::Scan(_)
+        | Prim::CustomJvp { .. }
+        | Prim::CustomVjp { .. }
+        | Prim::Remat { .. } => return Err(format!("{op}: not a reduction")),
+    };
+    let out = em.op(batched, &[x])?;
+    Ok((vec![out], vec![Some(out_dim)]))
 }
 
 #[cfg(test)]

@@ -687,7 +687,16 @@ fn unary_operands<'a>(
 
 // ---- batching rules (vmap) ----
 
-/// The batching rule (placeholder until the rules land).
+/// The batching rule of every elementwise primitive: the unary operations,
+/// `integer_pow`, `convert`, `stop_gradient`, `name`, the binary operations, the
+/// comparisons, `select` and `clamp`.
+///
+/// Operands of an elementwise primitive have one shape and the IR has no implicit
+/// broadcasting, so every operand is brought to the batched shape: the output takes the
+/// batch axis of the first batched operand, the other batched operands have theirs
+/// moved there (no equation when it already is), and the unbatched operands are
+/// broadcast along a new axis of `size` at that position. `prim` is then emitted once,
+/// and its output is batched at that axis.
 pub(crate) fn batch_elementwise(
     em: &mut Emitter,
     prim: &Prim,
@@ -695,8 +704,84 @@ pub(crate) fn batch_elementwise(
     inputs: &[Value],
     dims: &[Option<usize>],
 ) -> Result<super::batch::Batched, String> {
-    let _ = (em, prim, size, inputs, dims);
-    Err("batch_elementwise is not written yet".into())
+    let op = prim.name();
+    if !is_elementwise(prim) {
+        return Err(format!("{op}: not an elementwise primitive"));
+    }
+    if inputs.len() != dims.len() {
+        return Err(format!("{op}: {} operands but {} batch axes", inputs.len(), dims.len()));
+    }
+    let Some((first, at)) = inputs.iter().zip(dims).find_map(|(&x, &d)| d.map(|d| (x, d))) else {
+        return Err(format!("{op}: no operand is batched"));
+    };
+    let rank = example_rank(em, op, first, Some(at), size)?;
+    let mut operands = Vec::with_capacity(inputs.len());
+    for (&x, &d) in inputs.iter().zip(dims) {
+        let x_rank = example_rank(em, op, x, d, size)?;
+        if x_rank != rank {
+            let ty = em.ty(x);
+            return Err(format!("{op}: operand {ty} has rank {x_rank} per example, the first batched one {rank}"));
+        }
+        operands.push(em.batch_at(x, d, size, at)?);
+    }
+    let out = em.op(prim.clone(), &operands)?;
+    Ok((vec![out], vec![Some(at)]))
+}
+
+/// True for the primitives [`batch_elementwise`] handles.
+fn is_elementwise(prim: &Prim) -> bool {
+    match prim {
+        Prim::Unary(_)
+        | Prim::IntegerPow { .. }
+        | Prim::Convert { .. }
+        | Prim::StopGradient
+        | Prim::Name { .. }
+        | Prim::Binary(_)
+        | Prim::Compare(_)
+        | Prim::Select
+        | Prim::Clamp => true,
+        Prim::BroadcastInDim { .. }
+        | Prim::Reshape { .. }
+        | Prim::Transpose { .. }
+        | Prim::Rev { .. }
+        | Prim::Slice { .. }
+        | Prim::Pad { .. }
+        | Prim::Concatenate { .. }
+        | Prim::Iota { .. }
+        | Prim::Constant { .. }
+        | Prim::DynamicSlice { .. }
+        | Prim::DynamicUpdateSlice
+        | Prim::Gather { .. }
+        | Prim::ScatterAdd { .. }
+        | Prim::Reduce { .. }
+        | Prim::ArgReduce { .. }
+        | Prim::Cumsum { .. }
+        | Prim::DotGeneral(_)
+        | Prim::RandomBits { .. }
+        | Prim::Call { .. }
+        | Prim::Cond { .. }
+        | Prim::While { .. }
+        | Prim::Scan(_)
+        | Prim::CustomJvp { .. }
+        | Prim::CustomVjp { .. }
+        | Prim::Remat { .. } => false,
+    }
+}
+
+/// The rank of one example of `x`, a value of the Func `em` builds that is batched at
+/// axis `dim` (or unbatched for `None`): an error when `x` is unknown, or when the
+/// batch axis is out of range or does not have `size` elements. Shared by the batching
+/// rules of the reductions and of `dot_general`.
+pub(super) fn example_rank(em: &Emitter, op: &str, x: Value, dim: Option<usize>, size: usize) -> Result<usize, String> {
+    let ty = em.func().value_type(x).ok_or_else(|| format!("{op}: unknown value {x}"))?;
+    let Some(d) = dim else {
+        return Ok(ty.rank());
+    };
+    match ty.shape.get(d) {
+        Some(&n) if n == size => Ok(ty.rank() - 1),
+        Some(&n) => Err(format!("{op}: batch axis {d} of {ty} has {n} elements, expected {size}")),
+        None => Err(format!("{op}: batch axis {d} is out of range for {ty}")),
+    }
 }
 
 #[cfg(test)]
