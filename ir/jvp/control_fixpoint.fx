@@ -21,12 +21,11 @@ func @f(%a: f64[], %xs: f64[3], %k: i32[]) -> (f64[], f64[3], f64[], f64[], f64[
 ;   %6: f64[] = constant[value=0.0]()
 ;   %7: f64[], %8: f64[], %9: f64[3], %10: f64[3] = scan[body=@acc_jvp_2_scan, length=3, num_consts=2, num_carry=2, reverse=true, checkpoint=none](%0, %3, %5, %6, %1, %4)
 ;   %11: i32[] = constant[value=0]()
-;   %12: f64[] = constant[value=0.0]()
-;   %13: i32[], %14: f64[], %15: f64[], %16: f64[], %17: f64[] = while[cond=@lt3_jvp, body=@grow_jvp_2, max_iters=none](%11, %5, %0, %12, %3)
-;   %18: f64[], %19: f64[] = cond[branches=[@b0_jvp_2,@b1_jvp_2,@b2_jvp_2]](%2, %0, %3)
-;   %20: f64[2] = broadcast_in_dim[shape=[2], dims=[]](%0)
-;   %21: f64[2] = broadcast_in_dim[shape=[2], dims=[]](%3)
-;   return %7, %9, %14, %18, %20, %8, %10, %16, %19, %21
+;   %12: i32[], %13: f64[], %14: f64[], %15: f64[], %16: f64[] = while[cond=@lt3_jvp, body=@grow_jvp_2, max_iters=none](%11, %5, %0, %6, %3)
+;   %17: f64[], %18: f64[] = cond[branches=[@b0_jvp_2,@b1_jvp_2,@b2_jvp_2]](%2, %0, %3)
+;   %19: f64[2] = broadcast_in_dim[shape=[2], dims=[]](%0)
+;   %20: f64[2] = broadcast_in_dim[shape=[2], dims=[]](%3)
+;   return %7, %9, %13, %17, %19, %8, %10, %15, %18, %20
 ; }
 ;
 ; func @acc_jvp_2_scan(%0: f64[], %1: f64[], %2: f64[], %3: f64[], %4: f64[], %5: f64[]) -> (f64[], f64[], f64[], f64[]) {

@@ -20,8 +20,7 @@ func @f(%x: f64[3]) -> (f64[3]) {
 ; func @sin_vjp_bwd(%0: f64[3], %1: f64[3]) -> (f64[3], f64[3], f64[3]) {
 ;   %2: f64[3] = call[func=@sin_bwd](%0, %1)
 ;   %3: f64[3] = constant[value=0.0]()
-;   %4: f64[3] = constant[value=0.0]()
-;   return %3, %4, %2
+;   return %3, %3, %2
 ; }
 ;
 ; func @sin_bwd(%0: f64[3], %1: f64[3]) -> (f64[3]) {

@@ -21,12 +21,14 @@ pub struct Emitter {
     /// Values known to be a constant with every element equal to this number (made by
     /// [`Emitter::full`]), so that `mul` by one and similar no-ops emit nothing.
     splats: std::collections::HashMap<Value, f64>,
+    /// The splat constants made so far, by type and bits, so that each is made once.
+    made: std::collections::HashMap<(Type, u64), Value>,
 }
 
 impl Emitter {
     /// An emitter of a new Func named `name`.
     pub fn new(name: impl Into<String>) -> Emitter {
-        Emitter { func: Func::new(name), loc: None, splats: Default::default() }
+        Emitter { func: Func::new(name), loc: None, splats: Default::default(), made: Default::default() }
     }
 
     /// Adds a parameter of type `ty`.
@@ -147,7 +149,7 @@ impl Emitter {
     }
 
     /// A constant of type `ty` with every element `value` (rounded to the dtype; bool
-    /// is `value != 0`).
+    /// is `value != 0`); each distinct one is made once per Func.
     pub fn full(&mut self, ty: &Type, value: f64) -> Result<Value, String> {
         let (data, exact) = match ty.dtype {
             DType::F32 => (Data::F32(vec![value as f32]), f64::from(value as f32)),
@@ -155,9 +157,14 @@ impl Emitter {
             DType::I32 => (Data::I32(vec![value as i32]), f64::from(value as i32)),
             DType::Bool => (Data::Bool(vec![value != 0.0]), f64::from(u8::from(value != 0.0))),
         };
+        let key = (ty.clone(), exact.to_bits());
+        if let Some(&made) = self.made.get(&key) {
+            return Ok(made);
+        }
         let scalar = Array::new(Shape::new(), data).map_err(|e| e.to_string())?;
         let constant = self.op(Prim::Constant { value: scalar, shape: ty.shape.clone() }, &[])?;
         self.splats.insert(constant, exact);
+        self.made.insert(key, constant);
         Ok(constant)
     }
 
