@@ -409,3 +409,184 @@ fn bad_wrt_and_bad_functions_are_one_line_errors() {
     // transpose of a Func that is not a linear one.
     assert_fails(&ferrax(&["transpose", &g], b""), 1, "not marked [residuals=K]");
 }
+
+// ---- vmap and the Jacobians ----
+
+/// loss(W, x) = sum(tanh(W x)) for one example x: its gradient with respect to W is
+/// (1 - tanh(W x)^2) x^T, of W's shape [2, 3].
+const TANH_LAYER: &str = "\
+func @loss(%w: f64[2,3], %x: f64[3]) -> (f64[]) {
+  %y: f64[2] = dot_general[lhs_contract=[1], rhs_contract=[0]](%w, %x)
+  %t: f64[2] = tanh(%y)
+  %s: f64[] = reduce_sum[axes=[0]](%t)
+  return %s
+}
+";
+
+/// The numbers of `out{index}: TYPE = [v, ...]` in `stdout`, and the type.
+fn output_values(stdout: &str, index: usize) -> (String, Vec<f64>) {
+    let prefix = format!("out{index}: ");
+    let line =
+        stdout.lines().find_map(|l| l.strip_prefix(&prefix)).unwrap_or_else(|| panic!("no out{index}: {stdout}"));
+    let (ty, values) = line.split_once(" = ").expect("TYPE = [values]");
+    let values = values.trim_start_matches('[').trim_end_matches(']');
+    let parsed = values.split(", ").map(|v| v.parse::<f64>().expect("a number")).collect();
+    (ty.to_string(), parsed)
+}
+
+/// The issue's "done when": `ferrax grad f.fx | ferrax vmap - --in-axes none,0
+/// --axis-size 8` gives per-example gradients, equal to the gradient of each example
+/// computed on its own (and to the closed form).
+#[test]
+fn grad_piped_into_vmap_gives_per_example_gradients() {
+    let dir = scratch("per-example");
+    let f = write(&dir, "loss.fx", TANH_LAYER.as_bytes());
+    let w_values: Vec<f64> = (0..6).map(|i| 0.3 * i as f64 - 0.7).collect();
+    let xs_values: Vec<f64> = (0..24).map(|i| ((i * 7) % 11) as f64 / 5.0 - 1.0).collect();
+    let w = f64_npy(&dir, "w.npy", &[2, 3], &w_values);
+    let xs = f64_npy(&dir, "xs.npy", &[8, 3], &xs_values);
+    let out =
+        pipeline(&[&["grad", &f], &["vmap", "-", "--in-axes", "none,0", "--axis-size", "8"], &["run", "-", &w, &xs]]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.lines().count(), 1, "{}", out.stdout);
+    let (ty, batched) = output_values(&out.stdout, 0);
+    assert_eq!(ty, "f64[8,2,3]");
+    for (b, x) in xs_values.chunks(3).enumerate() {
+        // The same example through `grad` alone.
+        let x_path = f64_npy(&dir, &format!("x{b}.npy"), &[3], x);
+        let single = pipeline(&[&["grad", &f], &["run", "-", &w, &x_path]]);
+        assert_eq!(single.code, 0, "{}", single.stderr);
+        let (ty, one) = output_values(&single.stdout, 0);
+        assert_eq!(ty, "f64[2,3]");
+        assert_eq!(&batched[6 * b..6 * b + 6], one.as_slice(), "example {b}");
+        // And the closed form.
+        for (r, row) in w_values.chunks(3).enumerate() {
+            let y: f64 = row.iter().zip(x).map(|(a, b)| a * b).sum();
+            let d = 1.0 - y.tanh().powi(2);
+            for c in 0..3 {
+                let expected = d * x[c];
+                let actual = batched[6 * b + 3 * r + c];
+                assert!((actual - expected).abs() < 1e-12, "example {b} [{r},{c}]: {actual} vs {expected}");
+            }
+        }
+    }
+    // --out-axes moves the batch axis: [2, 3, 8] with out-axes -1, the same numbers.
+    let out = pipeline(&[
+        &["grad", &f],
+        &["vmap", "-", "--in-axes", "none,0", "--axis-size", "8", "--out-axes", "-1"],
+        &["run", "-", &w, &xs],
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let (ty, last) = output_values(&out.stdout, 0);
+    assert_eq!(ty, "f64[2,3,8]");
+    for b in 0..8 {
+        for k in 0..6 {
+            assert_eq!(last[8 * k + b], batched[6 * b + k], "example {b}, element {k}");
+        }
+    }
+}
+
+/// vmap prints canonical, verifiable text whose entry takes the batched parameters.
+#[test]
+fn vmap_prints_the_batched_signature() {
+    let dir = scratch("vmap-signature");
+    let f = write(&dir, "loss.fx", TANH_LAYER.as_bytes());
+    let out = ferrax(&["vmap", &f, "--in-axes", "none,-1", "--axis-size", "5"], b"");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.starts_with("func @loss_vmap(%0: f64[2,3], %1: f64[3,5]) -> (f64[5])"), "{}", out.stdout);
+    assert!(!out.stdout.contains("while") && !out.stdout.contains("scan"), "a loop in vmap: {}", out.stdout);
+    let again = ferrax(&["print", "-"], out.stdout.as_bytes());
+    assert_eq!((again.code, again.stdout.as_str()), (0, out.stdout.as_str()), "{}", again.stderr);
+}
+
+/// g(x) = x * x * rev(x) = [a^2 b, a b^2] for x = [a, b]: J = [[2ab, a^2], [b^2, 2ab]],
+/// at [1, 2]: [[4, 1], [4, 4]], exact in f64.
+const CUBIC_VECTOR: &str = "\
+func @g(%x: f64[2]) -> (f64[2]) {
+  %xx: f64[2] = mul(%x, %x)
+  %r: f64[2] = rev[axes=[0]](%x)
+  %p: f64[2] = mul(%xx, %r)
+  return %p
+}
+";
+
+#[test]
+fn jacfwd_jacrev_and_hessian_have_jax_layout() {
+    let dir = scratch("jacobians");
+    let g = write(&dir, "g.fx", CUBIC_VECTOR.as_bytes());
+    let f = write(&dir, "f.fx", CUBIC.as_bytes());
+    let x = f64_npy(&dir, "x.npy", &[2], &[1.0, 2.0]);
+    for command in ["jacfwd", "jacrev"] {
+        // out.shape + param.shape.
+        let out = pipeline(&[&[command, &g], &["run", "-", &x]]);
+        assert_eq!(
+            (out.code, out.stdout.as_str()),
+            (0, "out0: f64[2,2] = [4.0, 1.0, 4.0, 4.0]\n"),
+            "{command}: {}",
+            out.stderr
+        );
+        // The Jacobian of a scalar function is its gradient.
+        let out = pipeline(&[&[command, &f], &["run", "-", &x]]);
+        assert_eq!((out.code, out.stdout.as_str()), (0, "out0: f64[2] = [8.0, 5.0]\n"), "{command}: {}", out.stderr);
+    }
+    // The Hessian of the CUBIC: [[2b, 2a + 2b], [2a + 2b, 2a]] at [1, 2].
+    let out = pipeline(&[&["hessian", &f], &["run", "-", &x]]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, "out0: f64[2,2] = [4.0, 6.0, 6.0, 2.0]\n"), "{}", out.stderr);
+    // The Hessian of a vector function: out.shape + param.shape + param.shape. g's
+    // second derivatives: d2(a^2 b) = [[2b, 2a], [2a, 0]], d2(a b^2) = [[0, 2b], [2b, 2a]].
+    let out = pipeline(&[&["hessian", &g], &["run", "-", &x]]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "out0: f64[2,2,2] = [4.0, 2.0, 2.0, 0.0, 0.0, 4.0, 4.0, 2.0]\n"),
+        "{}",
+        out.stderr
+    );
+    // Several parameters: one Jacobian per (output, wrt) pair, outputs outer.
+    let dir2 = scratch("jacobians-two");
+    let two = write(
+        &dir2,
+        "two.fx",
+        b"func @h(%x: f64[2], %y: f64[]) -> (f64[2], f64[]) {\n  %b: f64[2] = broadcast_in_dim[shape=[2], dims=[]](%y)\n  %p: f64[2] = mul(%x, %b)\n  %s: f64[] = reduce_sum[axes=[0]](%x)\n  return %p, %s\n}\n",
+    );
+    let y = write(&dir2, "y.npy", &npy::write(&Array::scalar_f64(3.0)));
+    let x2 = f64_npy(&dir2, "x.npy", &[2], &[1.0, 2.0]);
+    for command in ["jacfwd", "jacrev"] {
+        let out = pipeline(&[&[command, &two, "--wrt", "0,1"], &["run", "-", &x2, &y]]);
+        assert_eq!(
+            (out.code, out.stdout.as_str()),
+            (
+                0,
+                "out0: f64[2,2] = [3.0, 0.0, 0.0, 3.0]\nout1: f64[2] = [1.0, 2.0]\nout2: f64[2] = [1.0, 1.0]\nout3: f64[] = [0.0]\n"
+            ),
+            "{command}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn vmap_usage_errors_exit_2_with_one_line() {
+    let dir = scratch("vmap-usage");
+    let f = write(&dir, "loss.fx", TANH_LAYER.as_bytes());
+    for (args, fragment) in [
+        (vec!["vmap", &f, "--in-axes", "none,0"], "missing --axis-size"),
+        (vec!["vmap", &f, "--axis-size", "3"], "missing --in-axes"),
+        (vec!["vmap", &f, "--in-axes", "zero,0", "--axis-size", "3"], "--in-axes expects integers or none, got 'zero'"),
+        (vec!["vmap", &f, "--in-axes", "0,1.5", "--axis-size", "3"], "got '1.5'"),
+        (vec!["vmap", &f, "--in-axes", "0,0", "--axis-size", "three"], "--axis-size expects a non-negative integer"),
+        (vec!["vmap", &f, "--in-axes", "0,0", "--axis-size", "3", "--out-axes", "x"], "--out-axes expects integers"),
+        (vec!["vmap", "--in-axes", "0,0", "--axis-size", "3"], "missing the module file"),
+        (vec!["vmap", &f, "--in-axes", "0,0", "--axis-size", "3", "--wrt", "0"], "unknown option '--wrt'"),
+    ] {
+        assert_fails(&ferrax(&args, b""), 2, fragment);
+    }
+    // Well-formed flags that do not fit the module are errors of the transform (exit 1).
+    for (args, fragment) in [
+        (vec!["vmap", &f, "--in-axes", "0", "--axis-size", "3"], "in_axes has 1 entries but @loss has 2 parameters"),
+        (vec!["vmap", &f, "--in-axes", "none,2", "--axis-size", "3"], "in_axes[1]: axis 2 is out of range"),
+        (vec!["vmap", &f, "--in-axes", "0,0", "--axis-size", "3", "--out-axes", "0,0"], "out_axes has 2 entries"),
+        (vec!["vmap", &f, "--in-axes", "0,0", "--axis-size", "3", "--out-axes", "2"], "out_axes for output 0"),
+    ] {
+        assert_fails(&ferrax(&args, b""), 1, fragment);
+    }
+}

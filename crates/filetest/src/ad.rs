@@ -168,7 +168,7 @@ fn parse_wrt(list: &str) -> Result<Vec<usize>, String> {
         .collect()
 }
 
-fn uncomment(line: &str) -> &str {
+pub(crate) fn uncomment(line: &str) -> &str {
     let rest = line.trim_start().strip_prefix(';').unwrap_or(line);
     rest.strip_prefix(' ').unwrap_or(rest)
 }
@@ -201,7 +201,7 @@ fn arguments(entry: &Func, given: &[Array]) -> Result<Vec<Array>, String> {
 }
 
 /// An argument of type `t`: floats uniform in [-1, 1), integers in [0, 4), bools fair.
-fn draw(t: &Type, rng: &mut SplitMix) -> Array {
+pub(crate) fn draw(t: &Type, rng: &mut SplitMix) -> Array {
     let n: usize = t.shape.iter().product();
     let data = match t.dtype {
         DType::F32 => Data::F32((0..n).map(|_| (rng.uniform() * 2.0 - 1.0) as f32).collect()),
@@ -279,13 +279,13 @@ fn numerical_check(
     }
 }
 
-fn run(module: &Module, args: &[Array]) -> Result<Vec<Array>, String> {
+pub(crate) fn run(module: &Module, args: &[Array]) -> Result<Vec<Array>, String> {
     ferrax_ir::eval_entry(module, args, &EvalOptions::default()).map_err(|e| e.to_string())
 }
 
 /// The results agree in number, types and values (to rounding: the two modules may
 /// add the same terms in another order).
-fn agree(got: &[Array], want: &[Array], what: &str) -> Result<(), String> {
+pub(crate) fn agree(got: &[Array], want: &[Array], what: &str) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("{what}: {} results vs {}", got.len(), want.len()));
     }
@@ -322,7 +322,7 @@ fn random_like(a: &Array, rng: &mut SplitMix) -> Array {
 
 /// A small deterministic generator (SplitMix64), so that every run draws the same
 /// points and directions.
-struct SplitMix(u64);
+pub(crate) struct SplitMix(pub(crate) u64);
 
 impl SplitMix {
     /// Uniform in [0, 1).

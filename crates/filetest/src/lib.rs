@@ -16,9 +16,13 @@
 //!   text of the transformed module after `dce`, with optional `; wrt: 0,1` and
 //!   `; in:` lines; the derivatives are also checked numerically with
 //!   `ferrax_transform::check_grads`.
+//! - `vmap`: a `; vmap:` block after the entry Func holds the canonical text of the
+//!   batched module after `dce`, with `; in_axes: 0,none` and `; axis_size: N` lines
+//!   (optional `; out_axes:` and `; in:`); the batched module, run on a batch, must
+//!   equal the module run on each example.
 //!
 //! A failure reports `file:line` and a diff. With `FERRAX_BLESS=1` in the environment
-//! the runner rewrites `print`, `out`, `jvp` and `vjp` expectations from the actual
+//! the runner rewrites `print`, `out`, `jvp`, `vjp` and `vmap` expectations from the actual
 //! results instead (test tooling is the one place an environment variable switches
 //! behaviour); a failed numerical check is never blessed away.
 
@@ -27,11 +31,12 @@ mod eval;
 mod expect;
 mod parse;
 mod verify;
+mod vmap;
 
 use std::path::{Path, PathBuf};
 
 /// The subtests, by directory name.
-pub const SUBTESTS: [&str; 5] = ["parse", "verify", "eval", "jvp", "vjp"];
+pub const SUBTESTS: [&str; 6] = ["parse", "verify", "eval", "jvp", "vjp", "vmap"];
 
 /// Where the corpus lives: `<workspace>/ir`.
 pub fn corpus_dir() -> PathBuf {
@@ -76,6 +81,7 @@ pub fn run_file(subtest: &str, path: &Path, bless: bool) -> Result<(), String> {
         "eval" => eval::check(&text, bless),
         "jvp" => ad::check(&text, ad::Mode::Jvp, bless),
         "vjp" => ad::check(&text, ad::Mode::Vjp, bless),
+        "vmap" => vmap::check(&text, bless),
         other => return Err(format!("{name}: unknown subtest '{other}'")),
     };
     match outcome {
@@ -86,10 +92,10 @@ pub fn run_file(subtest: &str, path: &Path, bless: bool) -> Result<(), String> {
 }
 
 /// Checks that every well-formed corpus file (`ir/parse`, `ir/eval`, `ir/jvp`,
-/// `ir/vjp`, and the examples in `examples/ir`) prints canonically: `print(parse(print(parse(f))))` equals
+/// `ir/vjp`, `ir/vmap`, and the examples in `examples/ir`) prints canonically: `print(parse(print(parse(f))))` equals
 /// `print(parse(f))`. Returns the number of files checked.
 pub fn check_round_trips() -> Result<usize, String> {
-    let dirs = ["parse", "eval", "jvp", "vjp", "../examples/ir"].map(|d| corpus_dir().join(d));
+    let dirs = ["parse", "eval", "jvp", "vjp", "vmap", "../examples/ir"].map(|d| corpus_dir().join(d));
     let mut count = 0;
     let mut failures = Vec::new();
     for dir in dirs {

@@ -34,6 +34,12 @@ fn vjp() {
     run("vjp");
 }
 
+/// `ir/vmap`: the batched module of each file, checked against a loop over the examples.
+#[test]
+fn vmap() {
+    run("vmap");
+}
+
 #[test]
 fn every_corpus_file_round_trips() {
     match ferrax_filetest::check_round_trips() {
