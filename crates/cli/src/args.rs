@@ -161,7 +161,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             Some(pass) => parse_transform(pass, rest),
             None => Err(format!(
                 "unknown command '{name}' (available: print, verify, run, grad, value-and-grad, jvp, vjp, hvp, \
-                 linearize, transpose; try 'ferrax help')"
+                 linearize, transpose, vmap, jacfwd, jacrev, hessian; try 'ferrax help')"
             )),
         },
     }
