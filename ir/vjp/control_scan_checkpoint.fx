@@ -19,9 +19,12 @@ func @f(%c0: f64[2], %xs: f64[5,2]) -> (f64[2]) {
 ;   %13: f64[5,2] = pad[low=[0,0], high=[1,0], interior=[0,0]](%11, %12)
 ;   %14: f64[2], %15: f64[1,2], %16: f64[1,2] = scan[body=@step_jvp_scan_known, length=1, num_consts=0, num_carry=1, reverse=true, checkpoint=none](%0, %3)
 ;   %17: f64[2], %18: f64[1,2] = scan[body=@step_jvp_scan_linear_transpose, length=1, num_consts=0, num_carry=1, reverse=false, checkpoint=none](%9, %15, %3, %16)
-;   %19: f64[5,2] = pad[low=[4,0], high=[0,0], interior=[0,0]](%18, %12)
-;   %20: f64[5,2] = add(%13, %19)
-;   return %7, %17, %20
+;   %19: f64[1,2] = slice[start=[4,0], limit=[5,2], strides=[1,1]](%13)
+;   %20: f64[1,2] = add(%19, %18)
+;   %21: i32[] = constant[value=4]()
+;   %22: i32[] = constant[value=0]()
+;   %23: f64[5,2] = dynamic_update_slice(%13, %20, %21, %22)
+;   return %7, %17, %23
 ; }
 ;
 ; func @step_jvp_scan_known_pruned(%0: f64[2], %1: f64[2]) -> (f64[2]) {

@@ -157,6 +157,17 @@ pub(crate) fn transpose_eqns(
             });
         }
         em.set_loc(eqn.loc.clone());
+        // A slice-like equation whose operand already has a cotangent writes into that
+        // accumulator instead of building a full-size zero array and adding it.
+        if let (Some(&x), [Some(ct)]) = (eqn.inputs.first(), out_cts.as_slice())
+            && linear[x.index()]
+            && eqn.inputs[1..].iter().all(|v| !linear[v.index()])
+            && let Some(acc) = cts[x.index()]
+            && let Some(updated) = accumulate_into(em, &eqn.prim, acc, *ct, &inputs[1..])?
+        {
+            cts[x.index()] = Some(updated);
+            continue;
+        }
         let in_cts = eqn
             .prim
             .transpose(em, cx, &inputs, &out_cts)
@@ -168,6 +179,50 @@ pub(crate) fn transpose_eqns(
         }
     }
     Ok(())
+}
+
+/// `acc + transpose(prim)(ct)` for a slice-like `prim` (operand linear, the other
+/// inputs residual), written into `acc` directly: a gather's transpose scatters into
+/// `acc`; a dynamic or unit-stride slice's adds `ct` to the window and updates it in
+/// place. `None` for the other primitives (the caller falls back to the rule).
+fn accumulate_into(
+    em: &mut Emitter,
+    prim: &ferrax_ir::Prim,
+    acc: Value,
+    ct: Value,
+    rest: &[LinearIn],
+) -> Result<Option<Value>, String> {
+    use ferrax_ir::Prim;
+    let residuals: Vec<Value> = rest.iter().map(|r| r.residual("an index")).collect::<Result<_, _>>()?;
+    let updated = match prim {
+        Prim::Gather { axis, batch_dims } => {
+            let scatter = Prim::ScatterAdd { axis: *axis, batch_dims: *batch_dims };
+            em.op(scatter, &[acc, residuals[0], ct])?
+        }
+        Prim::DynamicSlice { sizes } => {
+            let mut inputs = vec![acc];
+            inputs.extend(&residuals);
+            let window = em.op(Prim::DynamicSlice { sizes: sizes.clone() }, &inputs)?;
+            let sum = em.add(window, ct)?;
+            let mut update = vec![acc, sum];
+            update.extend(&residuals);
+            em.op(Prim::DynamicUpdateSlice, &update)?
+        }
+        Prim::Slice { start, limit, strides } if strides.iter().all(|&s| s == 1) => {
+            let window =
+                em.op(Prim::Slice { start: start.clone(), limit: limit.clone(), strides: strides.clone() }, &[acc])?;
+            let sum = em.add(window, ct)?;
+            let mut update = vec![acc, sum];
+            for &s in start {
+                let index = i32::try_from(s).map_err(|_| format!("slice start {s} does not fit i32"))?;
+                let ty = ferrax_ir::Type::scalar(ferrax_ir::DType::I32);
+                update.push(em.full(&ty, f64::from(index))?);
+            }
+            em.op(Prim::DynamicUpdateSlice, &update)?
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(updated))
 }
 
 /// Partial evaluation of the jvp: a module whose entry `@<f>_linearize` takes the
