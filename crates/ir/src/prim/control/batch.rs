@@ -47,9 +47,10 @@ pub(crate) fn batch_control(
             let (ins, batched) = inputs_at_front(em, size, inputs, dims, false)?;
             let n_out = cx.module().func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
             let bf = cx.batch_func(func, &batched, &vec![false; n_out])?;
-            let new = match prim {
-                Prim::Remat { policy, .. } => Prim::Remat { func: bf.name, policy: policy.clone() },
-                _ => Prim::Call { func: bf.name },
+            let new = if let Prim::Remat { policy, .. } = prim {
+                Prim::Remat { func: bf.name, policy: policy.clone() }
+            } else {
+                Prim::Call { func: bf.name }
             };
             let outs = em.eqn(cx.module(), new, &ins)?;
             Ok((outs.to_vec(), front_dims(&bf.out_batched)))
@@ -123,7 +124,7 @@ fn batch_cond(
     let selector = em.move_axis(inputs[0], dims[0].unwrap_or(0), 0)?;
     let index = match em.ty(selector).dtype {
         ferrax_array::DType::Bool => em.convert(selector, ferrax_array::DType::I32)?,
-        _ => {
+        ferrax_array::DType::I32 | ferrax_array::DType::F32 | ferrax_array::DType::F64 => {
             let last = em.full_like(selector, (branches.len() - 1) as f64)?;
             let zero = em.full_like(selector, 0.0)?;
             em.op(Prim::Clamp, &[zero, selector, last])?
