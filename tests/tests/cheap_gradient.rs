@@ -38,7 +38,7 @@ enum Outcome {
 
 /// Checks the bound for the entry of `module`; `Err` says by how much it is broken.
 fn check(module: &Module, label: &str) -> Result<Outcome, String> {
-    let entry = module.entry().ok_or("empty module")?;
+    module.entry().ok_or("empty module")?;
     if has_unbounded_while(module) {
         return Ok(Outcome::Control);
     }
