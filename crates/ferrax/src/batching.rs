@@ -108,12 +108,20 @@ impl<F> Vmap<F> {
         let leaves: Vec<Tensor> = args.leaves().into_iter().cloned().collect();
         let axes = self.in_axes.clone().unwrap_or_else(|| vec![Some(0); leaves.len()]);
         let mut examples = Vec::with_capacity(leaves.len());
-        let mut size = 0;
+        let mut size: Option<usize> = None;
         let mut problem = None;
+        if axes.len() != leaves.len() {
+            problem = Some(format!("vmap: {} in_axes for {} argument leaves", axes.len(), leaves.len()));
+        }
         for (t, &axis) in leaves.iter().zip(axes.iter().chain(std::iter::repeat(&None))) {
             match example_type(t.ty(), axis) {
                 Ok((ty, batch)) => {
-                    size = batch.map_or(size, |(_, n)| n);
+                    if let Some((_, n)) = batch {
+                        if size.is_some_and(|s| s != n) {
+                            problem.get_or_insert(format!("vmap: batch sizes differ: {} vs {n}", size.unwrap_or(0)));
+                        }
+                        size = Some(n);
+                    }
                     examples.push(ty);
                 }
                 Err(e) => {
@@ -138,6 +146,9 @@ impl<F> Vmap<F> {
                 if let Some(e) = &problem {
                     return Err(ferrax_ir::Error::transform(Default::default(), e.clone()));
                 }
+                let Some(size) = size else {
+                    return Err(ferrax_ir::Error::transform(Default::default(), "vmap: no argument is batched"));
+                };
                 let n_params = module.entry().map_or(0, |f| f.params.len());
                 let mut all = axes.clone();
                 all.resize(n_params, None);

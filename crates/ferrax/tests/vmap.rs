@@ -121,3 +121,12 @@ fn hessian_is_symmetric_and_matches_differences_of_the_gradient() {
         }
     }
 }
+
+/// `Vmap::apply` with no batched argument is an error (as `call` is), not an empty batch.
+#[test]
+fn vmap_apply_with_nothing_batched_is_an_error() {
+    let x = Array::from_f64(&[3], vec![1.0, 2.0, 3.0]).unwrap();
+    let result = ferrax::eval(|a: Tensor| ferrax::vmap(|b: Tensor| b.sin()).in_axes(&[None]).apply(&a), &x);
+    let err = result.unwrap_err().to_string();
+    assert!(err.contains("no argument is batched"), "{err}");
+}

@@ -13,6 +13,10 @@ use ferrax_array::{Array, DType, Data, Shape};
 use smallvec::SmallVec;
 use std::sync::Arc;
 
+/// The most equations a transform may emit into one Func (DESIGN section 7): passes
+/// that grow a module stop with an error past it instead of exhausting memory.
+pub const MAX_EQUATIONS: usize = 1_000_000;
+
 /// Builds one Func for a transform.
 #[derive(Debug)]
 pub struct Emitter {
@@ -68,6 +72,9 @@ impl Emitter {
 
     /// Emits `prim(inputs)`; `module` resolves the Funcs a structured primitive names.
     pub fn eqn(&mut self, module: &Module, prim: Prim, inputs: &[Value]) -> Result<SmallVec<[Value; 2]>, String> {
+        if self.func.eqns.len() >= MAX_EQUATIONS {
+            return Err(format!("the transformed Func @{} grows past {MAX_EQUATIONS} equations", self.func.name));
+        }
         let mut types = Vec::with_capacity(inputs.len());
         for &input in inputs {
             let ty = self.func.value_type(input).ok_or_else(|| format!("{}: unknown value {input}", prim.name()))?;

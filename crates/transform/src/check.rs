@@ -58,6 +58,15 @@ fn check(
     what: &str,
 ) -> Result<(), String> {
     let f = module.entry().ok_or("no entry")?;
+    let types = f.param_types();
+    if args.len() != types.len() {
+        return Err(format!("{what}: @{} takes {} arguments, got {}", f.name, types.len(), args.len()));
+    }
+    for (i, (a, t)) in args.iter().zip(&types).enumerate() {
+        if a.dtype() != t.dtype || a.shape() != t.shape.as_slice() {
+            return Err(format!("{what}: argument {i} must be {t}, got {}[{:?}]", a.dtype(), a.shape()));
+        }
+    }
     let float = float_params(f);
     let v: Vec<Array> = float.iter().map(|&i| random_like(&args[i], rng)).collect();
     let jvp_module = jvp(module, &Wrt::Default).map_err(|e| e.to_string())?;

@@ -41,6 +41,10 @@ fn expand(out: &mut Func, map: &mut [Value], eqn: &Eqn, module: &Module, depth: 
         out.eqns.push(copy);
         return Ok(());
     };
+    if out.eqns.len() >= ferrax_ir::emit::MAX_EQUATIONS {
+        let max = ferrax_ir::emit::MAX_EQUATIONS;
+        return Err(crate::error(&out.name, format!("inlining grows the Func past {max} equations")));
+    }
     if depth > MAX_NESTING {
         return Err(crate::error(&out.name, format!("inlining @{name}: calls nest deeper than {MAX_NESTING}")));
     }

@@ -217,7 +217,15 @@ fn batch_while(
     let mut step = Emitter::new(format!("{body}_masked"));
     let params: Vec<Value> = carry_types.iter().map(|t| step.param(t.clone())).collect();
     let lanes = step.eqn(cx.module(), Prim::Call { func: c.name }, &params)?[0];
-    let next = step.eqn(cx.module(), Prim::Call { func: b.name }, &params)?;
+    // Finished examples see their carry through stop_gradient, so that in reverse mode
+    // no cotangent (and no 0 * inf = NaN) flows back through a step they did not take.
+    let mut guarded = Vec::with_capacity(n);
+    for &x in &params {
+        let mask = broadcast_lanes(&mut step, lanes, x)?;
+        let stopped = step.op(Prim::StopGradient, &[x])?;
+        guarded.push(step.select(mask, x, stopped)?);
+    }
+    let next = step.eqn(cx.module(), Prim::Call { func: b.name }, &guarded)?;
     let mut results = Vec::with_capacity(n);
     for (&new, &old) in next.iter().zip(&params) {
         let mask = broadcast_lanes(&mut step, lanes, new)?;
