@@ -221,6 +221,10 @@ fn batch_while(
     // no cotangent (and no 0 * inf = NaN) flows back through a step they did not take.
     let mut guarded = Vec::with_capacity(n);
     for &x in &params {
+        if !step.ty(x).dtype.is_float() {
+            guarded.push(x);
+            continue;
+        }
         let mask = broadcast_lanes(&mut step, lanes, x)?;
         let stopped = step.op(Prim::StopGradient, &[x])?;
         guarded.push(step.select(mask, x, stopped)?);
