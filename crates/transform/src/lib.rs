@@ -16,25 +16,33 @@
 //! `partial/`); [`saved_residuals`] reports what the backward pass keeps.
 
 pub mod check;
+mod cse;
 mod custom;
 mod dce;
+mod fold;
 mod inline;
 mod jac;
 mod jvp;
 mod linear;
+mod opt;
 mod partial;
 mod residuals;
+mod simplify;
 mod vjp;
 mod vmap;
 mod wrt;
 
 pub use check::{Modes, Tolerance, check_grads};
+pub use cse::cse;
 pub use dce::dce;
+pub use fold::{FOLD_LIMIT, fold};
 pub use inline::inline_calls;
 pub use jac::{hessian, jacfwd, jacrev};
 pub use jvp::jvp;
 pub use linear::{linearize, transpose};
+pub use opt::{MAX_ROUNDS, opt};
 pub use residuals::{Residual, saved_residuals};
+pub use simplify::simplify;
 pub use vjp::{grad, hvp, value_and_grad, vjp};
 pub use vmap::vmap;
 pub use wrt::Wrt;
