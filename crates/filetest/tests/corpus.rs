@@ -40,6 +40,12 @@ fn vmap() {
     run("vmap");
 }
 
+/// `ir/opt`: the optimised module of each file, checked bit for bit against the original.
+#[test]
+fn opt() {
+    run("opt");
+}
+
 #[test]
 fn every_corpus_file_round_trips() {
     match ferrax_filetest::check_round_trips() {

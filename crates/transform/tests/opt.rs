@@ -4,7 +4,7 @@
 use ferrax_ir::array::{Array, Data};
 use ferrax_ir::testing::{GenConfig, Rng, random_inputs, random_module};
 use ferrax_ir::{EvalOptions, Module, eval_entry, parse, print};
-use ferrax_transform::{Wrt, dce, grad, opt};
+use ferrax_transform::{Wrt, cse, dce, fold, grad, opt, simplify};
 
 fn module(text: &str) -> Module {
     let m = parse(text).expect("the test module parses");
@@ -73,4 +73,117 @@ fn opt_preserves_results_on_generated_modules() {
         checked += 1;
     }
     assert!(checked > 300, "only {checked} modules ran");
+}
+
+/// The entry's equations, printed, one per line (canonical value numbers).
+fn body(m: &Module) -> Vec<String> {
+    print(m).lines().filter(|l| l.starts_with("  %")).map(|l| l.trim().to_string()).collect()
+}
+
+#[test]
+fn cse_merges_equal_equations_and_constants_by_bits() {
+    let m = module(
+        "func @f(%x: f32[2]) -> (f32[2], f32[2], f32[2]) {
+  %a: f32[2] = exp(%x)
+  %b: f32[2] = exp(%x)
+  %c: f32[2] = constant[value=0.0]()
+  %d: f32[2] = constant[value=0.0]()
+  %e: f32[2] = constant[value=-0.0]()
+  %p: f32[2] = add(%a, %c)
+  %q: f32[2] = add(%b, %d)
+  %r: f32[2] = add(%b, %e)
+  return %p, %q, %r
+}
+",
+    );
+    let merged = dce(&cse(&m));
+    assert_eq!(
+        body(&merged),
+        [
+            "%1: f32[2] = exp(%0)",
+            "%2: f32[2] = constant[value=0.0]()",
+            "%3: f32[2] = constant[value=-0.0]()",
+            "%4: f32[2] = add(%1, %2)",
+            "%5: f32[2] = add(%1, %3)",
+        ]
+    );
+    let results = &merged.entry().unwrap().results;
+    assert_eq!(results[0], results[1]);
+}
+
+#[test]
+fn cse_does_not_merge_different_attributes() {
+    let m = module(
+        "func @f(%x: f32[2,3]) -> (f32[2], f32[3]) {
+  %a: f32[2] = reduce_sum[axes=[1]](%x)
+  %b: f32[3] = reduce_sum[axes=[0]](%x)
+  return %a, %b
+}
+",
+    );
+    assert_eq!(body(&cse(&m)).len(), 2);
+}
+
+#[test]
+fn fold_evaluates_small_constant_equations_and_keeps_splats() {
+    let m = module(
+        "func @f(%x: f64[2]) -> (f64[2], f64[2]) {
+  %c: f64[2] = constant[value=[0.0, 1.0]]()
+  %s: f64[2] = cos(%c)
+  %k: f64[2] = constant[value=0.0]()
+  %t: f64[2] = cos(%k)
+  %y: f64[2] = mul(%x, %s)
+  return %y, %t
+}
+",
+    );
+    let folded = dce(&fold(&m).unwrap());
+    let lines = body(&folded);
+    assert!(lines.contains(&format!("%1: f64[2] = constant[value=[1.0,{}]]()", 1.0f64.cos())), "{lines:?}");
+    assert!(lines.contains(&"%2: f64[2] = constant[value=1.0]()".to_string()), "{lines:?}");
+}
+
+#[test]
+fn simplify_leaves_inexact_rewrites_alone() {
+    let m = module(
+        "func @f(%x: f32[2]) -> (f32[2], f32[2], f32[2]) {
+  %z: f32[2] = constant[value=0.0]()
+  %a: f32[2] = mul(%x, %z)
+  %b: f32[2] = add(%x, %z)
+  %w: f64[2] = convert[dtype=f64](%x)
+  %n: f32[2] = convert[dtype=f32](%w)
+  %c: f32[2] = sub(%n, %z)
+  return %a, %b, %c
+}
+",
+    );
+    let simplified = dce(&simplify(&m));
+    let lines = body(&simplified);
+    assert_eq!(lines, ["%1: f32[2] = constant[value=0.0]()", "%2: f32[2] = mul(%0, %1)", "%3: f32[2] = add(%0, %1)"]);
+    let f = simplified.entry().unwrap();
+    assert_eq!(f.results[2], f.params[0]);
+}
+
+#[test]
+fn opt_is_idempotent_and_keeps_bodies() {
+    let m = module(
+        "func @f(%c: f32[], %xs: f32[3]) -> (f32[], f32[3]) {
+  %one: f32[] = constant[value=1.0]()
+  %d: f32[] = mul(%c, %one)
+  %s: f32[], %ys: f32[3] = scan[body=@acc, length=3, num_carry=1](%d, %xs)
+  return %s, %ys
+}
+func @acc(%c: f32[], %x: f32[]) -> (f32[], f32[]) {
+  %n: f32[] = neg(%x)
+  %m: f32[] = neg(%n)
+  %s: f32[] = add(%c, %m)
+  return %s, %s
+}
+",
+    );
+    let once = opt(&m).unwrap();
+    assert_eq!(print(&opt(&once).unwrap()), print(&once));
+    let acc = once.func("acc").expect("the scan body stays");
+    assert_eq!(acc.eqns.len(), 1, "{}", print(&once));
+    assert_eq!(eqn_count(&once), 1);
 }
