@@ -23,6 +23,8 @@
 //! - `opt`: a `; opt:` block after the entry Func holds the canonical text of
 //!   `ferrax_transform::opt(module)` (optional `; in:` lines); the optimised module
 //!   must give bit-identical results on drawn, special-valued and given arguments.
+//!   [`check_opt_on_corpus`] applies the same check to every Func of the corpus and to
+//!   its `jvp` and `vjp`.
 //!
 //! A failure reports `file:line` and a diff. With `FERRAX_BLESS=1` in the environment
 //! the runner rewrites `print`, `out`, `jvp`, `vjp`, `vmap` and `opt` expectations from the actual
@@ -36,6 +38,8 @@ mod opt;
 mod parse;
 mod verify;
 mod vmap;
+
+pub use opt::check_opt_on_corpus;
 
 use std::path::{Path, PathBuf};
 

@@ -101,7 +101,8 @@ fn special(t: &Type) -> Array {
 /// Both modules run on `args` with the same outcome: the same bits in every result
 /// (any NaN matches any NaN), or both fail.
 fn same_results(module: &Module, optimised: &Module, args: &[Array]) -> Result<(), String> {
-    let options = EvalOptions { fuel: Some(1_000_000), ..EvalOptions::default() };
+    // Enough for every terminating loop of the corpus; an unbounded one fails fast.
+    let options = EvalOptions { fuel: Some(10_000), ..EvalOptions::default() };
     let want = ferrax_ir::eval_entry(module, args, &options);
     let got = ferrax_ir::eval_entry(optimised, args, &options);
     let (want, got) = match (want, got) {
@@ -135,4 +136,53 @@ fn same_results(module: &Module, optimised: &Module, args: &[Array]) -> Result<(
         }
     }
     Ok(())
+}
+
+/// Runs `opt` on every Func of the well-formed corpus files (each Func in turn as the
+/// entry) and on its `jvp` and `vjp` where they apply, and checks that the optimised
+/// module gives bit-identical results on drawn and special-valued arguments. Returns
+/// the number of modules checked.
+pub fn check_opt_on_corpus() -> Result<usize, String> {
+    let mut count = 0;
+    let mut failures = Vec::new();
+    for dir in ["eval", "jvp", "vjp", "vmap", "opt"] {
+        let dir = crate::corpus_dir().join(dir);
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut paths: Vec<std::path::PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.retain(|p| p.extension().is_some_and(|e| e == "fx"));
+        paths.sort();
+        for path in paths {
+            let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+            let Ok(module) = ferrax_ir::parse(&text) else { continue };
+            for name in module.funcs.keys() {
+                let mut reordered = Module::new();
+                reordered.push(module.funcs[name].clone());
+                for func in module.funcs.values().filter(|f| &f.name != name) {
+                    reordered.push(func.clone());
+                }
+                let wrt = ferrax_transform::Wrt::Default;
+                let variants = [
+                    Some(reordered.clone()),
+                    ferrax_transform::jvp(&reordered, &wrt).ok(),
+                    ferrax_transform::vjp(&reordered, &wrt).ok(),
+                ];
+                for (k, variant) in variants.into_iter().flatten().enumerate() {
+                    count += 1;
+                    if let Err(e) = opt_keeps_results(&variant) {
+                        failures.push(format!("{}: @{name} (variant {k}): {e}", path.display()));
+                    }
+                }
+            }
+        }
+    }
+    if failures.is_empty() { Ok(count) } else { Err(failures.join("\n")) }
+}
+
+fn opt_keeps_results(module: &Module) -> Result<(), String> {
+    let optimised = ferrax_transform::opt(module).map_err(|e| format!("opt fails: {e}"))?;
+    let types = module.entry().ok_or("no entry")?.param_types();
+    let drawn: Vec<Array> = types.iter().map(|t| draw(t, &mut SplitMix(0xC0_4B05))).collect();
+    let special: Vec<Array> = types.iter().map(special).collect();
+    same_results(module, &optimised, &drawn)?;
+    same_results(module, &optimised, &special)
 }
