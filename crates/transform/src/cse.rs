@@ -4,6 +4,12 @@
 //! one's. Every primitive is pure, so structured primitives (`scan`, `cond`, `call`,
 //! ...) merge too when they name the same Funcs and take the same inputs; `random_bits`
 //! is counter-based, so the same key gives the same bits.
+//!
+//! Identical Funcs merge too: a Func whose canonical text (name aside) equals an
+//! earlier one's is no longer referred to; references go to the earlier one, so two
+//! loops over structurally equal bodies become one equation. (Canonical text prints
+//! every NaN as `nan`, so bodies differing only in a NaN constant's payload merge.)
+//! The Funcs themselves all stay; `dce` in `opt` drops the unreferenced ones.
 
 use ferrax_ir::array::Data;
 use ferrax_ir::prim::Prim;
@@ -13,11 +19,35 @@ use std::fmt::Write;
 
 /// The module with common subexpressions merged in every Func.
 pub fn cse(module: &Module) -> Module {
+    let same = identical_funcs(module);
     let mut out = Module::new();
     for func in module.funcs.values() {
-        out.push(cse_func(func));
+        let mut renamed = func.clone();
+        for eqn in &mut renamed.eqns {
+            eqn.prim.rename_callees(&mut |name| same.get(name).cloned().unwrap_or_else(|| name.to_string()));
+        }
+        out.push(cse_func(&renamed));
     }
     out
+}
+
+/// For each Func identical (name aside) to an earlier one, the earlier one's name.
+fn identical_funcs(module: &Module) -> HashMap<String, String> {
+    let mut first: HashMap<String, &str> = HashMap::new();
+    let mut same = HashMap::new();
+    for func in module.funcs.values() {
+        let text = ferrax_ir::print_func(func, &ferrax_ir::PrintOptions::default());
+        let body = text.strip_prefix(&format!("func @{}", func.name)).unwrap_or(&text).to_string();
+        match first.get(&body) {
+            Some(&earlier) => {
+                same.insert(func.name.clone(), earlier.to_string());
+            }
+            None => {
+                first.insert(body, &func.name);
+            }
+        }
+    }
+    same
 }
 
 /// `func` with each repeated equation merged into its first occurrence.
