@@ -308,6 +308,8 @@ mod tests {
     fn parses_commands() {
         assert_eq!(parse("print a.fx --locs"), Ok(Command::Print { input: "a.fx".into(), locs: true }));
         assert_eq!(parse("verify -"), Ok(Command::Verify { input: "-".into() }));
+        assert_eq!(parse("opt -"), Ok(Command::Opt { input: "-".into() }));
+        assert!(parse("opt a.fx b.fx").is_err());
         let Ok(Command::Run(run)) = parse("run f.fx x.npy y.npy --out d --full --max-bytes=100 --fuel 7") else {
             panic!("run did not parse");
         };

@@ -1,7 +1,7 @@
 //! The `ferrax` command: reads IR modules from files or stdin and prints, verifies or
 //! runs them (DESIGN section 5). Every error is one line on stderr naming its place,
-//! with exit code 1; usage errors exit with 2. Later issues add the transform
-//! subcommands (grad, jvp, vmap, ...), which compose through pipes.
+//! with exit code 1; usage errors exit with 2. The transform subcommands (grad, jvp,
+//! vmap, ..., opt) compose through pipes.
 
 mod args;
 

@@ -51,7 +51,7 @@ fn same_bits(got: &[Array], want: &[Array]) -> bool {
 
 #[test]
 fn opt_preserves_results_on_generated_modules() {
-    let config = GenConfig::default();
+    let config = GenConfig::from_env();
     let mut checked = 0;
     for seed in 0..400u64 {
         let m = random_module(seed, &config);
