@@ -52,6 +52,11 @@ pub enum Command {
         /// `--has-aux` (grad, value-and-grad).
         has_aux: bool,
     },
+    /// `ferrax opt FILE`: the module after `ferrax_transform::opt`.
+    Opt {
+        /// The module, or `-` for stdin.
+        input: String,
+    },
     /// `ferrax help` / `--help`.
     Help,
 }
@@ -137,6 +142,7 @@ commands:
   transpose FILE              transpose a linear Func marked [residuals=K]
   vmap   FILE --in-axes 0,none --axis-size N [--out-axes 0]   batch the entry
   jacfwd|jacrev|hessian FILE [--wrt ..]   Jacobians (out.shape + param.shape)
+  opt    FILE                 inline, fold, simplify, cse and dce to a fixed point
 
 FILE may be '-' to read the module from standard input.";
 
@@ -155,13 +161,17 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             let (positional, _) = split(rest, &[], &[])?;
             Ok(Command::Verify { input: one_input("verify", &positional)? })
         }
+        "opt" => {
+            let (positional, _) = split(rest, &[], &[])?;
+            Ok(Command::Opt { input: one_input("opt", &positional)? })
+        }
         "run" => parse_run(rest),
         "vmap" => parse_vmap(rest),
         name => match Pass::from_name(name) {
             Some(pass) => parse_transform(pass, rest),
             None => Err(format!(
                 "unknown command '{name}' (available: print, verify, run, grad, value-and-grad, jvp, vjp, hvp, \
-                 linearize, transpose, vmap, jacfwd, jacrev, hessian; try 'ferrax help')"
+                 linearize, transpose, vmap, jacfwd, jacrev, hessian, opt; try 'ferrax help')"
             )),
         },
     }
@@ -298,6 +308,8 @@ mod tests {
     fn parses_commands() {
         assert_eq!(parse("print a.fx --locs"), Ok(Command::Print { input: "a.fx".into(), locs: true }));
         assert_eq!(parse("verify -"), Ok(Command::Verify { input: "-".into() }));
+        assert_eq!(parse("opt -"), Ok(Command::Opt { input: "-".into() }));
+        assert!(parse("opt a.fx b.fx").is_err());
         let Ok(Command::Run(run)) = parse("run f.fx x.npy y.npy --out d --full --max-bytes=100 --fuel 7") else {
             panic!("run did not parse");
         };

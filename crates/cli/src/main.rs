@@ -1,7 +1,7 @@
 //! The `ferrax` command: reads IR modules from files or stdin and prints, verifies or
 //! runs them (DESIGN section 5). Every error is one line on stderr naming its place,
-//! with exit code 1; usage errors exit with 2. Later issues add the transform
-//! subcommands (grad, jvp, vmap, ...), which compose through pipes.
+//! with exit code 1; usage errors exit with 2. The transform subcommands (grad, jvp,
+//! vmap, ..., opt) compose through pipes.
 
 mod args;
 
@@ -62,6 +62,12 @@ fn run_command(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
             write_out(out, &format!("{}: ok ({} Funcs)", display_name(&input), module.funcs.len()))
         }
         Command::Run(run) => run_module(&run, out),
+        Command::Opt { input } => {
+            let (module, _) = load(&input)?;
+            let optimised =
+                ferrax_transform::opt(&module).map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
+            write_out(out, ferrax_ir::print(&optimised).trim_end())
+        }
         Command::Vmap { input, in_axes, out_axes, axis_size } => {
             let (module, _) = load(&input)?;
             let batched = ferrax_transform::vmap(&module, &in_axes, &out_axes, axis_size)

@@ -590,3 +590,27 @@ fn vmap_usage_errors_exit_2_with_one_line() {
         assert_fails(&ferrax(&args, b""), 1, fragment);
     }
 }
+
+// ---- opt ----
+
+/// `ferrax grad | ferrax grad - | ferrax opt -`: the second derivative of x sin x,
+/// optimised to a handful of equations, gives the same values as unoptimised.
+#[test]
+fn opt_shrinks_the_second_derivative_and_keeps_its_values() {
+    let dir = scratch("opt");
+    let f = write(
+        &dir,
+        "f.fx",
+        b"func @f(%x: f64[]) -> (f64[]) {\n  %s: f64[] = sin(%x)\n  %y: f64[] = mul(%x, %s)\n  return %y\n}\n",
+    );
+    let optimised = pipeline(&[&["grad", &f], &["grad", "-"], &["opt", "-"]]);
+    assert_eq!(optimised.code, 0, "{}", optimised.stderr);
+    let eqns = optimised.stdout.lines().filter(|l| l.trim_start().starts_with('%')).count();
+    assert!(eqns <= 10, "{}", optimised.stdout);
+    let opt_file = write(&dir, "gg_opt.fx", optimised.stdout.as_bytes());
+    let x = f64_npy(&dir, "x.npy", &[], &[0.75]);
+    let want = pipeline(&[&["grad", &f], &["grad", "-"], &["run", "-", &x]]);
+    let got = ferrax(&["run", &opt_file, &x], b"");
+    assert_eq!((got.code, &got.stdout), (0, &want.stdout), "{}", got.stderr);
+    assert_fails(&ferrax(&["opt"], b""), 2, "opt");
+}

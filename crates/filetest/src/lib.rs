@@ -20,23 +20,31 @@
 //!   batched module after `dce`, with `; in_axes: 0,none` and `; axis_size: N` lines
 //!   (optional `; out_axes:` and `; in:`); the batched module, run on a batch, must
 //!   equal the module run on each example.
+//! - `opt`: a `; opt:` block after the entry Func holds the canonical text of
+//!   `ferrax_transform::opt(module)` (optional `; in:` lines); the optimised module
+//!   must give bit-identical results on drawn, special-valued and given arguments.
+//!   [`check_opt_on_corpus`] applies the same check to every Func of the corpus and to
+//!   its `jvp` and `vjp`.
 //!
 //! A failure reports `file:line` and a diff. With `FERRAX_BLESS=1` in the environment
-//! the runner rewrites `print`, `out`, `jvp`, `vjp` and `vmap` expectations from the actual
+//! the runner rewrites `print`, `out`, `jvp`, `vjp`, `vmap` and `opt` expectations from the actual
 //! results instead (test tooling is the one place an environment variable switches
 //! behaviour); a failed numerical check is never blessed away.
 
 mod ad;
 mod eval;
 mod expect;
+mod opt;
 mod parse;
 mod verify;
 mod vmap;
 
+pub use opt::check_opt_on_corpus;
+
 use std::path::{Path, PathBuf};
 
 /// The subtests, by directory name.
-pub const SUBTESTS: [&str; 6] = ["parse", "verify", "eval", "jvp", "vjp", "vmap"];
+pub const SUBTESTS: [&str; 7] = ["parse", "verify", "eval", "jvp", "vjp", "vmap", "opt"];
 
 /// Where the corpus lives: `<workspace>/ir`.
 pub fn corpus_dir() -> PathBuf {
@@ -82,6 +90,7 @@ pub fn run_file(subtest: &str, path: &Path, bless: bool) -> Result<(), String> {
         "jvp" => ad::check(&text, ad::Mode::Jvp, bless),
         "vjp" => ad::check(&text, ad::Mode::Vjp, bless),
         "vmap" => vmap::check(&text, bless),
+        "opt" => opt::check(&text, bless),
         other => return Err(format!("{name}: unknown subtest '{other}'")),
     };
     match outcome {
@@ -92,10 +101,10 @@ pub fn run_file(subtest: &str, path: &Path, bless: bool) -> Result<(), String> {
 }
 
 /// Checks that every well-formed corpus file (`ir/parse`, `ir/eval`, `ir/jvp`,
-/// `ir/vjp`, `ir/vmap`, and the examples in `examples/ir`) prints canonically: `print(parse(print(parse(f))))` equals
+/// `ir/vjp`, `ir/vmap`, `ir/opt`, and the examples in `examples/ir`) prints canonically: `print(parse(print(parse(f))))` equals
 /// `print(parse(f))`. Returns the number of files checked.
 pub fn check_round_trips() -> Result<usize, String> {
-    let dirs = ["parse", "eval", "jvp", "vjp", "vmap", "../examples/ir"].map(|d| corpus_dir().join(d));
+    let dirs = ["parse", "eval", "jvp", "vjp", "vmap", "opt", "../examples/ir"].map(|d| corpus_dir().join(d));
     let mut count = 0;
     let mut failures = Vec::new();
     for dir in dirs {

@@ -40,6 +40,21 @@ fn vmap() {
     run("vmap");
 }
 
+/// `ir/opt`: the optimised module of each file, checked bit for bit against the original.
+#[test]
+fn opt() {
+    run("opt");
+}
+
+/// Every corpus Func, and its jvp and vjp, gives bit-identical results after `opt`.
+#[test]
+fn opt_keeps_the_results_of_every_corpus_program() {
+    match ferrax_filetest::check_opt_on_corpus() {
+        Ok(count) => assert!(count > 100, "only {count} modules checked"),
+        Err(report) => panic!("{report}"),
+    }
+}
+
 #[test]
 fn every_corpus_file_round_trips() {
     match ferrax_filetest::check_round_trips() {

@@ -1,6 +1,24 @@
 //! IR-to-IR transforms: forward mode ([`jvp`]), reverse mode ([`linearize`],
 //! [`transpose`], [`vjp`], [`grad`], [`value_and_grad`]), their composition [`hvp`],
-//! and the clean-up passes [`dce`] and [`inline_calls`].
+//! and the clean-up passes.
+//!
+//! The clean-up passes keep Func names and never change a result, bit for bit (NaN
+//! payloads aside; no pass reassociates floating-point arithmetic):
+//!
+//! - [`dce`]: drops equations whose outputs are unused.
+//! - [`inline_calls`]: replaces each `call` by its callee's equations.
+//! - [`cse`]: merges equations with the same primitive, attributes and inputs
+//!   (constants by value bits; structured primitives too, all primitives being pure).
+//! - [`fold`]: evaluates equations on constants with the reference interpreter when the
+//!   result has at most [`FOLD_LIMIT`] elements, and elementwise equations on splat
+//!   constants at any size; uniform results stay splats.
+//! - [`simplify`]: exact algebraic rewrites (`x*1`, `x+(-0.0)`, `x-0.0`, `x/1`,
+//!   `neg(neg x)`, reshape/transpose/exact convert chains, `select` on a constant
+//!   predicate, `broadcast_in_dim` of a splat); the module docs list each rule and the
+//!   ones deliberately left out (`0*x`, `x+0.0`).
+//! - [`opt`]: `inline_calls`, then `fold`, `simplify`, `cse` and `dce` repeated to a
+//!   fixed point (at most [`MAX_ROUNDS`] rounds); the result is verified. The corpus
+//!   `ir/opt` shows each rewrite.
 //!
 //! Every pass takes a module, transforms its entry (the first Func), and returns a new
 //! module whose entry is the result, named `@<name>_<pass>`, followed by the Funcs it
@@ -16,25 +34,33 @@
 //! `partial/`); [`saved_residuals`] reports what the backward pass keeps.
 
 pub mod check;
+mod cse;
 mod custom;
 mod dce;
+mod fold;
 mod inline;
 mod jac;
 mod jvp;
 mod linear;
+mod opt;
 mod partial;
 mod residuals;
+mod simplify;
 mod vjp;
 mod vmap;
 mod wrt;
 
 pub use check::{Modes, Tolerance, check_grads};
+pub use cse::cse;
 pub use dce::dce;
+pub use fold::{FOLD_LIMIT, fold};
 pub use inline::inline_calls;
 pub use jac::{hessian, jacfwd, jacrev};
 pub use jvp::jvp;
 pub use linear::{linearize, transpose};
+pub use opt::{MAX_ROUNDS, opt};
 pub use residuals::{Residual, saved_residuals};
+pub use simplify::simplify;
 pub use vjp::{grad, hvp, value_and_grad, vjp};
 pub use vmap::vmap;
 pub use wrt::Wrt;

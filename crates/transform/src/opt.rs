@@ -1,0 +1,28 @@
+//! The optimisation pipeline: [`inline_calls`](crate::inline_calls), then
+//! [`fold`](crate::fold), [`simplify`](crate::simplify), [`cse`](crate::cse) and
+//! [`dce`](crate::dce) repeated until the module stops changing (at most
+//! [`MAX_ROUNDS`] rounds). No pass reassociates arithmetic, so the optimised module
+//! gives bit-identical results (NaN payloads aside). Func names are kept, as `dce`
+//! keeps them: the result is the same program, smaller.
+
+use ferrax_ir::{Error, Module};
+
+/// The most rounds of fold + simplify + cse + dce that [`opt`] runs.
+pub const MAX_ROUNDS: usize = 16;
+
+/// The optimised module: its entry first, then the Funcs it still refers to; verified.
+pub fn opt(module: &Module) -> Result<Module, Error> {
+    let mut current = crate::inline_calls(module)?;
+    for _ in 0..MAX_ROUNDS {
+        let next = crate::dce(&crate::cse(&crate::simplify(&crate::fold(&current)?)));
+        // Printed text, not `==`: a NaN constant is never `==` to itself.
+        if ferrax_ir::print(&next) == ferrax_ir::print(&current) {
+            break;
+        }
+        current = next;
+    }
+    let entry = crate::entry(&current)?.clone();
+    let out = crate::assemble(entry, &current);
+    ferrax_ir::verify(&out)?;
+    Ok(out)
+}

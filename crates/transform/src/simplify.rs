@@ -1,0 +1,203 @@
+//! Algebraic simplification: rewrites that never change a result, bit for bit (NaN,
+//! infinities and signed zeros included; NaN payloads aside). Each rule, with why it
+//! is exact:
+//!
+//! - `x * 1 → x`, `1 * x → x`: multiplying by one is exact for every float (and -0.0,
+//!   NaN, inf) and every integer.
+//! - `x + (-0.0) → x`, `(-0.0) + x → x`: adding negative zero is exact, also for
+//!   `x = -0.0`. Adding `+0.0` is **not** (it maps -0.0 to +0.0), so it is kept.
+//!   For i32, `x + 0 → x`.
+//! - `x - (+0.0) → x` (and i32 `x - 0 → x`): exact, `-0.0 - 0.0 = -0.0`.
+//! - `x / 1 → x`: exact for floats and for i32's truncating division.
+//! - `neg(neg(x)) → x`: negation flips the sign bit (it wraps back for `i32::MIN`).
+//! - `reshape(reshape(x)) → reshape(x)`, and a reshape to the operand's own shape →
+//!   `x`: C-order contents are unchanged by reshape.
+//! - `transpose(transpose(x, p), q) → transpose(x, p∘q)`, an identity permutation → `x`.
+//! - `convert` to the operand's own dtype → `x`; `f32 → f64 → f32 → x` (widening is
+//!   exact and narrowing it back returns the same bits). Other chains are left alone
+//!   (`f64 → f32 → f64` rounds, `f32 → i32 → f32` truncates).
+//! - `select(c, a, b)` with a uniform constant predicate → `a` or `b`.
+//! - `broadcast_in_dim` of a uniform constant → a splat `constant` of the broadcast
+//!   shape (kept symbolic: no literal of the full size); a broadcast to the operand's
+//!   own shape with the identity axes → `x`.
+//!
+//! Not rewritten, on purpose: `0 * x` (it is NaN for inf or NaN `x`, and -0.0 for
+//! negative `x`), `x + 0.0`, and anything that reassociates arithmetic.
+
+use crate::fold::uniform;
+use ferrax_ir::array::{Array, DType, Data};
+use ferrax_ir::prim::{BinaryOp, Prim, UnaryOp};
+use ferrax_ir::{Func, Module, Value};
+
+/// The module with the algebraic rewrites applied in every Func.
+pub fn simplify(module: &Module) -> Module {
+    let mut out = Module::new();
+    for func in module.funcs.values() {
+        out.push(simplify_func(func));
+    }
+    out
+}
+
+/// What to do with one equation.
+enum Rewrite {
+    /// Keep it as it is.
+    Keep,
+    /// Drop it: its (single) output is this value.
+    Forward(Value),
+    /// Replace its primitive and inputs.
+    Replace(Prim, Vec<Value>),
+}
+
+/// `func` with the rewrites applied (the equations they bypass are left for `dce`).
+pub(crate) fn simplify_func(func: &Func) -> Func {
+    let mut out = func.clone();
+    out.eqns.clear();
+    let mut map: Vec<Value> = (0..func.value_types.len() as u32).map(Value).collect();
+    let mut def: Vec<Option<usize>> = vec![None; func.value_types.len()];
+    for eqn in &func.eqns {
+        let mut copy = eqn.clone();
+        copy.inputs = eqn.inputs.iter().map(|v| map[v.index()]).collect();
+        match rewrite(&Ctx { func: &out, def: &def }, &copy.prim, &copy.inputs, &copy.outputs) {
+            Rewrite::Forward(v) if copy.outputs.len() == 1 && out.ty(v) == out.ty(copy.outputs[0]) => {
+                map[copy.outputs[0].index()] = v;
+                continue;
+            }
+            Rewrite::Replace(prim, inputs) => {
+                copy.prim = prim;
+                copy.inputs = inputs.into();
+            }
+            Rewrite::Keep | Rewrite::Forward(_) => {}
+        }
+        for o in &copy.outputs {
+            def[o.index()] = Some(out.eqns.len());
+        }
+        out.eqns.push(copy);
+    }
+    out.results = func.results.iter().map(|r| map[r.index()]).collect();
+    out
+}
+
+/// The Func being built and where each of its values is defined.
+struct Ctx<'a> {
+    func: &'a Func,
+    def: &'a [Option<usize>],
+}
+
+impl Ctx<'_> {
+    /// The primitive and inputs defining `v`, if an equation does.
+    fn def(&self, v: Value) -> Option<(&Prim, &[Value])> {
+        let eqn = &self.func.eqns[self.def.get(v.index()).copied().flatten()?];
+        Some((&eqn.prim, &eqn.inputs))
+    }
+
+    /// The element of `v` when it is a constant whose elements all have the same bits.
+    fn splat(&self, v: Value) -> Option<Array> {
+        match self.def(v)? {
+            (Prim::Constant { value, .. }, _) if value.rank() == 0 => Some(value.clone()),
+            (Prim::Constant { value, .. }, _) => uniform(value),
+            _ => None,
+        }
+    }
+
+    fn is(&self, v: Value, test: fn(&Data) -> bool) -> bool {
+        self.splat(v).is_some_and(|a| test(a.data()))
+    }
+}
+
+fn one(d: &Data) -> bool {
+    match d {
+        Data::F32(v) => v[0].to_bits() == 1.0f32.to_bits(),
+        Data::F64(v) => v[0].to_bits() == 1.0f64.to_bits(),
+        Data::I32(v) => v[0] == 1,
+        Data::Bool(_) => false,
+    }
+}
+
+fn neg_zero(d: &Data) -> bool {
+    match d {
+        Data::F32(v) => v[0].to_bits() == (-0.0f32).to_bits(),
+        Data::F64(v) => v[0].to_bits() == (-0.0f64).to_bits(),
+        Data::I32(v) => v[0] == 0,
+        Data::Bool(_) => false,
+    }
+}
+
+fn pos_zero(d: &Data) -> bool {
+    match d {
+        Data::F32(v) => v[0].to_bits() == 0,
+        Data::F64(v) => v[0].to_bits() == 0,
+        Data::I32(v) => v[0] == 0,
+        Data::Bool(_) => false,
+    }
+}
+
+fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrite {
+    let out_ty = |i: usize| cx.func.ty(outputs[i]);
+    let in_ty = |i: usize| cx.func.ty(inputs[i]);
+    match (prim, inputs) {
+        (Prim::Binary(BinaryOp::Mul), &[x, y]) if cx.is(y, one) => Rewrite::Forward(x),
+        (Prim::Binary(BinaryOp::Mul), &[x, y]) if cx.is(x, one) => Rewrite::Forward(y),
+        (Prim::Binary(BinaryOp::Add), &[x, y]) if cx.is(y, neg_zero) => Rewrite::Forward(x),
+        (Prim::Binary(BinaryOp::Add), &[x, y]) if cx.is(x, neg_zero) => Rewrite::Forward(y),
+        (Prim::Binary(BinaryOp::Sub), &[x, y]) if cx.is(y, pos_zero) => Rewrite::Forward(x),
+        (Prim::Binary(BinaryOp::Div), &[x, y]) if cx.is(y, one) => Rewrite::Forward(x),
+        (Prim::Unary(UnaryOp::Neg), &[x]) => match cx.def(x) {
+            Some((Prim::Unary(UnaryOp::Neg), &[inner])) => Rewrite::Forward(inner),
+            _ => Rewrite::Keep,
+        },
+        (Prim::Reshape { shape }, &[x]) => {
+            if in_ty(0) == out_ty(0) {
+                return Rewrite::Forward(x);
+            }
+            match cx.def(x) {
+                Some((Prim::Reshape { .. }, &[inner])) if cx.func.ty(inner) == out_ty(0) => Rewrite::Forward(inner),
+                Some((Prim::Reshape { .. }, &[inner])) => {
+                    Rewrite::Replace(Prim::Reshape { shape: shape.clone() }, vec![inner])
+                }
+                _ => Rewrite::Keep,
+            }
+        }
+        (Prim::Transpose { perm }, &[x]) => {
+            let identity = |p: &[usize]| p.iter().enumerate().all(|(i, &a)| i == a);
+            if identity(perm) {
+                return Rewrite::Forward(x);
+            }
+            match cx.def(x) {
+                Some((Prim::Transpose { perm: first }, &[inner])) if first.len() == perm.len() => {
+                    let composed: Vec<usize> = perm.iter().map(|&a| first[a]).collect();
+                    if identity(&composed) {
+                        Rewrite::Forward(inner)
+                    } else {
+                        Rewrite::Replace(Prim::Transpose { perm: composed }, vec![inner])
+                    }
+                }
+                _ => Rewrite::Keep,
+            }
+        }
+        (Prim::Convert { dtype }, &[x]) => {
+            if in_ty(0).dtype == *dtype {
+                return Rewrite::Forward(x);
+            }
+            match cx.def(x) {
+                Some((Prim::Convert { dtype: DType::F64 }, &[inner]))
+                    if *dtype == DType::F32 && cx.func.ty(inner).dtype == DType::F32 =>
+                {
+                    Rewrite::Forward(inner)
+                }
+                _ => Rewrite::Keep,
+            }
+        }
+        (Prim::Select, &[pred, on_true, on_false]) => match cx.splat(pred).map(|a| a.data().clone()) {
+            Some(Data::Bool(v)) => Rewrite::Forward(if v[0] { on_true } else { on_false }),
+            _ => Rewrite::Keep,
+        },
+        (Prim::BroadcastInDim { shape, dims }, &[x]) => {
+            if let Some(value) = cx.splat(x) {
+                return Rewrite::Replace(Prim::Constant { value, shape: shape.clone() }, vec![]);
+            }
+            let identity = dims.iter().enumerate().all(|(i, &a)| i == a);
+            if identity && in_ty(0) == out_ty(0) { Rewrite::Forward(x) } else { Rewrite::Keep }
+        }
+        _ => Rewrite::Keep,
+    }
+}

@@ -1,0 +1,189 @@
+//! The optimiser: unit tests of each pass, the grad(grad(x sin x)) target, and a
+//! property test that `opt` preserves results on generated modules.
+
+use ferrax_ir::array::{Array, Data};
+use ferrax_ir::testing::{GenConfig, Rng, random_inputs, random_module};
+use ferrax_ir::{EvalOptions, Module, eval_entry, parse, print};
+use ferrax_transform::{Wrt, cse, dce, fold, grad, opt, simplify};
+
+fn module(text: &str) -> Module {
+    let m = parse(text).expect("the test module parses");
+    ferrax_ir::verify(&m).expect("the test module verifies");
+    m
+}
+
+fn eqn_count(m: &Module) -> usize {
+    m.entry().map_or(0, |f| f.eqns.len())
+}
+
+#[test]
+fn grad_grad_x_sin_x_is_small_after_opt() {
+    let f =
+        module("func @f(%x: f64[]) -> (f64[]) {\n  %s: f64[] = sin(%x)\n  %y: f64[] = mul(%x, %s)\n  return %y\n}\n");
+    let gg = grad(&grad(&f, &Wrt::Default, false).unwrap(), &Wrt::Default, false).unwrap();
+    let optimised = opt(&gg).unwrap();
+    println!("before: {} after dce: {}\n{}", eqn_count(&gg), eqn_count(&dce(&gg)), print(&optimised));
+    assert!(eqn_count(&optimised) <= 10, "{}", print(&optimised));
+    for x in [0.0, 0.5, -1.25, 3.0] {
+        let args = [Array::scalar_f64(x)];
+        let want = eval_entry(&gg, &args, &EvalOptions::default()).unwrap();
+        let got = eval_entry(&optimised, &args, &EvalOptions::default()).unwrap();
+        assert!(same_bits(&got, &want));
+    }
+}
+
+/// Outputs agree bit for bit, except that any two NaNs agree.
+fn same_bits(got: &[Array], want: &[Array]) -> bool {
+    got.len() == want.len()
+        && got.iter().zip(want).all(|(g, w)| {
+            g.shape() == w.shape()
+                && match (g.data(), w.data()) {
+                    (Data::F32(a), Data::F32(b)) => {
+                        a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+                    }
+                    (Data::F64(a), Data::F64(b)) => {
+                        a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+                    }
+                    (a, b) => a == b,
+                }
+        })
+}
+
+#[test]
+fn opt_preserves_results_on_generated_modules() {
+    let config = GenConfig::from_env();
+    let mut checked = 0;
+    for seed in 0..400u64 {
+        let m = random_module(seed, &config);
+        let optimised = opt(&m).unwrap_or_else(|e| panic!("seed {seed}: opt fails: {e}\n{}", print(&m)));
+        let entry = m.entry().unwrap();
+        let mut rng = Rng::new(seed ^ 0x5EED);
+        let args = random_inputs(entry, &mut rng, true);
+        let options = EvalOptions { fuel: Some(100_000), ..EvalOptions::default() };
+        let (Ok(want), got) = (eval_entry(&m, &args, &options), eval_entry(&optimised, &args, &options)) else {
+            continue;
+        };
+        let got = got.unwrap_or_else(|e| panic!("seed {seed}: the optimised module fails: {e}"));
+        assert!(
+            same_bits(&got, &want),
+            "seed {seed}: results differ\noriginal:\n{}\noptimised:\n{}\n{got:?}\n{want:?}",
+            print(&m),
+            print(&optimised)
+        );
+        checked += 1;
+    }
+    assert!(checked > 300, "only {checked} modules ran");
+}
+
+/// The entry's equations, printed, one per line (canonical value numbers).
+fn body(m: &Module) -> Vec<String> {
+    print(m).lines().filter(|l| l.starts_with("  %")).map(|l| l.trim().to_string()).collect()
+}
+
+#[test]
+fn cse_merges_equal_equations_and_constants_by_bits() {
+    let m = module(
+        "func @f(%x: f32[2]) -> (f32[2], f32[2], f32[2]) {
+  %a: f32[2] = exp(%x)
+  %b: f32[2] = exp(%x)
+  %c: f32[2] = constant[value=0.0]()
+  %d: f32[2] = constant[value=0.0]()
+  %e: f32[2] = constant[value=-0.0]()
+  %p: f32[2] = add(%a, %c)
+  %q: f32[2] = add(%b, %d)
+  %r: f32[2] = add(%b, %e)
+  return %p, %q, %r
+}
+",
+    );
+    let merged = dce(&cse(&m));
+    assert_eq!(
+        body(&merged),
+        [
+            "%1: f32[2] = exp(%0)",
+            "%2: f32[2] = constant[value=0.0]()",
+            "%3: f32[2] = constant[value=-0.0]()",
+            "%4: f32[2] = add(%1, %2)",
+            "%5: f32[2] = add(%1, %3)",
+        ]
+    );
+    let results = &merged.entry().unwrap().results;
+    assert_eq!(results[0], results[1]);
+}
+
+#[test]
+fn cse_does_not_merge_different_attributes() {
+    let m = module(
+        "func @f(%x: f32[2,3]) -> (f32[2], f32[3]) {
+  %a: f32[2] = reduce_sum[axes=[1]](%x)
+  %b: f32[3] = reduce_sum[axes=[0]](%x)
+  return %a, %b
+}
+",
+    );
+    assert_eq!(body(&cse(&m)).len(), 2);
+}
+
+#[test]
+fn fold_evaluates_small_constant_equations_and_keeps_splats() {
+    let m = module(
+        "func @f(%x: f64[2]) -> (f64[2], f64[2]) {
+  %c: f64[2] = constant[value=[0.0, 1.0]]()
+  %s: f64[2] = cos(%c)
+  %k: f64[2] = constant[value=0.0]()
+  %t: f64[2] = cos(%k)
+  %y: f64[2] = mul(%x, %s)
+  return %y, %t
+}
+",
+    );
+    let folded = dce(&fold(&m).unwrap());
+    let lines = body(&folded);
+    assert!(lines.contains(&format!("%1: f64[2] = constant[value=[1.0,{}]]()", 1.0f64.cos())), "{lines:?}");
+    assert!(lines.contains(&"%2: f64[2] = constant[value=1.0]()".to_string()), "{lines:?}");
+}
+
+#[test]
+fn simplify_leaves_inexact_rewrites_alone() {
+    let m = module(
+        "func @f(%x: f32[2]) -> (f32[2], f32[2], f32[2]) {
+  %z: f32[2] = constant[value=0.0]()
+  %a: f32[2] = mul(%x, %z)
+  %b: f32[2] = add(%x, %z)
+  %w: f64[2] = convert[dtype=f64](%x)
+  %n: f32[2] = convert[dtype=f32](%w)
+  %c: f32[2] = sub(%n, %z)
+  return %a, %b, %c
+}
+",
+    );
+    let simplified = dce(&simplify(&m));
+    let lines = body(&simplified);
+    assert_eq!(lines, ["%1: f32[2] = constant[value=0.0]()", "%2: f32[2] = mul(%0, %1)", "%3: f32[2] = add(%0, %1)"]);
+    let f = simplified.entry().unwrap();
+    assert_eq!(f.results[2], f.params[0]);
+}
+
+#[test]
+fn opt_is_idempotent_and_keeps_bodies() {
+    let m = module(
+        "func @f(%c: f32[], %xs: f32[3]) -> (f32[], f32[3]) {
+  %one: f32[] = constant[value=1.0]()
+  %d: f32[] = mul(%c, %one)
+  %s: f32[], %ys: f32[3] = scan[body=@acc, length=3, num_carry=1](%d, %xs)
+  return %s, %ys
+}
+func @acc(%c: f32[], %x: f32[]) -> (f32[], f32[]) {
+  %n: f32[] = neg(%x)
+  %m: f32[] = neg(%n)
+  %s: f32[] = add(%c, %m)
+  return %s, %s
+}
+",
+    );
+    let once = opt(&m).unwrap();
+    assert_eq!(print(&opt(&once).unwrap()), print(&once));
+    let acc = once.func("acc").expect("the scan body stays");
+    assert_eq!(acc.eqns.len(), 1, "{}", print(&once));
+    assert_eq!(eqn_count(&once), 1);
+}
