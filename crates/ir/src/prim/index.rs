@@ -296,21 +296,17 @@ pub(crate) fn jvp_index(
             Some(None) => return Ok(vec![None]),
             None => return Err(arity_error()),
         },
-        Prim::DynamicUpdateSlice => match tangents {
-            [t_x, t_update, ..] => {
-                inputs[0] = instantiate(em, *t_x, primals[0])?;
-                inputs[1] = instantiate(em, *t_update, primals[1])?;
-            }
-            _ => return Err(arity_error()),
-        },
-        Prim::ScatterAdd { .. } => match tangents {
-            [t_x, _, None] => return Ok(vec![*t_x]),
-            [t_x, _, Some(t_updates)] => {
-                inputs[0] = instantiate(em, *t_x, primals[0])?;
-                inputs[2] = *t_updates;
-            }
-            _ => return Err(arity_error()),
-        },
+        Prim::DynamicUpdateSlice => {
+            let [t_x, t_update, ..] = tangents else { return Err(arity_error()) };
+            inputs[0] = instantiate(em, *t_x, primals[0])?;
+            inputs[1] = instantiate(em, *t_update, primals[1])?;
+        }
+        Prim::ScatterAdd { .. } => {
+            let [t_x, _, t_updates] = tangents else { return Err(arity_error()) };
+            let Some(t_updates) = t_updates else { return Ok(vec![*t_x]) };
+            inputs[0] = instantiate(em, *t_x, primals[0])?;
+            inputs[2] = *t_updates;
+        }
         Prim::Unary(_)
         | Prim::IntegerPow { .. }
         | Prim::Convert { .. }

@@ -343,10 +343,8 @@ pub(crate) fn jvp_cumsum(
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
     let float_out = outputs.first().is_some_and(|&out| em.ty(out).dtype.is_float());
-    match tangents.first() {
-        Some(&Some(t)) if float_out => Ok(vec![Some(em.op(Prim::Cumsum { axis, reverse }, &[t])?)]),
-        _ => Ok(vec![None]),
-    }
+    let tangent = tangents.first().copied().flatten().filter(|_| float_out);
+    Ok(vec![tangent.map(|t| em.op(Prim::Cumsum { axis, reverse }, &[t])).transpose()?])
 }
 
 /// The transpose rule of a reduction: `reduce_sum` is linear, and its transpose
@@ -396,10 +394,10 @@ fn reduce_operands<'a>(
     inputs: &'a [LinearIn],
     cts: &[Option<Value>],
 ) -> Result<(&'a LinearIn, Option<Value>), String> {
-    match (inputs, cts) {
-        ([x], [ct]) => Ok((x, *ct)),
-        _ => Err(format!("{op}: transpose expects 1 input and 1 cotangent, got {} and {}", inputs.len(), cts.len())),
-    }
+    let ([x], [ct]) = (inputs, cts) else {
+        return Err(format!("{op}: transpose expects 1 input and 1 cotangent, got {} and {}", inputs.len(), cts.len()));
+    };
+    Ok((x, *ct))
 }
 
 // ---- batching rules (vmap) ----
