@@ -7,8 +7,8 @@ func @f(%x: f64[3]) -> (f64[3]) {
 ; vjp:
 ; func @f_vjp(%0: f64[3], %1: f64[3]) -> (f64[3], f64[3]) {
 ;   %2: f64[3], %3: f64[3] = call[func=@sin_fwd](%0)
-;   %4: f64[3], %5: f64[3], %6: f64[3] = call[func=@sin_vjp_bwd](%3, %1)
-;   return %2, %6
+;   %4: f64[3] = call[func=@sin_vjp_bwd](%3, %1)
+;   return %2, %4
 ; }
 ;
 ; func @sin_fwd(%0: f64[3]) -> (f64[3], f64[3]) {
@@ -17,10 +17,9 @@ func @f(%x: f64[3]) -> (f64[3]) {
 ;   return %1, %2
 ; }
 ;
-; func @sin_vjp_bwd(%0: f64[3], %1: f64[3]) -> (f64[3], f64[3], f64[3]) {
+; func @sin_vjp_bwd(%0: f64[3], %1: f64[3]) -> (f64[3]) {
 ;   %2: f64[3] = call[func=@sin_bwd](%0, %1)
-;   %3: f64[3] = constant[value=0.0]()
-;   return %3, %3, %2
+;   return %2
 ; }
 ;
 ; func @sin_bwd(%0: f64[3], %1: f64[3]) -> (f64[3]) {

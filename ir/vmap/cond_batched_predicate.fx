@@ -23,25 +23,23 @@ func @f(%x: f64[2], %w: f64[]) -> (f64[2]) {
 ;   %10: bool[3,2] = broadcast_in_dim[shape=[3,2], dims=[0]](%9)
 ;   %11: f64[3,2] = stop_gradient(%0)
 ;   %12: f64[3,2] = select(%10, %0, %11)
-;   %13: f64[3] = stop_gradient(%6)
-;   %14: f64[3] = select(%9, %6, %13)
-;   %15: f64[3,2] = call[func=@neg_vmap](%12, %14)
-;   %16: i32[3] = constant[value=1]()
-;   %17: bool[3] = eq(%7, %16)
-;   %18: bool[3,2] = broadcast_in_dim[shape=[3,2], dims=[0]](%17)
-;   %19: f64[3,2] = stop_gradient(%0)
-;   %20: f64[3,2] = select(%18, %0, %19)
-;   %21: f64[3] = stop_gradient(%6)
-;   %22: f64[3] = select(%17, %6, %21)
-;   %23: f64[3,2] = call[func=@pos_vmap](%20, %22)
-;   %24: bool[3,2] = broadcast_in_dim[shape=[3,2], dims=[0]](%17)
-;   %25: f64[3,2] = select(%24, %23, %15)
-;   return %25
+;   %13: f64[3,2] = call[func=@neg_vmap](%12)
+;   %14: i32[3] = constant[value=1]()
+;   %15: bool[3] = eq(%7, %14)
+;   %16: bool[3,2] = broadcast_in_dim[shape=[3,2], dims=[0]](%15)
+;   %17: f64[3,2] = stop_gradient(%0)
+;   %18: f64[3,2] = select(%16, %0, %17)
+;   %19: f64[3] = stop_gradient(%6)
+;   %20: f64[3] = select(%15, %6, %19)
+;   %21: f64[3,2] = call[func=@pos_vmap](%18, %20)
+;   %22: bool[3,2] = broadcast_in_dim[shape=[3,2], dims=[0]](%15)
+;   %23: f64[3,2] = select(%22, %21, %13)
+;   return %23
 ; }
 ;
-; func @neg_vmap(%0: f64[3,2], %1: f64[3]) -> (f64[3,2]) {
-;   %2: f64[3,2] = exp(%0)
-;   return %2
+; func @neg_vmap(%0: f64[3,2]) -> (f64[3,2]) {
+;   %1: f64[3,2] = exp(%0)
+;   return %1
 ; }
 ;
 ; func @pos_vmap(%0: f64[3,2], %1: f64[3]) -> (f64[3,2]) {

@@ -19,7 +19,7 @@ func @f(%n: i32[], %x: f64[]) -> (i32[], f64[]) {
 ; }
 ;
 ; func @c_any(%0: i32[3], %1: i32[3], %2: f64[3]) -> (bool[]) {
-;   %3: bool[3] = call[func=@c_vmap_2](%0, %1, %2)
+;   %3: bool[3] = call[func=@c_vmap_2](%0, %1)
 ;   %4: i32[3] = convert[dtype=i32](%3)
 ;   %5: i32[] = reduce_max[axes=[0]](%4)
 ;   %6: i32[] = constant[value=0]()
@@ -28,7 +28,7 @@ func @f(%n: i32[], %x: f64[]) -> (i32[], f64[]) {
 ; }
 ;
 ; func @b_masked(%0: i32[3], %1: i32[3], %2: f64[3]) -> (i32[3], i32[3], f64[3]) {
-;   %3: bool[3] = call[func=@c_vmap_2](%0, %1, %2)
+;   %3: bool[3] = call[func=@c_vmap_2](%0, %1)
 ;   %4: f64[3] = stop_gradient(%2)
 ;   %5: f64[3] = select(%3, %2, %4)
 ;   %6: i32[3], %7: i32[3], %8: f64[3] = call[func=@b_vmap_2](%0, %1, %5)
@@ -38,9 +38,9 @@ func @f(%n: i32[], %x: f64[]) -> (i32[], f64[]) {
 ;   return %9, %10, %11
 ; }
 ;
-; func @c_vmap_2(%0: i32[3], %1: i32[3], %2: f64[3]) -> (bool[3]) {
-;   %3: bool[3] = lt(%0, %1)
-;   return %3
+; func @c_vmap_2(%0: i32[3], %1: i32[3]) -> (bool[3]) {
+;   %2: bool[3] = lt(%0, %1)
+;   return %2
 ; }
 ;
 ; func @b_vmap_2(%0: i32[3], %1: i32[3], %2: f64[3]) -> (i32[3], i32[3], f64[3]) {
