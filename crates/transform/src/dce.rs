@@ -48,6 +48,9 @@ pub fn dce(module: &Module) -> Module {
     };
     pruner.produced.extend(root_names_copy);
     pruner.taken.extend(module.funcs.keys().cloned());
+    // Names as the Funcs spell them (a pass may rename an entry without re-keying it).
+    let names: Vec<&String> = module.funcs.values().map(|f| &f.name).collect();
+    pruner.taken.extend(names.iter().map(|n| n.to_string()));
     let mut made: HashMap<String, Func> = HashMap::new();
     for root in roots {
         let all_results = vec![true; root.results.len()];
@@ -57,7 +60,7 @@ pub fn dce(module: &Module) -> Module {
     }
     let mut fresh = Vec::new();
     for func in pruner.out {
-        if module.funcs.contains_key(&func.name) {
+        if names.contains(&&func.name) {
             made.insert(func.name.clone(), func);
         } else {
             fresh.push(func);
@@ -80,12 +83,12 @@ pub fn dce(module: &Module) -> Module {
             eqn.prim.rename_callees(&mut rename);
         }
     }
-    let (back, fresh): (Vec<Func>, Vec<Func>) = fresh.into_iter().partition(|f| module.funcs.contains_key(&f.name));
+    let (back, fresh): (Vec<Func>, Vec<Func>) = fresh.into_iter().partition(|f| names.contains(&&f.name));
     made.extend(back.into_iter().map(|f| (f.name.clone(), f)));
     // The input's order (so `cse`'s earliest-wins choice is stable), then the clones.
     let mut out = Module::new();
-    for name in module.funcs.keys() {
-        if let Some(func) = made.remove(name) {
+    for name in &names {
+        if let Some(func) = made.remove(*name) {
             out.push(func);
         }
     }

@@ -46,7 +46,10 @@ pub fn hoist(module: &Module) -> Module {
             };
             at += inserted + 1;
         }
-        hoister.module.push(func);
+        // Stored back under its key (a pass may rename an entry without re-keying it).
+        if let Some(slot) = hoister.module.funcs.get_mut(&name) {
+            *slot = func;
+        }
     }
     hoister.module
 }
