@@ -139,9 +139,9 @@ fn same_results(module: &Module, optimised: &Module, args: &[Array]) -> Result<(
 }
 
 /// Runs `opt` on every Func of the well-formed corpus files (each Func in turn as the
-/// entry) and on its `jvp` and `vjp` where they apply, and checks that the optimised
-/// module gives bit-identical results on drawn and special-valued arguments. Returns
-/// the number of modules checked.
+/// entry) and on its `jvp`, `vjp`, `grad`, `hvp` and `vmap` (every param batched, size
+/// 2) where they apply, and checks that the optimised module gives bit-identical
+/// results on drawn and special-valued arguments. Returns the number of modules checked.
 pub fn check_opt_on_corpus() -> Result<usize, String> {
     let mut count = 0;
     let mut failures = Vec::new();
@@ -161,10 +161,14 @@ pub fn check_opt_on_corpus() -> Result<usize, String> {
                     reordered.push(func.clone());
                 }
                 let wrt = ferrax_transform::Wrt::Default;
+                let batch = vec![Some(0); module.funcs[name].params.len()];
                 let variants = [
                     Some(reordered.clone()),
                     ferrax_transform::jvp(&reordered, &wrt).ok(),
                     ferrax_transform::vjp(&reordered, &wrt).ok(),
+                    ferrax_transform::grad(&reordered, &wrt, false).ok(),
+                    ferrax_transform::hvp(&reordered, &wrt).ok(),
+                    ferrax_transform::vmap(&reordered, &batch, &[0], 2).ok(),
                 ];
                 for (k, variant) in variants.into_iter().flatten().enumerate() {
                     count += 1;
