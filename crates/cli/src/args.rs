@@ -142,7 +142,7 @@ commands:
   transpose FILE              transpose a linear Func marked [residuals=K]
   vmap   FILE --in-axes 0,none --axis-size N [--out-axes 0]   batch the entry
   jacfwd|jacrev|hessian FILE [--wrt ..]   Jacobians (out.shape + param.shape)
-  opt    FILE                 inline, fold, simplify, cse and dce to a fixed point
+  opt    FILE                 inline, fold, simplify, hoist, cse, dce to a fixed point
 
 FILE may be '-' to read the module from standard input.";
 

@@ -2,10 +2,18 @@
 //! [`transpose`], [`vjp`], [`grad`], [`value_and_grad`]), their composition [`hvp`],
 //! and the clean-up passes.
 //!
-//! The clean-up passes keep Func names and never change a result, bit for bit (NaN
-//! payloads aside; no pass reassociates floating-point arithmetic):
+//! The clean-up passes never change a result, bit for bit (NaN payloads aside; no pass
+//! reassociates floating-point arithmetic, and no option to do so exists: the declared
+//! reassociation is none):
 //!
-//! - [`dce`]: drops equations whose outputs are unused.
+//! - [`dce`]: drops equations whose outputs are unused, and the unused parts of
+//!   structured primitives: `scan` ys and dead carries (a dependency fixpoint), `while`
+//!   carries neither the cond nor a kept carry reads, `cond` outputs (from every
+//!   branch), `call` results (the callee is specialised), then operands no body reads;
+//!   bodies recursively; Funcs no longer referred to go.
+//! - [`hoist`]: moves loop-invariant equations out of `scan` bodies (they read only
+//!   consts) and `while` bodies and conds (they read only carries the body returns
+//!   unchanged), into the enclosing Func, recursively through nested loops.
 //! - [`inline_calls`]: replaces each `call` by its callee's equations.
 //! - [`cse`]: merges equations with the same primitive, attributes and inputs
 //!   (constants by value bits; structured primitives too, all primitives being pure).
@@ -16,13 +24,20 @@
 //!   `neg(neg x)`, reshape/transpose/exact convert chains, `select` on a constant
 //!   predicate, `broadcast_in_dim` of a splat); the module docs list each rule and the
 //!   ones deliberately left out (`0*x`, `x+0.0`).
-//! - [`opt`]: `inline_calls`, then `fold`, `simplify`, `cse` and `dce` repeated to a
-//!   fixed point (at most [`MAX_ROUNDS`] rounds); the result is verified. The corpus
-//!   `ir/opt` shows each rewrite.
+//! - [`opt`]: `inline_calls`, then `fold`, `simplify`, `hoist`, `cse` and `dce`
+//!   repeated to a fixed point (at most [`MAX_ROUNDS`] rounds); the result is verified.
+//!   The corpus `ir/opt` shows each rewrite, and the ones that must not happen.
 //!
-//! Every pass takes a module, transforms its entry (the first Func), and returns a new
-//! module whose entry is the result, named `@<name>_<pass>`, followed by the Funcs it
-//! refers to (DESIGN section 3). The per-primitive rules live beside each primitive in
+//! Naming (a project decision): the clean-up passes keep Func names. DESIGN section 3's
+//! `@<name>_<pass>` is for passes that change what a Func computes or its signature;
+//! the clean-up passes return the same program, so the entry (and every root: a Func
+//! no equation refers to) keeps its name and signature. A body whose signature a
+//! clean-up pass changes keeps its name when one equation uses it, and is cloned as
+//! `@<name>_2` (the next free suffix) when several do, so each user stays consistent.
+//!
+//! Every differentiating or batching pass takes a module, transforms its entry (the
+//! first Func), and returns a new module whose entry is the result, named
+//! `@<name>_<pass>`, followed by the Funcs it refers to (DESIGN section 3). The per-primitive rules live beside each primitive in
 //! `ferrax_ir::prim` (`jvp`, `transpose`); this crate holds the drivers that run them:
 //! symbolic zeros (`None` tangents and cotangents) are never materialised except at the
 //! boundaries (results, loop carries), and cotangents of a value used several times
