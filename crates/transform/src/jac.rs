@@ -119,11 +119,17 @@ pub fn hessian(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
     let f = crate::entry(module)?;
     let name = f.name.clone();
     let r = jacrev(module, wrt)?;
-    let mut h = jacfwd(&r, wrt)?;
-    if let Some((_, entry)) = h.funcs.get_index_mut(0) {
-        entry.name = format!("{name}_hessian");
+    let h = jacfwd(&r, wrt)?;
+    // Re-key the entry under its new name (the module maps names to Funcs).
+    let mut out = Module::new();
+    for (i, func) in h.funcs.into_values().enumerate() {
+        let mut func = func;
+        if i == 0 {
+            func.name = format!("{name}_hessian");
+        }
+        out.push(func);
     }
-    Ok(h)
+    Ok(out)
 }
 
 /// Adds the Funcs of `module` to `pool` under a prefix; returns the entry's new name.
