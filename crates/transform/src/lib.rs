@@ -34,9 +34,12 @@
 //! `partial/`); [`saved_residuals`] reports what the backward pass keeps.
 
 pub mod check;
+mod checkpoint;
+mod cost;
 mod cse;
 mod custom;
 mod dce;
+mod dot;
 mod fold;
 mod inline;
 mod jac;
@@ -51,8 +54,11 @@ mod vmap;
 mod wrt;
 
 pub use check::{Modes, Tolerance, check_grads};
+pub use checkpoint::{CheckpointReport, grad_with_budget, value_and_grad_with_budget};
+pub use cost::{Cost, FuncCost, RANDOM_BITS_FLOPS, cost, cost_with_residuals, peak_live_bytes};
 pub use cse::cse;
 pub use dce::dce;
+pub use dot::dot;
 pub use fold::{FOLD_LIMIT, fold};
 pub use inline::inline_calls;
 pub use jac::{hessian, jacfwd, jacrev};
