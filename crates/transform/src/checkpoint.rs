@@ -132,22 +132,20 @@ fn budgeted(module: &Module, budget: u64, diff: &Differentiate) -> Result<(Modul
     let scan_ks = scan_intervals(&f);
     let mut measured: Vec<Measured> = Vec::new();
     let mut best_peak = base_peak;
-    let mut try_plan = |plan: Plan, report: &mut CheckpointReport| -> Result<Option<Measured>, Error> {
+    let mut try_plan = |plan: Plan, report: &mut CheckpointReport| -> Result<Measured, Error> {
         let forward = build(module, &f, &plan)?;
         let grad = diff(&forward)?;
         report.plans_tried += 1;
         let c = cost(&grad)?;
         let (peak, flops) = c.entry().map_or((0, 0), |e| (e.peak_live_bytes, e.flops));
         best_peak = best_peak.min(peak);
-        Ok(Some(Measured { plan, module: grad, peak, flops }))
+        Ok(Measured { plan, module: grad, peak, flops })
     };
     for &scan_k in &scan_ks {
         for s in segment_counts(n) {
             let cuts = choose_cuts(n, s, &crossing);
             let plan = Plan { remat: vec![s > 1; cuts.len() + 1], cuts, scan_k };
-            if let Some(m) = try_plan(plan, &mut report)? {
-                measured.push(m);
-            }
+            measured.push(try_plan(plan, &mut report)?);
         }
     }
     let mut fitting: Vec<Measured> = measured.into_iter().filter(|m| m.peak <= budget).collect();
@@ -171,10 +169,8 @@ fn budgeted(module: &Module, budget: u64, diff: &Differentiate) -> Result<(Modul
             }
             let mut plan = current.plan.clone();
             plan.remat[seg] = false;
-            if let Some(candidate) = try_plan(plan, &mut report)?
-                && candidate.peak <= budget
-                && candidate.flops <= current.flops
-            {
+            let candidate = try_plan(plan, &mut report)?;
+            if candidate.peak <= budget && candidate.flops <= current.flops {
                 current = candidate;
             }
         }
@@ -258,7 +254,7 @@ fn crossing_bytes(f: &Func) -> Result<Vec<u64>, Error> {
 /// The start of each of segments `1..s` for `n` equations: near `j·n/s`, where the
 /// fewest bytes cross.
 fn choose_cuts(n: usize, s: usize, crossing: &[u64]) -> Vec<usize> {
-    let half = (n / (2 * s.max(1))).max(0);
+    let half = n / (2 * s.max(1));
     let mut cuts: Vec<usize> = Vec::new();
     for j in 1..s {
         let ideal = j * n / s;

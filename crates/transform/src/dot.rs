@@ -17,7 +17,7 @@ pub fn dot(module: &Module, func: Option<&str>) -> Result<String, Error> {
         Some(name) => module.func(name).ok_or_else(|| crate::error(name, format!("dot: no Func @{name}")))?,
         None => crate::entry(module)?,
     };
-    let mut g = Graph { out: String::new(), clusters: 0 };
+    let mut g = Graph { out: String::new(), clusters: 0, indent: "  " };
     let _ = writeln!(g.out, "digraph {} {{", quote(&f.name));
     let _ = writeln!(g.out, "  node [shape=box, fontname=\"monospace\"];");
     let mut env: Vec<Option<(String, Option<usize>)>> = vec![None; f.value_types.len()];
@@ -32,7 +32,7 @@ pub fn dot(module: &Module, func: Option<&str>) -> Result<String, Error> {
             _ => None,
         };
         match kernel {
-            Some(k) => g.cluster(f, k, &eqn.inputs, &eqn.outputs, &mut env, i),
+            Some(k) => g.cluster(k, &eqn.inputs, &eqn.outputs, &mut env, i),
             None => {
                 let id = format!("e{i}");
                 let types: Vec<String> = eqn.outputs.iter().map(|&o| f.ty(o).to_string()).collect();
@@ -66,6 +66,8 @@ pub fn dot(module: &Module, func: Option<&str>) -> Result<String, Error> {
 struct Graph {
     out: String,
     clusters: usize,
+    /// Leading spaces of a line (deeper inside a cluster).
+    indent: &'static str,
 }
 
 impl Graph {
@@ -73,20 +75,19 @@ impl Graph {
     fn edge(&mut self, env: &[Option<(String, Option<usize>)>], v: Value, to: &str) {
         match env.get(v.index()).cloned().flatten() {
             Some((from, Some(j))) => {
-                let _ = writeln!(self.out, "  {from} -> {to} [label=\"{j}\"];");
+                let _ = writeln!(self.out, "{}{from} -> {to} [label=\"{j}\"];", self.indent);
             }
             Some((from, None)) => {
-                let _ = writeln!(self.out, "  {from} -> {to};");
+                let _ = writeln!(self.out, "{}{from} -> {to};", self.indent);
             }
             None => {}
         }
     }
 
-    /// The kernel `k` called by equation `i` of `f` as a cluster; its results become
+    /// The kernel `k` called by equation `i` as a cluster; its results become
     /// the call's outputs in `env`.
     fn cluster(
         &mut self,
-        f: &Func,
         k: &Func,
         inputs: &[Value],
         outputs: &[Value],
@@ -96,7 +97,8 @@ impl Graph {
         let c = self.clusters;
         self.clusters += 1;
         let _ = writeln!(self.out, "  subgraph cluster_{c} {{");
-        let _ = writeln!(self.out, "  label={};", quote(&format!("@{} (kernel, equation {i})", k.name)));
+        self.indent = "    ";
+        let _ = writeln!(self.out, "    label={};", quote(&format!("@{} (kernel, equation {i})", k.name)));
         let mut inner: Vec<Option<(String, Option<usize>)>> = vec![None; k.value_types.len()];
         for (&p, &v) in k.params.iter().zip(inputs) {
             inner[p.index()] = env.get(v.index()).cloned().flatten();
@@ -104,8 +106,11 @@ impl Graph {
         for (j, eqn) in k.eqns.iter().enumerate() {
             let id = format!("k{c}_e{j}");
             let types: Vec<String> = eqn.outputs.iter().map(|&o| k.ty(o).to_string()).collect();
-            let _ =
-                writeln!(self.out, "  {id} [label={}];", quote(&format!("{}\n{}", eqn.prim.name(), types.join(", "))));
+            let _ = writeln!(
+                self.out,
+                "    {id} [label={}];",
+                quote(&format!("{}\n{}", eqn.prim.name(), types.join(", ")))
+            );
             for &v in &eqn.inputs {
                 self.edge(&inner, v, &id);
             }
@@ -114,11 +119,11 @@ impl Graph {
                 inner[o.index()] = Some((id.clone(), many.then_some(m)));
             }
         }
+        self.indent = "  ";
         let _ = writeln!(self.out, "  }}");
         for (&r, &o) in k.results.iter().zip(outputs) {
             env[o.index()] = inner.get(r.index()).cloned().flatten();
         }
-        let _ = f;
     }
 }
 
