@@ -15,7 +15,7 @@
 //! quarter), and with them, when the entry has `scan`s without a checkpoint, the scan
 //! checkpoint intervals `K` (`√length` and the powers of two below the length). Among
 //! the plans that fit, the few with the most room are then relaxed greedily: from the
-//! last segment back, a region is unwrapped (its equations run plainly, its residuals
+//! last segment back (at most [`MAX_RELAX`] of them), a region is unwrapped (its equations run plainly, its residuals
 //! saved) whenever the gradient still fits. The plan with the least recomputed flops
 //! (the gradient's flops minus the unconstrained gradient's) wins; if none fits, the
 //! error names the best peak found.
@@ -33,6 +33,10 @@ use crate::wrt::Wrt;
 use ferrax_ir::prim::{Prim, RematPolicy};
 use ferrax_ir::{Eqn, Error, Func, Module, Value};
 use std::fmt;
+
+/// At most this many regions of a plan are tried for unwrapping (each try builds and
+/// measures a gradient), so that the search stays linear in the module's size.
+pub const MAX_RELAX: usize = 64;
 
 /// What [`grad_with_budget`] chose and measured.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -163,10 +167,8 @@ fn budgeted(module: &Module, budget: u64, diff: &Differentiate) -> Result<(Modul
     let mut relaxed = Vec::new();
     for m in fitting.iter().take(3) {
         let mut current = Measured { plan: m.plan.clone(), module: m.module.clone(), peak: m.peak, flops: m.flops };
-        for seg in (0..current.plan.remat.len()).rev() {
-            if !current.plan.remat[seg] {
-                continue;
-            }
+        let regions: Vec<usize> = (0..current.plan.remat.len()).rev().filter(|&i| current.plan.remat[i]).collect();
+        for seg in regions.into_iter().take(MAX_RELAX) {
             let mut plan = current.plan.clone();
             plan.remat[seg] = false;
             let candidate = try_plan(plan, &mut report)?;

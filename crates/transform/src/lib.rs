@@ -54,7 +54,7 @@ mod vmap;
 mod wrt;
 
 pub use check::{Modes, Tolerance, check_grads};
-pub use checkpoint::{CheckpointReport, grad_with_budget, value_and_grad_with_budget};
+pub use checkpoint::{CheckpointReport, MAX_RELAX, grad_with_budget, value_and_grad_with_budget};
 pub use cost::{Cost, FuncCost, RANDOM_BITS_FLOPS, cost, cost_with_residuals, peak_live_bytes};
 pub use cse::cse;
 pub use dce::dce;

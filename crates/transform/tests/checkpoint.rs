@@ -106,3 +106,36 @@ fn an_impossible_budget_names_the_best_peak() {
         .expect("a number after 'the best peak found is'");
     assert!(best > 1000 && best < peak(&grad(&f, &all_params(), false).unwrap()), "{err}");
 }
+
+/// The chain as a scan of 50 steps: the budget is met by checkpointing the scan.
+#[test]
+fn a_scan_is_fitted_by_its_checkpoint_interval() {
+    let f = {
+        let m = parse(
+            "func @f(%c: f32[256], %as: f32[50]) -> (f32[]) {
+  %cn: f32[256] = scan[body=@b, length=50, num_consts=0, num_carry=1](%c, %as)
+  %s: f32[] = reduce_sum[axes=[0]](%cn)
+  return %s
+}
+func @b(%c: f32[256], %a: f32[]) -> (f32[256]) {
+  %bb: f32[256] = broadcast_in_dim[shape=[256], dims=[]](%a)
+  %m: f32[256] = mul(%c, %bb)
+  %t: f32[256] = tanh(%m)
+  return %t
+}",
+        )
+        .unwrap();
+        verify(&m).unwrap();
+        m
+    };
+    let wrt = Wrt::Params(vec![0, 1]);
+    let base = grad(&f, &wrt, false).unwrap();
+    let p = peak(&base);
+    let (fitted, report) = grad_with_budget(&f, &wrt, false, p / 4).unwrap();
+    assert!(peak(&fitted) <= p / 4, "{report}");
+    assert!(report.scan_checkpoint.is_some(), "{report}");
+    let args = random_inputs(f.entry().unwrap(), &mut Rng::new(11), false);
+    let want = eval_entry(&base, &args, &EvalOptions::default()).unwrap();
+    let got = eval_entry(&fitted, &args, &EvalOptions::default()).unwrap();
+    assert_eq!(bits(&want), bits(&got));
+}
