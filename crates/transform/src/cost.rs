@@ -75,6 +75,9 @@ pub struct Cost {
     pub funcs: Vec<FuncCost>,
     /// The residuals reverse mode keeps (see [`saved_residuals`]), when asked for.
     pub residuals: Option<Vec<Residual>>,
+    /// Why the residuals are missing, when they were asked for by default and reverse
+    /// mode does not apply to the entry (an unbounded `while`, say).
+    pub residuals_unavailable: Option<String>,
 }
 
 impl Cost {
@@ -96,17 +99,26 @@ pub fn cost(module: &Module) -> Result<Cost, Error> {
     for name in module.funcs.keys() {
         funcs.push(memo.func(name, 0)?);
     }
-    Ok(Cost { funcs, residuals: None })
+    Ok(Cost { funcs, residuals: None, residuals_unavailable: None })
 }
 
 /// [`cost`], plus the residuals of reverse mode through the entry with respect to
-/// `wrt` (default: every float parameter), when the entry has a float parameter.
+/// `wrt`. With an explicit `wrt`, an entry reverse mode cannot go through is an error;
+/// with [`Wrt::Default`] (every float parameter), an entry without float parameters
+/// has no residuals, and one that reverse mode cannot go through gets the reason in
+/// [`Cost::residuals_unavailable`] instead.
 pub fn cost_with_residuals(module: &Module, wrt: &Wrt) -> Result<Cost, Error> {
     let mut report = cost(module)?;
     let entry = crate::entry(module)?;
-    let differentiable = entry.params.iter().any(|&p| entry.ty(p).dtype.is_float());
-    if differentiable || matches!(wrt, Wrt::Params(_)) {
-        report.residuals = Some(saved_residuals(module, wrt)?);
+    match wrt {
+        Wrt::Params(_) => report.residuals = Some(saved_residuals(module, wrt)?),
+        Wrt::Default if entry.params.iter().any(|&p| entry.ty(p).dtype.is_float()) => {
+            match saved_residuals(module, wrt) {
+                Ok(residuals) => report.residuals = Some(residuals),
+                Err(e) => report.residuals_unavailable = Some(e.to_string()),
+            }
+        }
+        Wrt::Default => {}
     }
     Ok(report)
 }
@@ -347,6 +359,9 @@ impl fmt::Display for Cost {
         if let Some(residuals) = &self.residuals {
             let name = self.entry().map_or("", |e| e.name.as_str());
             write_residuals(f, name, residuals)?;
+        }
+        if let Some(why) = &self.residuals_unavailable {
+            write!(f, "\nresiduals: reverse mode does not apply ({why})")?;
         }
         Ok(())
     }

@@ -207,3 +207,28 @@ fn dot_is_well_formed() {
     let err = dot(&m, Some("nope")).unwrap_err().to_string();
     assert!(err.contains("no Func @nope"), "{err}");
 }
+
+#[test]
+fn an_entry_without_reverse_mode_still_gets_its_costs() {
+    let m = module(
+        "func @w(%x: f32[4]) -> (f32[4]) {
+  %y: f32[4] = while[cond=@c, body=@b](%x)
+  return %y
+}
+func @c(%x: f32[4]) -> (bool[]) {
+  %s: f32[] = reduce_sum[axes=[0]](%x)
+  %z: f32[] = constant[value=0.0]()
+  %p: bool[] = lt(%s, %z)
+  return %p
+}
+func @b(%x: f32[4]) -> (f32[4]) {
+  %y: f32[4] = sin(%x)
+  return %y
+}",
+    );
+    let report = cost_with_residuals(&m, &Wrt::Default).unwrap();
+    assert!(report.residuals.is_none());
+    let why = report.residuals_unavailable.as_deref().expect("a reason");
+    assert!(report.to_string().contains("residuals: reverse mode does not apply"), "{why}");
+    assert!(cost_with_residuals(&m, &Wrt::Params(vec![0])).is_err());
+}
