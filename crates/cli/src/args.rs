@@ -51,6 +51,22 @@ pub enum Command {
         wrt: Option<Vec<usize>>,
         /// `--has-aux` (grad, value-and-grad).
         has_aux: bool,
+        /// `--max-bytes N` (grad, value-and-grad): checkpoint to fit this peak.
+        max_bytes: Option<u64>,
+    },
+    /// `ferrax cost FILE [--wrt 0,1]`: the cost model and the residuals of reverse mode.
+    Cost {
+        /// The module, or `-` for stdin.
+        input: String,
+        /// `--wrt`: the parameters whose reverse mode's residuals are reported.
+        wrt: Option<Vec<usize>>,
+    },
+    /// `ferrax dot FILE [--func NAME]`: Graphviz of a Func.
+    Dot {
+        /// The module, or `-` for stdin.
+        input: String,
+        /// The Func to draw (default: the entry).
+        func: Option<String>,
     },
     /// `ferrax opt FILE`: the module after `ferrax_transform::opt`.
     Opt {
@@ -133,8 +149,10 @@ commands:
   run    FILE A.npy... [--backend interp|jit] [--out DIR] [--full]
                               [--max-bytes N] [--fuel N]
                               run the entry Func on one .npy file per parameter
-  grad   FILE [--wrt 0,1] [--has-aux]     gradient of a scalar function
-  value-and-grad FILE [--wrt ..] [--has-aux]
+  grad   FILE [--wrt 0,1] [--has-aux] [--max-bytes N]
+                              gradient of a scalar function; with --max-bytes,
+                              checkpointed so its peak live bytes fit N
+  value-and-grad FILE [--wrt ..] [--has-aux] [--max-bytes N]
   jvp    FILE [--wrt ..]      forward mode: params, tangents -> outs, tangents
   vjp    FILE [--wrt ..]      reverse mode: params, cotangents -> outs, cotangents
   hvp    FILE [--wrt ..]      Hessian-vector product (jvp of grad)
@@ -143,6 +161,8 @@ commands:
   vmap   FILE --in-axes 0,none --axis-size N [--out-axes 0]   batch the entry
   jacfwd|jacrev|hessian FILE [--wrt ..]   Jacobians (out.shape + param.shape)
   opt    FILE                 inline, fold, simplify, hoist, cse, dce to a fixed point
+  cost   FILE [--wrt ..]      flops, bytes, peak live bytes per Func; residuals
+  dot    FILE [--func NAME]   Graphviz of a Func (default: the entry)
 
 FILE may be '-' to read the module from standard input.";
 
@@ -165,13 +185,22 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             let (positional, _) = split(rest, &[], &[])?;
             Ok(Command::Opt { input: one_input("opt", &positional)? })
         }
+        "cost" => {
+            let (positional, flags) = split(rest, &[], &["--wrt"])?;
+            Ok(Command::Cost { input: one_input("cost", &positional)?, wrt: wrt_list(&flags)? })
+        }
+        "dot" => {
+            let (positional, flags) = split(rest, &[], &["--func"])?;
+            let func = flags.value("--func").map(|f| f.trim_start_matches('@').to_string());
+            Ok(Command::Dot { input: one_input("dot", &positional)?, func })
+        }
         "run" => parse_run(rest),
         "vmap" => parse_vmap(rest),
         name => match Pass::from_name(name) {
             Some(pass) => parse_transform(pass, rest),
             None => Err(format!(
                 "unknown command '{name}' (available: print, verify, run, grad, value-and-grad, jvp, vjp, hvp, \
-                 linearize, transpose, vmap, jacfwd, jacrev, hessian, opt; try 'ferrax help')"
+                 linearize, transpose, vmap, jacfwd, jacrev, hessian, opt, cost, dot; try 'ferrax help')"
             )),
         },
     }
@@ -224,17 +253,31 @@ fn parse_vmap(rest: &[String]) -> Result<Command, String> {
 fn parse_transform(pass: Pass, rest: &[String]) -> Result<Command, String> {
     let aux_allowed = matches!(pass, Pass::Grad | Pass::ValueAndGrad);
     let switches: &[&str] = if aux_allowed { &["--has-aux"] } else { &[] };
-    let options: &[&str] = if pass == Pass::Transpose { &[] } else { &["--wrt"] };
+    let options: &[&str] = match pass {
+        Pass::Transpose => &[],
+        Pass::Grad | Pass::ValueAndGrad => &["--wrt", "--max-bytes"],
+        _ => &["--wrt"],
+    };
     let (positional, flags) = split(rest, switches, options)?;
-    let wrt = match flags.value("--wrt") {
-        None => None,
-        Some(list) => Some(
+    Ok(Command::Transform {
+        pass,
+        input: one_input("transform", &positional)?,
+        wrt: wrt_list(&flags)?,
+        has_aux: flags.has("--has-aux"),
+        max_bytes: flags.number("--max-bytes")?,
+    })
+}
+
+/// `--wrt 0,2` as indices.
+fn wrt_list(flags: &Flags) -> Result<Option<Vec<usize>>, String> {
+    flags
+        .value("--wrt")
+        .map(|list| {
             list.split(',')
                 .map(|i| i.trim().parse::<usize>().map_err(|_| format!("--wrt expects indices like 0,2, got '{list}'")))
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
-    Ok(Command::Transform { pass, input: one_input("transform", &positional)?, wrt, has_aux: flags.has("--has-aux") })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()
 }
 
 fn one_input(command: &str, positional: &[String]) -> Result<String, String> {
@@ -310,6 +353,13 @@ mod tests {
         assert_eq!(parse("verify -"), Ok(Command::Verify { input: "-".into() }));
         assert_eq!(parse("opt -"), Ok(Command::Opt { input: "-".into() }));
         assert!(parse("opt a.fx b.fx").is_err());
+        assert_eq!(parse("cost f.fx --wrt 1"), Ok(Command::Cost { input: "f.fx".into(), wrt: Some(vec![1]) }));
+        assert_eq!(parse("dot f.fx --func @g"), Ok(Command::Dot { input: "f.fx".into(), func: Some("g".into()) }));
+        let Ok(Command::Transform { max_bytes, .. }) = parse("grad f.fx --max-bytes 4096") else {
+            panic!("grad --max-bytes did not parse");
+        };
+        assert_eq!(max_bytes, Some(4096));
+        assert!(parse("jvp f.fx --max-bytes 4096").is_err());
         let Ok(Command::Run(run)) = parse("run f.fx x.npy y.npy --out d --full --max-bytes=100 --fuel 7") else {
             panic!("run did not parse");
         };

@@ -76,20 +76,53 @@ fn run_command(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
                 .map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
             write_out(out, ferrax_ir::print(&batched).trim_end())
         }
-        Command::Transform { pass, input, wrt, has_aux } => {
+        Command::Cost { input, wrt } => {
             let (module, _) = load(&input)?;
-            let transformed = transform(pass, &module, wrt, has_aux)
+            let wrt = wrt.map_or(ferrax_transform::Wrt::Default, ferrax_transform::Wrt::Params);
+            let report = ferrax_transform::cost_with_residuals(&module, &wrt)
+                .map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
+            write_out(out, &report.to_string())
+        }
+        Command::Dot { input, func } => {
+            let (module, _) = load(&input)?;
+            let graph = ferrax_transform::dot(&module, func.as_deref())
+                .map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
+            write_out(out, &graph)
+        }
+        Command::Transform { pass, input, wrt, has_aux, max_bytes } => {
+            let (module, _) = load(&input)?;
+            let transformed = transform(pass, &module, wrt, has_aux, max_bytes)
                 .map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
             write_out(out, ferrax_ir::print(&transformed).trim_end())
         }
     }
 }
 
-/// Runs a transform, then dead-code elimination; the result is verified.
-fn transform(pass: Pass, module: &Module, wrt: Option<Vec<usize>>, has_aux: bool) -> Result<Module, Error> {
+/// Runs a transform, then dead-code elimination; the result is verified. With
+/// `max_bytes`, grad and value-and-grad are checkpointed to fit that peak.
+fn transform(
+    pass: Pass,
+    module: &Module,
+    wrt: Option<Vec<usize>>,
+    has_aux: bool,
+    max_bytes: Option<u64>,
+) -> Result<Module, Error> {
     use ferrax_transform as t;
     let wrt = wrt.map_or(t::Wrt::Default, t::Wrt::Params);
-    let out = match pass {
+    let out = match (pass, max_bytes) {
+        (Pass::Grad, Some(n)) => t::grad_with_budget(module, &wrt, has_aux, n)?.0,
+        (Pass::ValueAndGrad, Some(n)) => t::value_and_grad_with_budget(module, &wrt, has_aux, n)?.0,
+        (pass, _) => plain_transform(pass, module, &wrt, has_aux)?,
+    };
+    let out = t::dce(&out);
+    ferrax_ir::verify(&out)?;
+    Ok(out)
+}
+
+fn plain_transform(pass: Pass, module: &Module, wrt: &ferrax_transform::Wrt, has_aux: bool) -> Result<Module, Error> {
+    use ferrax_transform as t;
+    let wrt = wrt.clone();
+    Ok(match pass {
         Pass::Grad => t::grad(module, &wrt, has_aux)?,
         Pass::ValueAndGrad => t::value_and_grad(module, &wrt, has_aux)?,
         Pass::Jvp => t::jvp(module, &wrt)?,
@@ -100,10 +133,7 @@ fn transform(pass: Pass, module: &Module, wrt: Option<Vec<usize>>, has_aux: bool
         Pass::Jacfwd => t::jacfwd(module, &wrt)?,
         Pass::Jacrev => t::jacrev(module, &wrt)?,
         Pass::Hessian => t::hessian(module, &wrt)?,
-    };
-    let out = t::dce(&out);
-    ferrax_ir::verify(&out)?;
-    Ok(out)
+    })
 }
 
 fn display_name(input: &str) -> &str {

@@ -12,6 +12,12 @@
 //! The structure of a closure's argument is any [`Tree`]; `grad` differentiates with
 //! respect to every float leaf of it (JAX's `grad` of a one-argument function), and
 //! returns gradients in the same structure (zeros for integer leaves).
+//!
+//! Memory: [`Grad::with_max_bytes`] checkpoints the gradient so that its peak live
+//! bytes (the cost model of `ferrax_transform::cost`, arguments and captured constants
+//! included) fit a budget, recomputing parts of the forward pass in the backward pass
+//! (`ferrax_transform::grad_with_budget`); [`Grad::checkpoint_report`] says what it
+//! chose.
 
 use crate::Tensor;
 use crate::api::{Error, trace_flat};
@@ -22,6 +28,8 @@ use ferrax_transform as transform;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
+
+pub use ferrax_transform::CheckpointReport;
 
 /// Which IR pass a transform object applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,17 +44,19 @@ pub struct Grad<F> {
     f: F,
     pass: Pass,
     cache: RefCell<HashMap<Vec<Type>, (Module, Vec<Array>)>>,
+    max_bytes: Option<u64>,
+    report: RefCell<Option<transform::CheckpointReport>>,
 }
 
 /// The gradient of `f` (a closure from a tree of tensors to a float scalar) with
 /// respect to every float leaf of its argument.
 pub fn grad<F>(f: F) -> Grad<F> {
-    Grad { f, pass: Pass::Grad, cache: RefCell::default() }
+    Grad { f, pass: Pass::Grad, cache: RefCell::default(), max_bytes: None, report: RefCell::default() }
 }
 
 /// Like [`grad`], and the value too.
 pub fn value_and_grad<F>(f: F) -> Grad<F> {
-    Grad { f, pass: Pass::ValueAndGrad, cache: RefCell::default() }
+    Grad { f, pass: Pass::ValueAndGrad, cache: RefCell::default(), max_bytes: None, report: RefCell::default() }
 }
 
 fn float_indices(types: &[Type]) -> Vec<usize> {
@@ -66,6 +76,37 @@ fn fill_grads(types: &[Type], computed: Vec<Array>) -> Result<Vec<Array>, Error>
 }
 
 impl<F> Grad<F> {
+    /// The same transform, checkpointed so that the gradient's peak live bytes fit
+    /// `max_bytes` (JAX's `jax.checkpoint`, with the regions chosen for you); the
+    /// values are unchanged. A budget that cannot be met is an error naming the best
+    /// peak found. Inside a trace ([`Grad::apply`]), a later `cse`/`opt` of the outer
+    /// module may merge the recomputation with the forward pass and undo it.
+    pub fn with_max_bytes(self, max_bytes: u64) -> Grad<F> {
+        Grad { max_bytes: Some(max_bytes), cache: RefCell::default(), report: RefCell::default(), ..self }
+    }
+
+    /// What the latest checkpointed transform chose and measured (with a budget set by
+    /// [`Grad::with_max_bytes`] only).
+    pub fn checkpoint_report(&self) -> Option<transform::CheckpointReport> {
+        self.report.borrow().clone()
+    }
+
+    /// The gradient module of `module`: plain, or checkpointed to the budget.
+    fn differentiate(&self, module: &Module, wrt: &transform::Wrt) -> Result<Module, ferrax_ir::Error> {
+        let Some(max_bytes) = self.max_bytes else {
+            return match self.pass {
+                Pass::Grad => transform::grad(module, wrt, false),
+                Pass::ValueAndGrad => transform::value_and_grad(module, wrt, false),
+            };
+        };
+        let (module, report) = match self.pass {
+            Pass::Grad => transform::grad_with_budget(module, wrt, false, max_bytes)?,
+            Pass::ValueAndGrad => transform::value_and_grad_with_budget(module, wrt, false, max_bytes)?,
+        };
+        *self.report.borrow_mut() = Some(report);
+        Ok(module)
+    }
+
     /// The transformed module for arguments of `types` (cached).
     fn module_for<In>(&self, args: &In, location: &'static Location<'static>) -> Result<(Module, Vec<Array>), Error>
     where
@@ -79,11 +120,7 @@ impl<F> Grad<F> {
         let rebuild = |params| unflatten(args, params);
         let (traced, _) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
         let wrt = transform::Wrt::Params(float_indices(&types));
-        let module = match self.pass {
-            Pass::Grad => transform::grad(&traced.module, &wrt, false)?,
-            Pass::ValueAndGrad => transform::value_and_grad(&traced.module, &wrt, false)?,
-        };
-        let module = transform::dce(&module);
+        let module = transform::dce(&self.differentiate(&traced.module, &wrt)?);
         ferrax_ir::verify(&module)?;
         self.cache.borrow_mut().insert(types, (module.clone(), traced.consts.clone()));
         Ok((module, traced.consts))
@@ -153,10 +190,7 @@ impl<F> Grad<F> {
             |params| (self.f)(unflatten(args, params).expect("Tree walks agree")),
             &leaves,
             &[],
-            |module| match pass {
-                Pass::Grad => transform::grad(module, &wrt, false),
-                Pass::ValueAndGrad => transform::value_and_grad(module, &wrt, false),
-            },
+            |module| self.differentiate(module, &wrt),
             location,
             None,
         );

@@ -49,9 +49,12 @@
 //! `partial/`); [`saved_residuals`] reports what the backward pass keeps.
 
 pub mod check;
+mod checkpoint;
+mod cost;
 mod cse;
 mod custom;
 mod dce;
+mod dot;
 mod fold;
 mod hoist;
 mod inline;
@@ -67,8 +70,11 @@ mod vmap;
 mod wrt;
 
 pub use check::{Modes, Tolerance, check_grads};
+pub use checkpoint::{CheckpointReport, MAX_RELAX, grad_with_budget, value_and_grad_with_budget};
+pub use cost::{Cost, FuncCost, RANDOM_BITS_FLOPS, cost, cost_with_residuals, peak_live_bytes};
 pub use cse::cse;
 pub use dce::dce;
+pub use dot::dot;
 pub use fold::{FOLD_LIMIT, fold};
 pub use hoist::hoist;
 pub use inline::inline_calls;

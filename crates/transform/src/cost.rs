@@ -1,0 +1,381 @@
+//! The cost model (DESIGN section 4, "memory-aware reverse mode"): per Func, flops,
+//! bytes read and written, and the peak live bytes under the schedule, which is the
+//! Func's equation order. [`checkpoint`](crate::grad_with_budget) judges its plans by
+//! the peak of this model, and `ferrax cost` prints it.
+//!
+//! Liveness. Parameters are caller-owned: their bytes are [`FuncCost::argument_bytes`],
+//! live for the whole call. A value an equation defines is a buffer live from its
+//! defining equation to its last use (a result: to the end of the Func); while an
+//! equation runs, its inputs and its outputs are live together. The largest sum of
+//! live defined values over the schedule is [`FuncCost::temp_peak_bytes`] (results
+//! included while they are live, so it is at least the bytes of the defined results);
+//! [`FuncCost::peak_live_bytes`] is arguments plus that temp peak. (JAX's
+//! `memory_analysis` reports argument, output and temp bytes separately; so does this.)
+//!
+//! Structured primitives (`call`, `cond`, `while`, `scan`, `remat`, `custom_jvp`,
+//! `custom_vjp`) cost their bodies times the trip count: `scan` its `length`, `while`
+//! its `max_iters` (body and predicate), or, unbounded, one iteration, which
+//! [`FuncCost::unbounded_whiles`] counts so the report can say so; `cond` the most
+//! expensive branch; `custom_jvp`/`custom_vjp` and `remat` run their `func` (the
+//! forward pass). While the body runs, the body's temp peak is live on top of the
+//! caller's live values (its outputs being the equation's outputs, only the part of
+//! the body's temp peak beyond them is added; a scan's stacked outputs are separate
+//! buffers, so the whole body peak is added).
+//!
+//! Kernels (Funcs marked `[kind="fusion"]`): the values inside a kernel are not
+//! buffers, so a `call` of a kernel costs the kernel's flops, reads its inputs, writes
+//! its outputs and adds nothing to the peak; a kernel's own report counts its
+//! arguments read and its results written.
+//!
+//! The flop weights per primitive are in `cost/flops.rs`.
+
+mod flops;
+
+pub use flops::RANDOM_BITS_FLOPS;
+
+use crate::residuals::{Residual, saved_residuals};
+use crate::wrt::Wrt;
+use ferrax_ir::prim::Prim;
+use ferrax_ir::{AttrValue, Error, Func, MAX_NESTING, Module, Type, Value};
+use std::collections::HashMap;
+use std::fmt;
+
+/// The cost of one Func (bodies of structured primitives included).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FuncCost {
+    /// The Func's name, without `@`.
+    pub name: String,
+    /// Marked `[kind="fusion"]`: a kernel, whose values are not buffers.
+    pub kernel: bool,
+    /// Floating-point (and integer) operations.
+    pub flops: u64,
+    /// Elements of transcendental primitives (also counted in `flops`).
+    pub transcendentals: u64,
+    /// Bytes read by the equations (each equation reads all its inputs).
+    pub bytes_read: u64,
+    /// Bytes written by the equations.
+    pub bytes_written: u64,
+    /// Bytes of the parameters (caller-owned, live throughout).
+    pub argument_bytes: u64,
+    /// Bytes of the results (a result that is a parameter included).
+    pub output_bytes: u64,
+    /// Peak bytes of live values defined by equations (results included while live).
+    pub temp_peak_bytes: u64,
+    /// `argument_bytes + temp_peak_bytes`: the peak live bytes of a call.
+    pub peak_live_bytes: u64,
+    /// `while` loops without `max_iters`, counted as one iteration (nested ones too).
+    pub unbounded_whiles: u64,
+}
+
+/// The cost of every Func of a module, in module order (the entry first), and
+/// optionally the residuals of the entry's reverse mode.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cost {
+    /// One report per Func.
+    pub funcs: Vec<FuncCost>,
+    /// The residuals reverse mode keeps (see [`saved_residuals`]), when asked for.
+    pub residuals: Option<Vec<Residual>>,
+    /// Why the residuals are missing, when they were asked for by default and reverse
+    /// mode does not apply to the entry (an unbounded `while`, say).
+    pub residuals_unavailable: Option<String>,
+}
+
+impl Cost {
+    /// The entry's report.
+    pub fn entry(&self) -> Option<&FuncCost> {
+        self.funcs.first()
+    }
+
+    /// A Func's report by name.
+    pub fn func(&self, name: &str) -> Option<&FuncCost> {
+        self.funcs.iter().find(|f| f.name == name)
+    }
+}
+
+/// The cost of every Func of `module`.
+pub fn cost(module: &Module) -> Result<Cost, Error> {
+    let mut memo = Memo { module, done: HashMap::new() };
+    let mut funcs = Vec::with_capacity(module.funcs.len());
+    for name in module.funcs.keys() {
+        funcs.push(memo.func(name, 0)?);
+    }
+    Ok(Cost { funcs, residuals: None, residuals_unavailable: None })
+}
+
+/// [`cost`], plus the residuals of reverse mode through the entry with respect to
+/// `wrt`. With an explicit `wrt`, an entry reverse mode cannot go through is an error;
+/// with [`Wrt::Default`] (every float parameter), an entry without float parameters
+/// has no residuals, and one that reverse mode cannot go through gets the reason in
+/// [`Cost::residuals_unavailable`] instead.
+pub fn cost_with_residuals(module: &Module, wrt: &Wrt) -> Result<Cost, Error> {
+    let mut report = cost(module)?;
+    let entry = crate::entry(module)?;
+    match wrt {
+        Wrt::Params(_) => report.residuals = Some(saved_residuals(module, wrt)?),
+        Wrt::Default if entry.params.iter().any(|&p| entry.ty(p).dtype.is_float()) => {
+            match saved_residuals(module, wrt) {
+                Ok(residuals) => report.residuals = Some(residuals),
+                Err(e) => report.residuals_unavailable = Some(e.to_string()),
+            }
+        }
+        Wrt::Default => {}
+    }
+    Ok(report)
+}
+
+/// The peak live bytes of `module`'s entry.
+pub fn peak_live_bytes(module: &Module) -> Result<u64, Error> {
+    let f = crate::entry(module)?;
+    let mut memo = Memo { module, done: HashMap::new() };
+    Ok(memo.func(&f.name, 0)?.peak_live_bytes)
+}
+
+/// Memoised per-Func costs.
+struct Memo<'a> {
+    module: &'a Module,
+    done: HashMap<String, FuncCost>,
+}
+
+/// What running one equation costs.
+#[derive(Default)]
+struct Step {
+    flops: u64,
+    transcendentals: u64,
+    read: u64,
+    written: u64,
+    /// Temp bytes live inside the equation beyond its outputs.
+    extra_peak: u64,
+    unbounded: u64,
+}
+
+impl Step {
+    /// `body` run `trips` times.
+    fn body(body: &FuncCost, trips: u64) -> Step {
+        Step {
+            flops: body.flops.saturating_mul(trips),
+            transcendentals: body.transcendentals.saturating_mul(trips),
+            read: body.bytes_read.saturating_mul(trips),
+            written: body.bytes_written.saturating_mul(trips),
+            extra_peak: body.temp_peak_bytes,
+            unbounded: body.unbounded_whiles,
+        }
+    }
+
+    /// Both run (the peak is the larger of the two, as they do not overlap).
+    fn and(self, other: Step) -> Step {
+        Step {
+            flops: self.flops.saturating_add(other.flops),
+            transcendentals: self.transcendentals.saturating_add(other.transcendentals),
+            read: self.read.saturating_add(other.read),
+            written: self.written.saturating_add(other.written),
+            extra_peak: self.extra_peak.max(other.extra_peak),
+            unbounded: self.unbounded.saturating_add(other.unbounded),
+        }
+    }
+
+    /// The most expensive of the two, field by field (a `cond`).
+    fn max(self, other: Step) -> Step {
+        Step {
+            flops: self.flops.max(other.flops),
+            transcendentals: self.transcendentals.max(other.transcendentals),
+            read: self.read.max(other.read),
+            written: self.written.max(other.written),
+            extra_peak: self.extra_peak.max(other.extra_peak),
+            unbounded: self.unbounded.max(other.unbounded),
+        }
+    }
+}
+
+/// The bytes of a value of type `ty`, or an error naming `func`.
+fn bytes(func: &Func, ty: &Type) -> Result<u64, Error> {
+    ty.byte_size().map_err(|e| crate::error(&func.name, format!("cost: a value of type {ty}: {e}")))
+}
+
+fn sum_bytes(func: &Func, values: &[Value]) -> Result<u64, Error> {
+    values.iter().try_fold(0u64, |acc, &v| Ok(acc.saturating_add(bytes(func, func.ty(v))?)))
+}
+
+fn is_kernel(func: &Func) -> bool {
+    matches!(func.attr("kind"), Some(AttrValue::Str(s)) if s == "fusion")
+}
+
+impl Memo<'_> {
+    fn func(&mut self, name: &str, depth: usize) -> Result<FuncCost, Error> {
+        if let Some(done) = self.done.get(name) {
+            return Ok(done.clone());
+        }
+        if depth > MAX_NESTING {
+            return Err(crate::error(name, format!("cost: bodies nest deeper than {MAX_NESTING}")));
+        }
+        let func = self.module.func(name).ok_or_else(|| crate::error(name, format!("cost: no Func @{name}")))?;
+        let kernel = is_kernel(func);
+        let mut report = FuncCost {
+            name: name.to_string(),
+            kernel,
+            argument_bytes: sum_bytes(func, &func.params)?,
+            output_bytes: sum_bytes(func, &func.results)?,
+            ..FuncCost::default()
+        };
+        // Liveness: the last step (equation index; `n` = the return) that uses each value.
+        let n = func.eqns.len();
+        let mut last = vec![None::<usize>; func.value_types.len()];
+        for (i, eqn) in func.eqns.iter().enumerate() {
+            for v in &eqn.inputs {
+                last[v.index()] = Some(i);
+            }
+        }
+        for v in &func.results {
+            last[v.index()] = Some(n);
+        }
+        // live[i] change: +bytes at the defining step, -bytes after the last use.
+        let mut delta = vec![0i128; n + 2];
+        let mut extra = vec![0u64; n + 1];
+        for (i, eqn) in func.eqns.iter().enumerate() {
+            let step = self.step(func, eqn, depth)?;
+            report.flops = report.flops.saturating_add(step.flops);
+            report.transcendentals = report.transcendentals.saturating_add(step.transcendentals);
+            report.bytes_read = report.bytes_read.saturating_add(step.read);
+            report.bytes_written = report.bytes_written.saturating_add(step.written);
+            report.unbounded_whiles = report.unbounded_whiles.saturating_add(step.unbounded);
+            let out_bytes = sum_bytes(func, &eqn.outputs)?;
+            extra[i] = step.extra_peak.saturating_sub(if matches!(eqn.prim, Prim::Scan(_)) { 0 } else { out_bytes });
+            for &o in &eqn.outputs {
+                let b = i128::from(bytes(func, func.ty(o))?);
+                let end = last[o.index()].unwrap_or(i).max(i);
+                delta[i] += b;
+                delta[end + 1] -= b;
+            }
+        }
+        let mut live: i128 = 0;
+        let mut peak: u64 = 0;
+        for i in 0..=n {
+            live += delta[i];
+            let here = u64::try_from(live).unwrap_or(0).saturating_add(extra[i]);
+            peak = peak.max(here);
+        }
+        if kernel {
+            report.bytes_read = report.argument_bytes;
+            report.bytes_written = report.output_bytes;
+        }
+        report.temp_peak_bytes = peak;
+        report.peak_live_bytes = report.argument_bytes.saturating_add(peak);
+        self.done.insert(name.to_string(), report.clone());
+        Ok(report)
+    }
+
+    /// What one equation costs; structured ones by their bodies.
+    fn step(&mut self, func: &Func, eqn: &ferrax_ir::Eqn, depth: usize) -> Result<Step, Error> {
+        let read = sum_bytes(func, &eqn.inputs)?;
+        let written = sum_bytes(func, &eqn.outputs)?;
+        let simple = |(flops, transcendentals): (u64, u64)| Step {
+            flops,
+            transcendentals,
+            read,
+            written,
+            extra_peak: 0,
+            unbounded: 0,
+        };
+        let step = match &eqn.prim {
+            Prim::Call { func: callee } => {
+                let body = self.func(callee, depth + 1)?;
+                if body.kernel {
+                    Step { flops: body.flops, transcendentals: body.transcendentals, ..simple((0, 0)) }
+                } else {
+                    Step::body(&body, 1)
+                }
+            }
+            Prim::Remat { func: callee, .. }
+            | Prim::CustomJvp { func: callee, .. }
+            | Prim::CustomVjp { func: callee, .. } => Step::body(&self.func(callee, depth + 1)?, 1),
+            Prim::Cond { branches } => {
+                let mut step = Step::default();
+                for b in branches {
+                    step = step.max(Step::body(&self.func(b, depth + 1)?, 1));
+                }
+                step
+            }
+            Prim::While { cond, body, max_iters } => {
+                let trips = max_iters.map_or(1, |k| k as u64);
+                let c = Step::body(&self.func(cond, depth + 1)?, trips);
+                let mut step = c.and(Step::body(&self.func(body, depth + 1)?, trips));
+                step.unbounded = step.unbounded.saturating_add(u64::from(max_iters.is_none()));
+                step
+            }
+            Prim::Scan(p) => Step::body(&self.func(&p.body, depth + 1)?, p.length as u64),
+            Prim::Unary(_)
+            | Prim::IntegerPow { .. }
+            | Prim::Convert { .. }
+            | Prim::StopGradient
+            | Prim::Name { .. }
+            | Prim::Binary(_)
+            | Prim::Compare(_)
+            | Prim::Select
+            | Prim::Clamp
+            | Prim::BroadcastInDim { .. }
+            | Prim::Reshape { .. }
+            | Prim::Transpose { .. }
+            | Prim::Rev { .. }
+            | Prim::Slice { .. }
+            | Prim::Pad { .. }
+            | Prim::Concatenate { .. }
+            | Prim::Iota { .. }
+            | Prim::Constant { .. }
+            | Prim::DynamicSlice { .. }
+            | Prim::DynamicUpdateSlice
+            | Prim::Gather { .. }
+            | Prim::ScatterAdd { .. }
+            | Prim::Reduce { .. }
+            | Prim::ArgReduce { .. }
+            | Prim::Cumsum { .. }
+            | Prim::DotGeneral(_)
+            | Prim::RandomBits { .. } => simple(flops::eqn_flops(func, eqn)),
+        };
+        Ok(step)
+    }
+}
+
+impl fmt::Display for FuncCost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.kernel { " (kernel: its values are not buffers)" } else { "" };
+        writeln!(f, "@{}{kind}", self.name)?;
+        writeln!(f, "  flops            {} ({} transcendental)", self.flops, self.transcendentals)?;
+        writeln!(f, "  bytes read       {}", self.bytes_read)?;
+        writeln!(f, "  bytes written    {}", self.bytes_written)?;
+        writeln!(f, "  argument bytes   {}", self.argument_bytes)?;
+        writeln!(f, "  output bytes     {}", self.output_bytes)?;
+        writeln!(f, "  temp peak bytes  {}", self.temp_peak_bytes)?;
+        write!(f, "  peak live bytes  {}", self.peak_live_bytes)?;
+        if self.unbounded_whiles > 0 {
+            write!(f, "\n  note: {} while loop(s) without max_iters counted as one iteration", self.unbounded_whiles)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Cost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self.funcs.iter().map(FuncCost::to_string).collect();
+        write!(f, "{}", parts.join("\n"))?;
+        if let Some(residuals) = &self.residuals {
+            let name = self.entry().map_or("", |e| e.name.as_str());
+            write_residuals(f, name, residuals)?;
+        }
+        if let Some(why) = &self.residuals_unavailable {
+            write!(f, "\nresiduals: reverse mode does not apply ({why})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The residual section of the report: saved ones with their total, then recomputed ones.
+fn write_residuals(f: &mut fmt::Formatter<'_>, name: &str, residuals: &[Residual]) -> fmt::Result {
+    let saved: Vec<&Residual> = residuals.iter().filter(|r| !r.recomputed).collect();
+    let total: u64 = saved.iter().map(|r| r.bytes).fold(0, u64::saturating_add);
+    write!(f, "\nresiduals of reverse mode through @{name}: {} saved, {total} bytes", saved.len())?;
+    for r in residuals {
+        let mark = if r.recomputed { "recomputed" } else { "saved" };
+        let loc = r.loc.as_deref().map(|l| format!(" at {l}")).unwrap_or_default();
+        write!(f, "\n  {mark:<10} {:<16} {:>10} bytes  {}{loc}", r.ty.to_string(), r.bytes, r.origin)?;
+    }
+    Ok(())
+}
