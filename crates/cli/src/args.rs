@@ -57,6 +57,11 @@ pub enum Command {
         /// The module, or `-` for stdin.
         input: String,
     },
+    /// `ferrax fuse FILE`: the module after `ferrax_fuse::fuse` (the JIT's schedule).
+    Fuse {
+        /// The module, or `-` for stdin.
+        input: String,
+    },
     /// `ferrax help` / `--help`.
     Help,
 }
@@ -143,6 +148,7 @@ commands:
   vmap   FILE --in-axes 0,none --axis-size N [--out-axes 0]   batch the entry
   jacfwd|jacrev|hessian FILE [--wrt ..]   Jacobians (out.shape + param.shape)
   opt    FILE                 inline, fold, simplify, cse and dce to a fixed point
+  fuse   FILE                 kernels and their launch order (what the JIT builds)
 
 FILE may be '-' to read the module from standard input.";
 
@@ -165,13 +171,17 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             let (positional, _) = split(rest, &[], &[])?;
             Ok(Command::Opt { input: one_input("opt", &positional)? })
         }
+        "fuse" => {
+            let (positional, _) = split(rest, &[], &[])?;
+            Ok(Command::Fuse { input: one_input("fuse", &positional)? })
+        }
         "run" => parse_run(rest),
         "vmap" => parse_vmap(rest),
         name => match Pass::from_name(name) {
             Some(pass) => parse_transform(pass, rest),
             None => Err(format!(
                 "unknown command '{name}' (available: print, verify, run, grad, value-and-grad, jvp, vjp, hvp, \
-                 linearize, transpose, vmap, jacfwd, jacrev, hessian, opt; try 'ferrax help')"
+                 linearize, transpose, vmap, jacfwd, jacrev, hessian, opt, fuse; try 'ferrax help')"
             )),
         },
     }
@@ -310,6 +320,8 @@ mod tests {
         assert_eq!(parse("verify -"), Ok(Command::Verify { input: "-".into() }));
         assert_eq!(parse("opt -"), Ok(Command::Opt { input: "-".into() }));
         assert!(parse("opt a.fx b.fx").is_err());
+        assert_eq!(parse("fuse f.fx"), Ok(Command::Fuse { input: "f.fx".into() }));
+        assert!(parse("fuse").is_err());
         let Ok(Command::Run(run)) = parse("run f.fx x.npy y.npy --out d --full --max-bytes=100 --fuel 7") else {
             panic!("run did not parse");
         };
