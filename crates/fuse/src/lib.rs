@@ -100,9 +100,9 @@ pub fn fuse(module: &Module) -> Result<Module, Error> {
     let mut taken: std::collections::HashSet<String> = lowered.funcs.keys().cloned().collect();
     let mut out = Module::new();
     let mut kernels = Vec::new();
-    let mut queue = vec![entry];
+    let mut queue = std::collections::VecDeque::from([entry]);
     let mut done = std::collections::HashSet::new();
-    while let Some(name) = queue.pop() {
+    while let Some(name) = queue.pop_front() {
         if !done.insert(name.clone()) {
             continue;
         }
@@ -124,7 +124,7 @@ pub fn fuse(module: &Module) -> Result<Module, Error> {
         for eqn in &fused.eqns {
             let callees = eqn.prim.callees();
             if !matches!(eqn.prim, ferrax_ir::Prim::Call { .. }) {
-                queue.extend(callees.into_iter().rev().map(String::from));
+                queue.extend(callees.into_iter().map(String::from));
             }
         }
         out.push(fused);

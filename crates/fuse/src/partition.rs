@@ -159,7 +159,8 @@ fn grow(func: &Func, p: &mut Partition, g: usize) {
                 p.groups[g].reduction = Some(c);
             }
         }
-        let fits = p.groups[g].members.len() <= MAX_KERNEL_EQNS && p.inputs_of(func, g).len() <= MAX_KERNEL_PARAMS;
+        let computing = p.groups[g].members.iter().filter(|&&m| class(&func.eqns[m].prim) != Class::Source).count();
+        let fits = computing <= MAX_KERNEL_EQNS && p.inputs_of(func, g).len() <= MAX_KERNEL_PARAMS;
         if !fits || !acyclic(func, p) {
             p.groups[g].members.remove(&c);
             if join == Join::Primary {
@@ -280,9 +281,16 @@ fn epilogue_ok(func: &Func, p: &Partition, g: usize, r: usize) -> bool {
     true
 }
 
-/// A cheap candidate may be copied: few copies, not the input of a max/min reduction
-/// (softmax's shared `x`), and the group's copy budget not spent.
+/// A cheap candidate may be copied: only kernels read it (a copy saves nothing when a
+/// launch or a Func result needs the buffer anyway), few copies, not the input of a
+/// max/min reduction (softmax's shared `x`), and the group's copy budget not spent.
 fn copy_ok(func: &Func, p: &Partition, g: usize, c: usize) -> bool {
+    let buffer_needed = func.eqns[c].outputs.iter().any(|o| {
+        p.is_result[o.index()] || p.users[o.index()].iter().any(|&u| class(&func.eqns[u].prim) == Class::Launch)
+    });
+    if buffer_needed {
+        return false;
+    }
     let copies = p.groups.iter().filter(|h| h.members.contains(&c)).count();
     let group_copies = p.groups[g]
         .members
