@@ -109,7 +109,7 @@ pub fn fuse(module: &Module) -> Result<Module, Error> {
         let func = lowered.func(&name).ok_or_else(|| {
             Error::transform(Place { func: name.clone(), eqn: None, prim: None }, "fuse: the Func is missing")
         })?;
-        let folded = lower::fold_dot_transposes(func);
+        let folded = lower::fold_dot_transposes(&lower::static_update_slices(func));
         let mut namer = |i: usize| {
             let base = format!("{name}_k{i}");
             let fresh = if taken.contains(&base) {

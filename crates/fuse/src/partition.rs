@@ -29,6 +29,8 @@ pub(crate) struct Group {
     pub members: BTreeSet<usize>,
     /// The reduction, if the group holds one.
     pub reduction: Option<usize>,
+    /// The equation the group grew from (its result has the loop shape).
+    pub root: usize,
 }
 
 /// The result of partitioning one Func.
@@ -120,7 +122,7 @@ pub(crate) fn partition(func: &Func) -> Partition {
             continue;
         }
         let reduction = (class(&func.eqns[i].prim) == Class::Reduction).then_some(i);
-        p.groups.push(Group { members: BTreeSet::from([i]), reduction });
+        p.groups.push(Group { members: BTreeSet::from([i]), reduction, root: i });
         let g = p.groups.len() - 1;
         p.primary[i] = Some(g);
         grow(func, &mut p, g);
@@ -295,9 +297,11 @@ fn copy_ok(func: &Func, p: &Partition, g: usize, c: usize) -> bool {
     let group_copies = p.groups[g]
         .members
         .iter()
-        .filter(|&&m| p.primary[m] != Some(g) && class(&func.eqns[m].prim) != Class::Source)
+        .filter(|&&m| p.primary[m] != Some(g) && matches!(class(&func.eqns[m].prim), Class::Elementwise { .. }))
         .count();
-    copies < MAX_COPIES && group_copies < MAX_COPIES_PER_KERNEL && !feeds_extreme(func, p, c, 4)
+    // A view only re-indexes a buffer: its copies cost no arithmetic.
+    let view = class(&func.eqns[c].prim) == Class::View;
+    (view || (copies < MAX_COPIES && group_copies < MAX_COPIES_PER_KERNEL)) && !feeds_extreme(func, p, c, 4)
 }
 
 /// True when `x`'s value reaches a max/min reduction through at most `depth` cheap
@@ -312,16 +316,40 @@ fn feeds_extreme(func: &Func, p: &Partition, x: usize, depth: usize) -> bool {
     })
 }
 
-/// A candidate needed elsewhere may still be computed here, once, and written out
-/// when `g` holds a reduction that it feeds and it has the reduction's input shape.
+/// A candidate needed elsewhere may still be computed here, once, and written out as
+/// a second result, when it is computed at the loop index: in a group without a
+/// reduction, it has the loop shape and reaches the root through elementwise members
+/// only; in a group with one, it has the reduction's input shape and reaches the
+/// reduction through elementwise members only.
 fn multi_output_ok(func: &Func, p: &Partition, g: usize, c: usize) -> bool {
-    let Some(r) = p.groups[g].reduction else { return false };
-    let s_in = &func.ty(func.eqns[r].inputs[0]).shape;
+    let group = &p.groups[g];
     let eqn = &func.eqns[c];
-    eqn.outputs.len() == 1
-        && &func.ty(eqn.outputs[0]).shape == s_in
-        && users_in(func, p, g, c).iter().all(|&u| upstream_of_reduction(func, p, g, u))
-        && (!crate::classify::is_expensive(&eqn.prim) || once(func, p, g, c))
+    if eqn.outputs.len() != 1 || (crate::classify::is_expensive(&eqn.prim) && !once(func, p, g, c)) {
+        return false;
+    }
+    let shape = &func.ty(eqn.outputs[0]).shape;
+    match group.reduction {
+        Some(r) => {
+            shape == &func.ty(func.eqns[r].inputs[0]).shape
+                && users_in(func, p, g, c).iter().all(|&u| upstream_of_reduction(func, p, g, u))
+                && pointwise_to(func, p, g, c, r)
+        }
+        None => {
+            let root = &func.eqns[group.root];
+            root.outputs.len() == 1
+                && shape == &func.ty(root.outputs[0]).shape
+                && pointwise_to(func, p, g, c, group.root)
+        }
+    }
+}
+
+/// True when every in-group path from `x` reaches `target` through elementwise
+/// members only (so `x` is computed at the target's index).
+fn pointwise_to(func: &Func, p: &Partition, g: usize, x: usize, target: usize) -> bool {
+    users_in(func, p, g, x).into_iter().all(|u| {
+        u == target
+            || (matches!(class(&func.eqns[u].prim), Class::Elementwise { .. }) && pointwise_to(func, p, g, u, target))
+    })
 }
 
 /// True when the graph of groups (and of the equations outside every group) has no
