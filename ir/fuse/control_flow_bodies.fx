@@ -40,8 +40,7 @@ func @f(%x: f32[4], %k: i32[]) -> (f32[4], f32[], f32[4]) {
 ; }
 ;
 ; func @acc(%0: f32[], %1: f32[]) -> (f32[], f32[]) {
-;   %2: f32[] = call[func=@acc_k0](%1)
-;   %3: f32[] = call[func=@acc_k1](%0, %2)
+;   %2: f32[], %3: f32[] = call[func=@acc_k0](%1, %0)
 ;   return %3, %2
 ; }
 ;
@@ -85,14 +84,10 @@ func @f(%x: f32[4], %k: i32[]) -> (f32[4], f32[], f32[4]) {
 ;   return %2
 ; }
 ;
-; func @acc_k0[kind="fusion"](%0: f32[]) -> (f32[]) {
-;   %1: f32[] = exp(%0)
-;   return %1
-; }
-;
-; func @acc_k1[kind="fusion"](%0: f32[], %1: f32[]) -> (f32[]) {
-;   %2: f32[] = add(%0, %1)
-;   return %2
+; func @acc_k0[kind="fusion"](%0: f32[], %1: f32[]) -> (f32[], f32[]) {
+;   %2: f32[] = exp(%0)
+;   %3: f32[] = add(%1, %2)
+;   return %2, %3
 ; }
 ; launches: 5
 

@@ -77,7 +77,7 @@ fn mlp_loss(p: Vec<Tensor>) -> Tensor {
 #[test]
 fn mlp_training_step_fuses_into_at_most_20_launches() {
     let f32 = |shape: &[usize]| Type::new(DType::F32, shape);
-    let spec = vec![
+    let spec = [
         f32(&[784, 512]),
         f32(&[512]),
         f32(&[512, 512]),
