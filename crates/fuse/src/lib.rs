@@ -42,19 +42,32 @@
 //!    arithmetic inside the kernel, never copies).
 //! 2. **Sources** (`constant`, `iota`) are copied into every kernel that reads them.
 //! 3. **Cheap producers read elsewhere** are copied into the group (recomputed) when
-//!    they are in at most [`MAX_COPIES`] kernels, the group holds fewer than
-//!    [`MAX_COPIES_PER_KERNEL`] copies, and the value does not feed a max/min
-//!    reduction within a few cheap steps.
+//!    only kernels read them (a copy saves nothing if a launch or a Func result needs
+//!    the buffer anyway) and the value does not feed a max/min reduction within a few
+//!    cheap steps; a cheap elementwise equation goes into at most [`MAX_COPIES`]
+//!    kernels and a kernel holds at most [`MAX_COPIES_PER_KERNEL`] such copies, while
+//!    a view (index arithmetic over a buffer, no arithmetic) may be copied freely.
 //! 4. **Reductions.** One reduction per kernel. A reduction joins a group whose members
 //!    depending on it are all elementwise (a cheap or expensive epilogue on the reduced
 //!    shape, such as `sum / n` or `rsqrt(var + eps)`); its producers then fuse into its
 //!    loop by rules 1–3.
-//! 5. **Multi-output.** A producer of the reduction that is also read elsewhere joins
-//!    the reduction's kernel as a second result when it has the reduction's input
-//!    shape (computed once, written out during the reduction loop).
-//! 6. **Size caps.** A kernel holds at most [`MAX_KERNEL_EQNS`] equations and
-//!    [`MAX_KERNEL_PARAMS`] buffer parameters (Cranelift compile time and registers,
-//!    notes section 3); a producer that would exceed them roots its own kernel.
+//! 5. **Multi-output.** A producer also read elsewhere (and not copied by rule 3)
+//!    joins the group as an extra result, computed once, when it is computed at the
+//!    loop index: in a kernel with a reduction, it has the reduction's input shape and
+//!    reaches the reduction through elementwise ops only (written out during the
+//!    reduction loop); in a kernel without one, it has the loop shape and reaches the
+//!    root through elementwise ops only.
+//! 6. **Size caps.** A kernel holds at most [`MAX_KERNEL_EQNS`] equations (sources not
+//!    counted) and [`MAX_KERNEL_PARAMS`] buffer parameters (Cranelift compile time and
+//!    registers, notes section 3); a producer that would exceed them roots its own
+//!    kernel.
+//! 7. **Static update slices.** A `dynamic_update_slice` at constant start indices (how
+//!    reverse mode writes a slice's cotangent) is rewritten, exactly, into
+//!    `select(mask, pad(update, 0), x)` before partitioning, so it fuses (see `lower`);
+//!    one at run-time indices stays an opaque launch.
+//! 8. **Reshapes sink** below elementwise ops that read only reshapes of one shape
+//!    (exact; see `lower`), so an epilogue read through a unit-axis reshape
+//!    (`log(reshape(sum))`) stays elementwise on the reduced shape and fuses.
 //!
 //! And the fusions deliberately not made:
 //!
@@ -109,7 +122,7 @@ pub fn fuse(module: &Module) -> Result<Module, Error> {
         let func = lowered.func(&name).ok_or_else(|| {
             Error::transform(Place { func: name.clone(), eqn: None, prim: None }, "fuse: the Func is missing")
         })?;
-        let folded = lower::fold_dot_transposes(&lower::static_update_slices(func));
+        let folded = lower::sink_reshapes(&lower::fold_dot_transposes(&lower::static_update_slices(func)));
         let mut namer = |i: usize| {
             let base = format!("{name}_k{i}");
             let fresh = if taken.contains(&base) {

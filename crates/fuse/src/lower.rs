@@ -19,6 +19,12 @@
 //! slice's cotangent into its operand's accumulator this way) becomes
 //! `select(mask, pad(update, 0), x)`, where `mask` is `true` padded with `false` over
 //! the (statically clamped) window: element for element the same values, all kernel-able.
+//!
+//! And reshapes move below elementwise ops: `op(reshape(a), reshape(b))`, where `a` and
+//! `b` have one shape, becomes `reshape(op(a, b))` (elementwise ops commute with a
+//! reshape exactly). A reduction's epilogue often reads the reduced value through a
+//! reshape that adds a unit axis (`log(reshape(sum))` in log-softmax); after the move
+//! the epilogue is elementwise on the reduced shape and fuses into the reduction.
 
 use ferrax_ir::array::{Array, DType, Data};
 use ferrax_ir::prim::{DotDims, Prim};
@@ -207,6 +213,55 @@ pub(crate) fn static_update_slices(func: &Func) -> Func {
             outputs: eqn.outputs.clone(),
             loc: eqn.loc.clone(),
         });
+    }
+    ferrax_transform_dce(out)
+}
+
+/// `func` with reshapes moved below the elementwise ops that read only reshapes of
+/// one shape (module docs).
+pub(crate) fn sink_reshapes(func: &Func) -> Func {
+    let mut out = func.clone();
+    out.eqns.clear();
+    // The reshape equation (in `out`) defining each value, if any.
+    let mut reshape_of: Vec<Option<usize>> = vec![None; func.value_types.len()];
+    for eqn in &func.eqns {
+        let sources: Option<Vec<Value>> = eqn
+            .inputs
+            .iter()
+            .map(|v| reshape_of.get(v.index()).copied().flatten().map(|r| out.eqns[r].inputs[0]))
+            .collect();
+        let elementwise = matches!(crate::classify::class(&eqn.prim), crate::classify::Class::Elementwise { .. });
+        let one_shape = sources.as_ref().and_then(|srcs| {
+            let first = srcs.first().map(|&v| out.ty(v).shape.clone())?;
+            srcs.iter().all(|&v| out.ty(v).shape == first).then_some(first)
+        });
+        match (elementwise && eqn.outputs.len() == 1, sources, one_shape) {
+            (true, Some(srcs), Some(shape)) => {
+                let result = eqn.outputs[0];
+                let result_ty = out.ty(result).clone();
+                let inner = out.new_value(Type::new(result_ty.dtype, &shape));
+                let mut moved = eqn.clone();
+                moved.inputs = srcs.into_iter().collect();
+                moved.outputs = [inner].into_iter().collect();
+                out.eqns.push(moved);
+                let reshape = Prim::Reshape { shape: result_ty.shape.clone() };
+                out.eqns.push(Eqn {
+                    prim: reshape,
+                    inputs: [inner].into_iter().collect(),
+                    outputs: [result].into_iter().collect(),
+                    loc: eqn.loc.clone(),
+                });
+                reshape_of[result.index()] = Some(out.eqns.len() - 1);
+            }
+            _ => {
+                if matches!(eqn.prim, Prim::Reshape { .. })
+                    && let Some(&o) = eqn.outputs.first()
+                {
+                    reshape_of[o.index()] = Some(out.eqns.len());
+                }
+                out.eqns.push(eqn.clone());
+            }
+        }
     }
     ferrax_transform_dce(out)
 }
