@@ -11,7 +11,7 @@
 use crate::classify::{Class, class, is_extreme_reduction, view_replicates};
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Func, Value};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The most equations (copies included) in one kernel.
 pub const MAX_KERNEL_EQNS: usize = 60;
@@ -47,6 +47,8 @@ pub(crate) struct Partition {
     pub is_result: Vec<bool>,
     /// The defining equation of every value.
     pub defs: Vec<Option<usize>>,
+    /// The groups holding each equation (as primary member or copy).
+    pub member_of: Vec<Vec<usize>>,
 }
 
 impl Partition {
@@ -67,8 +69,8 @@ impl Partition {
                     (Class::Launch, _) | (_, None) => out.push(None),
                     (_, Some(_)) => {}
                 }
-                for (h, g) in self.groups.iter().enumerate() {
-                    if Some(h) != own && g.members.contains(&u) && !g.members.contains(&x) {
+                for &h in &self.member_of[u] {
+                    if Some(h) != own && !self.groups[h].members.contains(&x) {
                         out.push(Some(h));
                     }
                 }
@@ -112,7 +114,15 @@ pub(crate) fn partition(func: &Func) -> Partition {
     for r in &func.results {
         is_result[r.index()] = true;
     }
-    let mut p = Partition { groups: Vec::new(), primary: vec![None; n], dead: vec![false; n], users, is_result, defs };
+    let mut p = Partition {
+        groups: Vec::new(),
+        primary: vec![None; n],
+        dead: vec![false; n],
+        users,
+        is_result,
+        defs,
+        member_of: vec![Vec::new(); n],
+    };
     for i in (0..n).rev() {
         if class(&func.eqns[i].prim) == Class::Launch || p.primary[i].is_some() {
             continue;
@@ -124,6 +134,7 @@ pub(crate) fn partition(func: &Func) -> Partition {
         let reduction = (class(&func.eqns[i].prim) == Class::Reduction).then_some(i);
         p.groups.push(Group { members: BTreeSet::from([i]), reduction, root: i });
         let g = p.groups.len() - 1;
+        p.member_of[i].push(g);
         p.primary[i] = Some(g);
         grow(func, &mut p, g);
     }
@@ -154,7 +165,9 @@ fn grow(func: &Func, p: &mut Partition, g: usize) {
             continue;
         }
         let Some(join) = decide(func, p, g, c) else { continue };
+        let extra_result = join == Join::Primary && !p.needers(func, c, Some(g)).is_empty();
         p.groups[g].members.insert(c);
+        p.member_of[c].push(g);
         if join == Join::Primary {
             p.primary[c] = Some(g);
             if class(&func.eqns[c].prim) == Class::Reduction {
@@ -163,8 +176,16 @@ fn grow(func: &Func, p: &mut Partition, g: usize) {
         }
         let computing = p.groups[g].members.iter().filter(|&&m| class(&func.eqns[m].prim) != Class::Source).count();
         let fits = computing <= MAX_KERNEL_EQNS && p.inputs_of(func, g).len() <= MAX_KERNEL_PARAMS;
-        if !fits || !acyclic(func, p) {
+        // Only a copy (of an equation with operands) or an extra result adds edges that
+        // may close a cycle: a producer read by this group alone has it as its only
+        // successor, and a source has no operands.
+        let may_cycle = match join {
+            Join::Copy => class(&func.eqns[c].prim) != Class::Source,
+            Join::Primary => extra_result,
+        };
+        if !fits || (may_cycle && !acyclic(func, p)) {
             p.groups[g].members.remove(&c);
+            p.member_of[c].retain(|&h| h != g);
             if join == Join::Primary {
                 p.primary[c] = None;
                 if p.groups[g].reduction == Some(c) {
@@ -193,7 +214,7 @@ fn decide(func: &Func, p: &Partition, g: usize, c: usize) -> Option<Join> {
         }
         Class::Elementwise { expensive } => {
             if !needed_elsewhere {
-                return (!expensive || once(func, p, g, c)).then_some(Join::Primary);
+                return (!expensive || once(func, p, g, c, &mut HashMap::new())).then_some(Join::Primary);
             }
             if !expensive && copy_ok(func, p, g, c) {
                 return Some(Join::Copy);
@@ -242,7 +263,16 @@ fn upstream_of_reduction(func: &Func, p: &Partition, g: usize, x: usize) -> bool
 /// True when the values of `x` would be computed once per element inside `g`: every
 /// path to the kernel's results keeps one index (elementwise users at one index, a
 /// reduction, views that read each element at most once).
-fn once(func: &Func, p: &Partition, g: usize, x: usize) -> bool {
+fn once(func: &Func, p: &Partition, g: usize, x: usize, memo: &mut HashMap<usize, bool>) -> bool {
+    if let Some(&known) = memo.get(&x) {
+        return known;
+    }
+    let answer = once_uncached(func, p, g, x, memo);
+    memo.insert(x, answer);
+    answer
+}
+
+fn once_uncached(func: &Func, p: &Partition, g: usize, x: usize, memo: &mut HashMap<usize, bool>) -> bool {
     let users = users_in(func, p, g, x);
     let classes: Vec<Class> = users.iter().map(|&u| class(&func.eqns[u].prim)).collect();
     if users.len() >= 2 {
@@ -254,13 +284,13 @@ fn once(func: &Func, p: &Partition, g: usize, x: usize) -> bool {
     }
     users.iter().zip(&classes).all(|(&u, c)| match c {
         Class::Reduction => true,
-        Class::Elementwise { .. } => once(func, p, g, u),
+        Class::Elementwise { .. } => once(func, p, g, u, memo),
         Class::View => {
             let eqn = &func.eqns[u];
             let elems = |v: &Value| func.ty(*v).shape.iter().product::<usize>();
             let reads = eqn.inputs.first().map_or(0, elems);
             let writes = eqn.outputs.first().map_or(0, elems);
-            !view_replicates(&eqn.prim, reads, writes) && once(func, p, g, u)
+            !view_replicates(&eqn.prim, reads, writes) && once(func, p, g, u, memo)
         }
         Class::Source | Class::Launch => false,
     })
@@ -293,7 +323,7 @@ fn copy_ok(func: &Func, p: &Partition, g: usize, c: usize) -> bool {
     if buffer_needed {
         return false;
     }
-    let copies = p.groups.iter().filter(|h| h.members.contains(&c)).count();
+    let copies = p.member_of[c].len();
     let group_copies = p.groups[g]
         .members
         .iter()
@@ -324,7 +354,8 @@ fn feeds_extreme(func: &Func, p: &Partition, x: usize, depth: usize) -> bool {
 fn multi_output_ok(func: &Func, p: &Partition, g: usize, c: usize) -> bool {
     let group = &p.groups[g];
     let eqn = &func.eqns[c];
-    if eqn.outputs.len() != 1 || (crate::classify::is_expensive(&eqn.prim) && !once(func, p, g, c)) {
+    if eqn.outputs.len() != 1 || (crate::classify::is_expensive(&eqn.prim) && !once(func, p, g, c, &mut HashMap::new()))
+    {
         return false;
     }
     let shape = &func.ty(eqn.outputs[0]).shape;
@@ -332,23 +363,28 @@ fn multi_output_ok(func: &Func, p: &Partition, g: usize, c: usize) -> bool {
         Some(r) => {
             shape == &func.ty(func.eqns[r].inputs[0]).shape
                 && users_in(func, p, g, c).iter().all(|&u| upstream_of_reduction(func, p, g, u))
-                && pointwise_to(func, p, g, c, r)
+                && pointwise_to(func, p, g, c, r, &mut HashSet::new())
         }
         None => {
             let root = &func.eqns[group.root];
             root.outputs.len() == 1
                 && shape == &func.ty(root.outputs[0]).shape
-                && pointwise_to(func, p, g, c, group.root)
+                && pointwise_to(func, p, g, c, group.root, &mut HashSet::new())
         }
     }
 }
 
 /// True when every in-group path from `x` reaches `target` through elementwise
-/// members only (so `x` is computed at the target's index).
-fn pointwise_to(func: &Func, p: &Partition, g: usize, x: usize, target: usize) -> bool {
+/// members only (so `x` is computed at the target's index). `checked` holds the
+/// members already visited.
+fn pointwise_to(func: &Func, p: &Partition, g: usize, x: usize, target: usize, checked: &mut HashSet<usize>) -> bool {
+    if !checked.insert(x) {
+        return true;
+    }
     users_in(func, p, g, x).into_iter().all(|u| {
         u == target
-            || (matches!(class(&func.eqns[u].prim), Class::Elementwise { .. }) && pointwise_to(func, p, g, u, target))
+            || (matches!(class(&func.eqns[u].prim), Class::Elementwise { .. })
+                && pointwise_to(func, p, g, u, target, checked))
     })
 }
 

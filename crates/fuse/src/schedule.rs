@@ -96,10 +96,7 @@ fn kernel_outputs(func: &Func, p: &Partition, g: usize) -> Vec<Value> {
                     || p.users[o.index()].iter().any(|&u| {
                         !p.dead[u]
                             && (class(&func.eqns[u].prim) == Class::Launch
-                                || p.groups
-                                    .iter()
-                                    .enumerate()
-                                    .any(|(h, grp)| h != g && grp.members.contains(&u) && !grp.members.contains(&m)))
+                                || p.member_of[u].iter().any(|&h| h != g && !p.groups[h].members.contains(&m)))
                     });
                 if read_outside {
                     out.push(o);

@@ -111,3 +111,32 @@ func @k[kind=\"fusion\"](%x: f32[4]) -> (f32[], f32[]) {
     let err = check_schedule(&two).expect_err("two reductions");
     assert!(err.to_string().contains("second reduction"), "{err}");
 }
+
+/// A long chain of diamonds (each `exp` read twice at one index): every kernel stays
+/// under the size caps, no `exp` is computed twice, and the values are unchanged.
+#[test]
+fn long_programs_split_under_the_caps() {
+    let mut text = String::from("func @f(%x: f32[16]) -> (f32[16]) {\n");
+    let mut prev = "%x".to_string();
+    for i in 0..200 {
+        text += &format!("  %e{i}: f32[16] = exp({prev})\n  %b{i}: f32[16] = add(%e{i}, {prev})\n");
+        text += &format!("  %c{i}: f32[16] = mul(%e{i}, {prev})\n  %d{i}: f32[16] = sub(%b{i}, %c{i})\n");
+        prev = format!("%d{i}");
+    }
+    text += &format!("  return {prev}\n}}\n");
+    let m = parse(&text).expect("parses");
+    let fused = fuse(&m).expect("fuses");
+    check_schedule(&fused).expect("keeps the contract");
+    let kernels: Vec<_> = fused.funcs.values().filter(|f| ferrax_fuse::is_kernel(f)).collect();
+    assert!(kernels.len() >= 800 / ferrax_fuse::MAX_KERNEL_EQNS, "{} kernels", kernels.len());
+    for k in &kernels {
+        assert!(k.eqns.len() <= ferrax_fuse::MAX_KERNEL_EQNS, "@{} has {} equations", k.name, k.eqns.len());
+        assert!(k.params.len() <= ferrax_fuse::MAX_KERNEL_PARAMS, "@{} has {} params", k.name, k.params.len());
+    }
+    let exps: usize = kernels.iter().map(|k| k.eqns.iter().filter(|e| e.prim.name() == "exp").count()).sum();
+    assert_eq!(exps, 200, "an exp is duplicated");
+    let args = [Array::from_f32(&[16], (0..16).map(|i| i as f32 / 16.0 - 0.5).collect()).expect("an array")];
+    let want = eval_entry(&m, &args, &EvalOptions::default()).expect("runs");
+    let got = eval_entry(&fused, &args, &EvalOptions::default()).expect("the fused module runs");
+    assert!(same_bits(&got, &want));
+}
