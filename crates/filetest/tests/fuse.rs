@@ -16,7 +16,10 @@ fn fuse() {
 #[test]
 fn fuse_keeps_the_results_of_every_corpus_program() {
     match ferrax_filetest::check_fuse_on_corpus() {
-        Ok(count) => assert!(count > 300, "only {count} modules checked"),
+        Ok(count) => {
+            println!("{count} modules fused and checked");
+            assert!(count > 300, "only {count} modules checked")
+        }
         Err(report) => panic!("{report}"),
     }
 }
