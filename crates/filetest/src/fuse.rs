@@ -64,7 +64,6 @@ pub(crate) fn check(text: &str, bless: bool) -> Result<Option<String>, String> {
 }
 
 /// The block's line range, the `; in:` arguments and the `; launches:` line.
-#[allow(clippy::type_complexity)]
 fn collect(lines: &[&str]) -> Result<((usize, usize), Vec<Array>, Option<(usize, usize)>), String> {
     let mut block = None;
     let mut inputs = Vec::new();

@@ -58,7 +58,8 @@ pub fn check_schedule(module: &Module) -> Result<(), Error> {
     Ok(())
 }
 
-/// Checks one kernel: kernel-able primitives, at most one reduction, the shape rule.
+/// Checks one kernel (of a verified module): kernel-able primitives, at most one
+/// reduction, the shape rule.
 pub fn check_kernel(kernel: &Func) -> Result<(), Error> {
     let mut reduction = None;
     for (i, eqn) in kernel.eqns.iter().enumerate() {
@@ -71,7 +72,11 @@ pub fn check_kernel(kernel: &Func) -> Result<(), Error> {
             Class::Elementwise { .. } | Class::View | Class::Source => {}
         }
     }
-    let shapes: Vec<&[usize]> = kernel.results.iter().map(|&r| kernel.ty(r).shape.as_slice()).collect();
+    let mut shapes: Vec<&[usize]> = Vec::new();
+    for &v in &kernel.results {
+        let ty = kernel.value_type(v).ok_or_else(|| fail(kernel, None, format!("result {v} has no type")))?;
+        shapes.push(ty.shape.as_slice());
+    }
     let Some(r) = reduction else {
         if shapes.windows(2).any(|w| w[0] != w[1]) {
             return Err(fail(kernel, None, "results of a kernel without reduction differ in shape"));
@@ -79,8 +84,13 @@ pub fn check_kernel(kernel: &Func) -> Result<(), Error> {
         return Ok(());
     };
     let red = &kernel.eqns[r];
-    let s_in = kernel.ty(red.inputs[0]).shape.as_slice();
-    let s_out = kernel.ty(red.outputs[0]).shape.as_slice();
+    let (Some(s_in), Some(s_out)) = (
+        red.inputs.first().and_then(|&v| kernel.value_type(v)),
+        red.outputs.first().and_then(|&v| kernel.value_type(v)),
+    ) else {
+        return Err(fail(kernel, Some(r), "a reduction without typed operand and result"));
+    };
+    let (s_in, s_out) = (s_in.shape.as_slice(), s_out.shape.as_slice());
     // Values depending on the reduction: elementwise, on S_out.
     let mut dependent: HashSet<ferrax_ir::Value> = red.outputs.iter().copied().collect();
     for (i, eqn) in kernel.eqns.iter().enumerate().skip(r + 1) {
