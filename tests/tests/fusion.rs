@@ -20,9 +20,7 @@ fn fused(module: &Module, what: &str) -> Module {
         optimised.entry().map_or(0, |f| f.eqns.len()),
         entry.eqns.len()
     );
-    for eqn in &entry.eqns {
-        println!("  {}", eqn.prim.name());
-    }
+    println!("{}", ferrax_ir::print(&fused));
     fused
 }
 
@@ -91,8 +89,7 @@ fn mlp_training_step_fuses_into_at_most_20_launches() {
     let step = value_and_grad(&loss, &Wrt::Params((0..6).collect()), false).expect("value_and_grad");
     let fused = fused(&step, "MLP value_and_grad");
     let launches = ferrax_fuse::kernel_count(&fused);
-    println!("{}", ferrax_ir::print(&fused));
-    assert!(launches <= 20, "{launches} launches");
+    assert!(launches <= 20, "{launches} launches:\n{}", ferrax_ir::print(&fused));
     assert_same(&step, &fused);
 }
 
