@@ -73,6 +73,11 @@ pub enum Command {
         /// The module, or `-` for stdin.
         input: String,
     },
+    /// `ferrax fuse FILE`: the module after `ferrax_fuse::fuse` (the JIT's schedule).
+    Fuse {
+        /// The module, or `-` for stdin.
+        input: String,
+    },
     /// `ferrax help` / `--help`.
     Help,
 }
@@ -163,6 +168,7 @@ commands:
   opt    FILE                 inline, fold, simplify, hoist, cse, dce to a fixed point
   cost   FILE [--wrt ..]      flops, bytes, peak live bytes per Func; residuals
   dot    FILE [--func NAME]   Graphviz of a Func (default: the entry)
+  fuse   FILE                 kernels and their launch order (what the JIT builds)
 
 FILE may be '-' to read the module from standard input.";
 
@@ -194,13 +200,17 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             let func = flags.value("--func").map(|f| f.trim_start_matches('@').to_string());
             Ok(Command::Dot { input: one_input("dot", &positional)?, func })
         }
+        "fuse" => {
+            let (positional, _) = split(rest, &[], &[])?;
+            Ok(Command::Fuse { input: one_input("fuse", &positional)? })
+        }
         "run" => parse_run(rest),
         "vmap" => parse_vmap(rest),
         name => match Pass::from_name(name) {
             Some(pass) => parse_transform(pass, rest),
             None => Err(format!(
                 "unknown command '{name}' (available: print, verify, run, grad, value-and-grad, jvp, vjp, hvp, \
-                 linearize, transpose, vmap, jacfwd, jacrev, hessian, opt, cost, dot; try 'ferrax help')"
+                 linearize, transpose, vmap, jacfwd, jacrev, hessian, opt, fuse, cost, dot; try 'ferrax help')"
             )),
         },
     }
@@ -360,6 +370,8 @@ mod tests {
         };
         assert_eq!(max_bytes, Some(4096));
         assert!(parse("jvp f.fx --max-bytes 4096").is_err());
+        assert_eq!(parse("fuse f.fx"), Ok(Command::Fuse { input: "f.fx".into() }));
+        assert!(parse("fuse").is_err());
         let Ok(Command::Run(run)) = parse("run f.fx x.npy y.npy --out d --full --max-bytes=100 --fuel 7") else {
             panic!("run did not parse");
         };

@@ -68,6 +68,12 @@ fn run_command(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
                 ferrax_transform::opt(&module).map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
             write_out(out, ferrax_ir::print(&optimised).trim_end())
         }
+        Command::Fuse { input } => {
+            let (module, _) = load(&input)?;
+            let fused =
+                ferrax_fuse::fuse(&module).map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
+            write_out(out, ferrax_ir::print(&fused).trim_end())
+        }
         Command::Vmap { input, in_axes, out_axes, axis_size } => {
             let (module, _) = load(&input)?;
             let batched = ferrax_transform::vmap(&module, &in_axes, &out_axes, axis_size)

@@ -25,26 +25,32 @@
 //!   must give bit-identical results on drawn, special-valued and given arguments.
 //!   [`check_opt_on_corpus`] applies the same check to every Func of the corpus and to
 //!   its `jvp` and `vjp`.
+//! - `fuse`: a `; fuse:` block after the entry Func holds the canonical text of
+//!   `ferrax_fuse::fuse(module)` (optional `; launches: N` and `; in:` lines); the fused
+//!   module must keep the kernel contract and give bit-identical results.
+//!   [`check_fuse_on_corpus`] checks every corpus Func and its derivatives and `vmap`.
 //!
 //! A failure reports `file:line` and a diff. With `FERRAX_BLESS=1` in the environment
-//! the runner rewrites `print`, `out`, `jvp`, `vjp`, `vmap` and `opt` expectations from the actual
+//! the runner rewrites `print`, `out`, `jvp`, `vjp`, `vmap`, `opt` and `fuse` expectations from the actual
 //! results instead (test tooling is the one place an environment variable switches
 //! behaviour); a failed numerical check is never blessed away.
 
 mod ad;
 mod eval;
 mod expect;
+mod fuse;
 mod opt;
 mod parse;
 mod verify;
 mod vmap;
 
+pub use fuse::{check_fuse_on_corpus, fuse_keeps_results};
 pub use opt::check_opt_on_corpus;
 
 use std::path::{Path, PathBuf};
 
 /// The subtests, by directory name.
-pub const SUBTESTS: [&str; 7] = ["parse", "verify", "eval", "jvp", "vjp", "vmap", "opt"];
+pub const SUBTESTS: [&str; 8] = ["parse", "verify", "eval", "jvp", "vjp", "vmap", "opt", "fuse"];
 
 /// Where the corpus lives: `<workspace>/ir`.
 pub fn corpus_dir() -> PathBuf {
@@ -91,6 +97,7 @@ pub fn run_file(subtest: &str, path: &Path, bless: bool) -> Result<(), String> {
         "vjp" => ad::check(&text, ad::Mode::Vjp, bless),
         "vmap" => vmap::check(&text, bless),
         "opt" => opt::check(&text, bless),
+        "fuse" => fuse::check(&text, bless),
         other => return Err(format!("{name}: unknown subtest '{other}'")),
     };
     match outcome {
@@ -104,7 +111,7 @@ pub fn run_file(subtest: &str, path: &Path, bless: bool) -> Result<(), String> {
 /// `ir/vjp`, `ir/vmap`, `ir/opt`, and the examples in `examples/ir`) prints canonically: `print(parse(print(parse(f))))` equals
 /// `print(parse(f))`. Returns the number of files checked.
 pub fn check_round_trips() -> Result<usize, String> {
-    let dirs = ["parse", "eval", "jvp", "vjp", "vmap", "opt", "../examples/ir"].map(|d| corpus_dir().join(d));
+    let dirs = ["parse", "eval", "jvp", "vjp", "vmap", "opt", "fuse", "../examples/ir"].map(|d| corpus_dir().join(d));
     let mut count = 0;
     let mut failures = Vec::new();
     for dir in dirs {

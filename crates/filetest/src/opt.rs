@@ -85,7 +85,7 @@ fn collect(lines: &[&str]) -> Result<((usize, usize), Vec<Array>), String> {
 }
 
 /// An argument of type `t` cycling through special values.
-fn special(t: &Type) -> Array {
+pub(crate) fn special(t: &Type) -> Array {
     const FLOATS: [f64; 8] = [-0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1.0, -2.5, 1e300];
     const INTS: [i32; 5] = [0, 1, -1, i32::MIN, i32::MAX];
     let n: usize = t.shape.iter().product();
@@ -100,7 +100,7 @@ fn special(t: &Type) -> Array {
 
 /// Both modules run on `args` with the same outcome: the same bits in every result
 /// (any NaN matches any NaN), or both fail.
-fn same_results(module: &Module, optimised: &Module, args: &[Array]) -> Result<(), String> {
+pub(crate) fn same_results(module: &Module, optimised: &Module, args: &[Array]) -> Result<(), String> {
     // Enough for every terminating loop of the corpus; an unbounded one fails fast.
     let options = EvalOptions { fuel: Some(10_000), ..EvalOptions::default() };
     let want = ferrax_ir::eval_entry(module, args, &options);

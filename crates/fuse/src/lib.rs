@@ -1,2 +1,156 @@
-//! The fusion pass: partitions a Func into kernels (`[kind="fusion"]` Funcs) and an
-//! execution schedule that the JIT lowers. Empty until the fusion issue lands.
+//! The fusion pass: rewrites a module into the execution schedule the JIT builds.
+//!
+//! [`fuse`] partitions every scheduled Func (the entry, and the branches and bodies of
+//! its control flow) into *kernels*, Funcs marked `[kind="fusion"]` called with `call`,
+//! and fixes their order. `ferrax fuse f.fx` prints the result, which still parses,
+//! verifies and runs on the interpreter with the same results, bit for bit.
+//!
+//! # The contract (shared with the JIT)
+//!
+//! - Before partitioning, `custom_jvp`, `custom_vjp` and `remat` become `call` of their
+//!   primal Func (the annotations mean nothing for evaluation), every `call` is inlined
+//!   and dead equations are dropped.
+//! - The fused entry keeps its name. Each of its equations, in execution order, is one
+//!   *launch*: a `call[func=@<entry>_k<i>]` of a kernel; a `dot_general` (a GEMM library
+//!   call); a `cond`/`while`/`scan` whose branch/body Funcs are fused the same way
+//!   (their kernels are named `@<body>_k<i>`); or an opaque primitive left alone
+//!   (`scatter_add`, `dynamic_update_slice`, `cumsum`, `random_bits`).
+//! - A kernel holds only kernel-able primitives ([`is_kernel_prim`]): elementwise ops,
+//!   `constant`, `iota`, views (`broadcast_in_dim`, `reshape`, `transpose`, `rev`,
+//!   `slice`, `pad`, `concatenate`, `dynamic_slice`, `gather`) and reductions.
+//! - Shape rule: a kernel holds at most one reduction. Without one, every result has
+//!   the same shape (the loop shape) and every value is computed at an index derived
+//!   from the loop index through the views. With one (input shape S_in, output S_out),
+//!   every result has shape S_out or S_in; S_in results do not depend on the reduction
+//!   (they are written during the reduction loop); values depending on the reduction
+//!   (the epilogue) are elementwise on S_out.
+//! - Parameters are C-order buffers of any shape; results go to fresh buffers.
+//!
+//! [`check_schedule`] checks a module against this contract.
+//!
+//! # Fusion rules
+//!
+//! Equations are classified (`classify`) as elementwise (cheap, or *expensive*: `exp`,
+//! `log`, `log1p`, `expm1`, `tanh`, `logistic`, `sin`, `cos`, `tan`, `erf`, `sqrt`,
+//! `rsqrt`, `div`, `rem`, `pow`, `atan2`), sources (`constant`, `iota`), views,
+//! reductions and launches. Groups grow consumer-first: equations are visited in
+//! reverse order, an unplaced one that is still needed roots a group, and the group
+//! considers its producers from the highest index down:
+//!
+//! 1. **Chains.** An elementwise or view producer all of whose readers are in the group
+//!    joins it (elementwise chains, broadcasts, and shape-changing views become index
+//!    arithmetic inside the kernel, never copies).
+//! 2. **Sources** (`constant`, `iota`) are copied into every kernel that reads them.
+//! 3. **Cheap producers read elsewhere** are copied into the group (recomputed) when
+//!    only kernels read them (a copy saves nothing if a launch or a Func result needs
+//!    the buffer anyway) and the value does not feed a max/min reduction within a few
+//!    cheap steps; a cheap elementwise equation goes into at most [`MAX_COPIES`]
+//!    kernels and a kernel holds at most [`MAX_COPIES_PER_KERNEL`] such copies, while
+//!    a view (index arithmetic over a buffer, no arithmetic) may be copied freely.
+//! 4. **Reductions.** One reduction per kernel. A reduction joins a group whose members
+//!    depending on it are all elementwise (a cheap or expensive epilogue on the reduced
+//!    shape, such as `sum / n` or `rsqrt(var + eps)`); its producers then fuse into its
+//!    loop by rules 1–3.
+//! 5. **Multi-output.** A producer also read elsewhere (and not copied by rule 3)
+//!    joins the group as an extra result, computed once, when it is computed at the
+//!    loop index: in a kernel with a reduction, it has the reduction's input shape and
+//!    reaches the reduction through elementwise ops only (written out during the
+//!    reduction loop); in a kernel without one, it has the loop shape and reaches the
+//!    root through elementwise ops only.
+//! 6. **Size caps.** A kernel holds at most [`MAX_KERNEL_EQNS`] equations (sources not
+//!    counted) and [`MAX_KERNEL_PARAMS`] buffer parameters (Cranelift compile time and
+//!    registers, notes section 3); a producer that would exceed them roots its own
+//!    kernel.
+//! 7. **Static update slices.** A `dynamic_update_slice` at constant start indices (how
+//!    reverse mode writes a slice's cotangent) is rewritten, exactly, into
+//!    `select(mask, pad(update, 0), x)` before partitioning, so it fuses (see `lower`);
+//!    one at run-time indices stays an opaque launch.
+//! 8. **Reshapes sink** below elementwise ops that read only reshapes of one shape
+//!    (exact; see `lower`), so an epilogue read through a unit-axis reshape
+//!    (`log(reshape(sum))`) stays elementwise on the reduced shape and fuses.
+//!
+//! And the fusions deliberately not made:
+//!
+//! - **No duplicated expensive work.** An expensive producer read elsewhere is never
+//!   copied, and it joins a group only when it is evaluated once per element there:
+//!   never read through an expanding `broadcast_in_dim` or a `gather`, never through
+//!   two different index paths, never both in a reduction's loop and in its epilogue.
+//! - **Softmax's shared value is not recomputed.** A value feeding a max/min reduction
+//!   is never copied: `x` of `max(x)` and `exp(x - max)` is computed once (the copies
+//!   could round differently once a backend contracts to FMA, turning `x - max` into
+//!   a tiny positive number and `exp` into inf).
+//! - **`dot_general` is a launch**, never inside a kernel: its operands are
+//!   materialised buffers and its epilogue (bias, activation) is the next kernel. A
+//!   `transpose` of an operand folds into the dimension numbers, and a `transpose` of a
+//!   result that swaps the lhs-free and rhs-free groups swaps the operands (both exact;
+//!   see `lower`), so no copy kernel is made for them.
+//! - **No cycles.** A join that would make two kernels depend on each other is refused.
+//!
+//! # The schedule
+//!
+//! Kernels and launches are ordered depth-first from the Func's results, producers in
+//! operand order: one branch of the graph is finished before the next starts (a lower
+//! peak of live buffers). Kernels are numbered in that order.
+
+mod classify;
+mod contract;
+mod lower;
+mod partition;
+mod schedule;
+
+pub use classify::is_kernel_prim;
+pub use contract::{check_kernel, check_schedule, is_kernel};
+pub use partition::{MAX_COPIES, MAX_COPIES_PER_KERNEL, MAX_KERNEL_EQNS, MAX_KERNEL_PARAMS};
+
+use ferrax_ir::{Error, Module, Place};
+
+/// The module rewritten into kernels and a schedule (crate docs); verified.
+pub fn fuse(module: &Module) -> Result<Module, Error> {
+    ferrax_ir::verify(module)?;
+    let lowered = lower::lower_annotations(module)?;
+    let entry =
+        lowered.entry().ok_or_else(|| Error::transform(Place::default(), "fuse: the module has no Func"))?.name.clone();
+    let mut taken: std::collections::HashSet<String> = lowered.funcs.keys().cloned().collect();
+    let mut out = Module::new();
+    let mut kernels = Vec::new();
+    let mut queue = std::collections::VecDeque::from([entry]);
+    let mut done = std::collections::HashSet::new();
+    while let Some(name) = queue.pop_front() {
+        if !done.insert(name.clone()) {
+            continue;
+        }
+        let func = lowered.func(&name).ok_or_else(|| {
+            Error::transform(Place { func: name.clone(), eqn: None, prim: None }, "fuse: the Func is missing")
+        })?;
+        let folded = lower::sink_reshapes(&lower::fold_dot_transposes(&lower::static_update_slices(func)));
+        let mut namer = |i: usize| {
+            let base = format!("{name}_k{i}");
+            let fresh = if taken.contains(&base) {
+                (2..).map(|j| format!("{base}_{j}")).find(|n| !taken.contains(n)).unwrap_or(base)
+            } else {
+                base
+            };
+            taken.insert(fresh.clone());
+            fresh
+        };
+        let (fused, ks) = schedule::schedule(&folded, &mut namer);
+        for eqn in &fused.eqns {
+            let callees = eqn.prim.callees();
+            if !matches!(eqn.prim, ferrax_ir::Prim::Call { .. }) {
+                queue.extend(callees.into_iter().map(String::from));
+            }
+        }
+        out.push(fused);
+        kernels.extend(ks);
+    }
+    for k in kernels {
+        out.push(k);
+    }
+    ferrax_ir::verify(&out)?;
+    Ok(out)
+}
+
+/// The number of launches of a fused module: the equations of its entry.
+pub fn kernel_count(module: &Module) -> usize {
+    module.entry().map_or(0, |f| f.eqns.len())
+}

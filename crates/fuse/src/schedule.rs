@@ -1,0 +1,138 @@
+//! From a partition to the fused Func: one `call` of a kernel per group, the launches
+//! kept as they are, in a depth-first post-order from the results.
+//!
+//! The order visits each result in turn and, before a launch or kernel, its producers
+//! in operand order: a branch of the graph is finished before the next one starts, so
+//! fewer intermediate buffers are live at once than in a breadth-first order.
+
+use crate::classify::{Class, class};
+use crate::partition::{Partition, partition};
+use ferrax_ir::prim::Prim;
+use ferrax_ir::{AttrValue, Eqn, Func, Value};
+use std::collections::HashMap;
+
+/// A node of the schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Node {
+    /// A group, by index.
+    Kernel(usize),
+    /// An equation kept as it is, by index.
+    Launch(usize),
+}
+
+/// `func` (without calls) as a schedule of launches, and its kernels. `name_kernel`
+/// gives the `i`-th kernel its name.
+pub(crate) fn schedule(func: &Func, name_kernel: &mut dyn FnMut(usize) -> String) -> (Func, Vec<Func>) {
+    let p = partition(func);
+    let provider = |v: Value| -> Option<Node> {
+        let d = p.defs[v.index()]?;
+        if class(&func.eqns[d].prim) == Class::Launch { Some(Node::Launch(d)) } else { p.primary[d].map(Node::Kernel) }
+    };
+    let inputs = |node: Node| -> Vec<Value> {
+        match node {
+            Node::Kernel(g) => p.inputs_of(func, g),
+            Node::Launch(e) => func.eqns[e].inputs.to_vec(),
+        }
+    };
+    // Iterative depth-first post-order.
+    let mut order = Vec::new();
+    let mut visited = std::collections::HashSet::new();
+    for &r in &func.results {
+        let Some(start) = provider(r) else { continue };
+        if !visited.insert(start) {
+            continue;
+        }
+        let mut stack: Vec<(Node, Vec<Value>, usize)> = vec![(start, inputs(start), 0)];
+        while let Some((node, ins, next)) = stack.last_mut() {
+            if *next < ins.len() {
+                let v = ins[*next];
+                *next += 1;
+                if let Some(pred) = provider(v)
+                    && visited.insert(pred)
+                {
+                    let pred_inputs = inputs(pred);
+                    stack.push((pred, pred_inputs, 0));
+                }
+            } else {
+                order.push(*node);
+                stack.pop();
+            }
+        }
+    }
+    let mut fused = func.clone();
+    fused.eqns.clear();
+    let mut kernels = Vec::new();
+    for node in order {
+        match node {
+            Node::Launch(e) => fused.eqns.push(func.eqns[e].clone()),
+            Node::Kernel(g) => {
+                let outputs = kernel_outputs(func, &p, g);
+                let ins = p.inputs_of(func, g);
+                let name = name_kernel(kernels.len());
+                kernels.push(build_kernel(func, &p, g, &name, &ins, &outputs));
+                fused.eqns.push(Eqn {
+                    prim: Prim::Call { func: name },
+                    inputs: ins.into_iter().collect(),
+                    outputs: outputs.into_iter().collect(),
+                    loc: None,
+                });
+            }
+        }
+    }
+    (fused, kernels)
+}
+
+/// The values computed by group `g` that are read outside it, in definition order.
+fn kernel_outputs(func: &Func, p: &Partition, g: usize) -> Vec<Value> {
+    let mut out = Vec::new();
+    for &m in &p.groups[g].members {
+        if p.primary[m] != Some(g) {
+            continue;
+        }
+        let needed = !p.needers(func, m, Some(g)).is_empty();
+        if needed {
+            for &o in &func.eqns[m].outputs {
+                let read_outside = p.is_result[o.index()]
+                    || p.users[o.index()].iter().any(|&u| {
+                        !p.dead[u]
+                            && (class(&func.eqns[u].prim) == Class::Launch
+                                || p.member_of[u].iter().any(|&h| h != g && !p.groups[h].members.contains(&m)))
+                    });
+                if read_outside {
+                    out.push(o);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The kernel Func of group `g`.
+fn build_kernel(func: &Func, p: &Partition, g: usize, name: &str, ins: &[Value], outs: &[Value]) -> Func {
+    let mut k = Func::new(name);
+    k.set_attr("kind", AttrValue::Str("fusion".into()));
+    let mut map: HashMap<Value, Value> = HashMap::new();
+    for &v in ins {
+        let nv = k.new_value(func.ty(v).clone());
+        k.params.push(nv);
+        map.insert(v, nv);
+    }
+    for &m in &p.groups[g].members {
+        let eqn = &func.eqns[m];
+        let mut copy = eqn.clone();
+        copy.inputs = eqn.inputs.iter().map(|v| map[v]).collect();
+        copy.outputs = eqn
+            .outputs
+            .iter()
+            .map(|&o| {
+                let nv = k.new_value(func.ty(o).clone());
+                map.insert(o, nv);
+                nv
+            })
+            .collect();
+        k.eqns.push(copy);
+    }
+    k.results = outs.iter().map(|o| map[o]).collect();
+    k.result_types = outs.iter().map(|&o| func.ty(o).clone()).collect();
+    k
+}

@@ -1,0 +1,115 @@
+//! Launch counts of two whole programs after `opt` and `fuse`: the MLP training step
+//! (784-512-512-10, tanh, softmax cross-entropy, batch 128, f32; `value_and_grad` with
+//! respect to W1, b1, W2, b2, W3, b3) and the Hessian-vector product of the Rosenbrock
+//! function (f64). Each fused module must keep the kernel contract and give the same
+//! values as the unfused one on the interpreter.
+
+use ferrax::{DType, Tensor, Type, nn, s};
+use ferrax_ir::array::{Array, Data};
+use ferrax_ir::{EvalOptions, Module, eval_entry};
+use ferrax_transform::{Wrt, hvp, opt, value_and_grad};
+
+/// `opt` then `fuse`, checked against the contract; prints the launches.
+fn fused(module: &Module, what: &str) -> Module {
+    let optimised = opt(module).expect("opt");
+    let fused = ferrax_fuse::fuse(&optimised).expect("fuse");
+    ferrax_fuse::check_schedule(&fused).expect("the fused module keeps the contract");
+    let entry = fused.entry().expect("an entry");
+    println!(
+        "{what}: {} equations after opt, {} launches",
+        optimised.entry().map_or(0, |f| f.eqns.len()),
+        entry.eqns.len()
+    );
+    println!("{}", ferrax_ir::print(&fused));
+    fused
+}
+
+/// Deterministic arguments of the entry's parameter types, small enough to stay finite.
+fn arguments(module: &Module) -> Vec<Array> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) as f64 / (1u64 << 31) as f64) - 0.5
+    };
+    let entry = module.entry().expect("an entry");
+    entry
+        .param_types()
+        .iter()
+        .map(|t| {
+            let n: usize = t.shape.iter().product();
+            let data = match t.dtype {
+                DType::F32 => Data::F32((0..n).map(|_| (next() * 0.1) as f32).collect()),
+                DType::F64 => Data::F64((0..n).map(|_| next() * 2.0).collect()),
+                DType::I32 => Data::I32((0..n).map(|k| (k % 10) as i32).collect()),
+                DType::Bool => Data::Bool((0..n).map(|k| k % 2 == 0).collect()),
+            };
+            Array::new(t.shape.clone(), data).expect("an argument")
+        })
+        .collect()
+}
+
+/// Same values, bit for bit.
+fn assert_same(a: &Module, b: &Module) {
+    let args = arguments(a);
+    let want = eval_entry(a, &args, &EvalOptions::default()).expect("the original runs");
+    let got = eval_entry(b, &args, &EvalOptions::default()).expect("the fused module runs");
+    assert_eq!(want.len(), got.len());
+    for (w, g) in want.iter().zip(&got) {
+        let same = match (w.data(), g.data()) {
+            (Data::F32(x), Data::F32(y)) => x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits()),
+            (Data::F64(x), Data::F64(y)) => x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits()),
+            (x, y) => x == y,
+        };
+        assert!(same && w.shape() == g.shape(), "a result differs after fuse");
+    }
+}
+
+fn mlp_loss(p: Vec<Tensor>) -> Tensor {
+    let [w1, b1, w2, b2, w3, b3, x, labels] = <[Tensor; 8]>::try_from(p).expect("8 leaves");
+    let h1 = (x.matmul(&w1) + &b1).tanh();
+    let h2 = (h1.matmul(&w2) + &b2).tanh();
+    let logits = h2.matmul(&w3) + &b3;
+    nn::cross_entropy(&logits, &nn::one_hot(&labels, 10, DType::F32))
+}
+
+#[test]
+fn mlp_training_step_fuses_into_at_most_20_launches() {
+    let f32 = |shape: &[usize]| Type::new(DType::F32, shape);
+    let spec = [
+        f32(&[784, 512]),
+        f32(&[512]),
+        f32(&[512, 512]),
+        f32(&[512]),
+        f32(&[512, 10]),
+        f32(&[10]),
+        f32(&[128, 784]),
+        Type::new(DType::I32, &[128]),
+    ];
+    let loss = ferrax::trace(mlp_loss, &spec[..]).expect("the loss traces");
+    let step = value_and_grad(&loss, &Wrt::Params((0..6).collect()), false).expect("value_and_grad");
+    let fused = fused(&step, "MLP value_and_grad");
+    let launches = ferrax_fuse::kernel_count(&fused);
+    assert!(launches <= 20, "{launches} launches:\n{}", ferrax_ir::print(&fused));
+    assert_same(&step, &fused);
+}
+
+fn rosenbrock(x: Tensor) -> Tensor {
+    let head = x.slice(&[s(..-1)]);
+    let tail = x.slice(&[s(1..)]);
+    let diff: Tensor = tail - head.powi(2);
+    let a: Tensor = diff.powi(2) * 100.0;
+    let one_minus: Tensor = -head + 1.0;
+    let b: Tensor = one_minus.powi(2);
+    let total: Tensor = a + b;
+    total.sum_all()
+}
+
+#[test]
+fn rosenbrock_hvp_fuses_into_at_most_6_launches() {
+    let f = ferrax::trace(rosenbrock, &Type::new(DType::F64, &[1000])).expect("rosenbrock traces");
+    let h = hvp(&f, &Wrt::Default).expect("hvp");
+    let fused = fused(&h, "Rosenbrock hvp");
+    let launches = ferrax_fuse::kernel_count(&fused);
+    assert!(launches <= 6, "{launches} launches:\n{}", ferrax_ir::print(&fused));
+    assert_same(&h, &fused);
+}
