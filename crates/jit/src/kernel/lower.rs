@@ -242,7 +242,8 @@ impl Lower<'_, '_> {
         let a = self.fb.use_var(acc);
         match red.kind {
             RedKind::Reduce(op) => {
-                let next = self.combine(op, dtype, a, x);
+                // Reducing over no axes is the identity (the interpreter returns `x` as is).
+                let next = if red.axes.is_empty() { x } else { self.combine(op, dtype, a, x) };
                 self.fb.def_var(acc, next);
             }
             RedKind::Arg(op) => {
