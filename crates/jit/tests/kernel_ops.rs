@@ -12,8 +12,26 @@ const DTYPES: [DType; 4] = [DType::Bool, DType::I32, DType::F32, DType::F64];
 #[test]
 fn unary_table() {
     let ops = [
-        "neg", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "logistic", "sqrt", "rsqrt", "abs", "sign",
-        "floor", "ceil", "round", "erf", "not", "is_finite",
+        "neg",
+        "exp",
+        "log",
+        "log1p",
+        "expm1",
+        "sin",
+        "cos",
+        "tan",
+        "tanh",
+        "logistic",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "sign",
+        "floor",
+        "ceil",
+        "round",
+        "erf",
+        "not",
+        "is_finite",
     ];
     let mut count = 0;
     for op in ops {
@@ -24,7 +42,9 @@ fn unary_table() {
             }
             let out = if op == "is_finite" { DType::Bool } else { dt };
             for n in [1usize, 7, 13] {
-                let text = format!("func @k[kind=\"fusion\"](%x: {dt}[{n}]) -> ({out}[{n}]) {{\n  %y: {out}[{n}] = {op}(%x)\n  return %y\n}}\n");
+                let text = format!(
+                    "func @k[kind=\"fusion\"](%x: {dt}[{n}]) -> ({out}[{n}]) {{\n  %y: {out}[{n}] = {op}(%x)\n  return %y\n}}\n"
+                );
                 check(&text, &[values(dt, &[n], n as u64 + 3, true)]);
                 count += 1;
             }
@@ -97,7 +117,8 @@ fn convert_every_pair() {
         }
     }
     // Saturation and NaN → 0.
-    let text = "func @k[kind=\"fusion\"](%x: f64[5]) -> (i32[5]) {\n  %y: i32[5] = convert[dtype=i32](%x)\n  return %y\n}\n";
+    let text =
+        "func @k[kind=\"fusion\"](%x: f64[5]) -> (i32[5]) {\n  %y: i32[5] = convert[dtype=i32](%x)\n  return %y\n}\n";
     let x = ferrax_ir::Array::from_f64(&[5], vec![1e300, -1e300, f64::NAN, -2.9, 2.9]).unwrap();
     let out = check(text, &[x]);
     assert_eq!(out[0].as_i32().unwrap(), &[i32::MAX, i32::MIN, 0, -2, 2]);
@@ -109,8 +130,12 @@ fn select_clamp_integer_pow() {
         let text = format!(
             "func @k[kind=\"fusion\"](%p: bool[8], %x: {dt}[8], %y: {dt}[8], %z: {dt}[8]) -> ({dt}[8], {dt}[8]) {{\n  %s: {dt}[8] = select(%p, %x, %y)\n  %c: {dt}[8] = clamp(%y, %x, %z)\n  return %s, %c\n}}\n"
         );
-        let args =
-            [values(DType::Bool, &[8], 1, true), values(dt, &[8], 2, true), values(dt, &[8], 3, true), values(dt, &[8], 4, true)];
+        let args = [
+            values(DType::Bool, &[8], 1, true),
+            values(dt, &[8], 2, true),
+            values(dt, &[8], 3, true),
+            values(dt, &[8], 4, true),
+        ];
         check(&text, &args);
         for y in [-3, -1, 0, 1, 2, 5, 13] {
             let text = format!(
@@ -120,5 +145,12 @@ fn select_clamp_integer_pow() {
         }
     }
     let text = "func @k[kind=\"fusion\"](%p: bool[5], %x: bool[5], %y: bool[5]) -> (bool[5]) {\n  %s: bool[5] = select(%p, %x, %y)\n  return %s\n}\n";
-    check(text, &[values(DType::Bool, &[5], 1, false), values(DType::Bool, &[5], 2, false), values(DType::Bool, &[5], 3, false)]);
+    check(
+        text,
+        &[
+            values(DType::Bool, &[5], 1, false),
+            values(DType::Bool, &[5], 2, false),
+            values(DType::Bool, &[5], 3, false),
+        ],
+    );
 }

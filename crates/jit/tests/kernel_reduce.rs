@@ -35,9 +35,9 @@ fn every_reduction_every_axis_set() {
 #[test]
 fn size_zero_axes_give_the_identity() {
     for op in ["reduce_sum", "reduce_max", "reduce_min", "reduce_prod"] {
-        let text = fusion(&format!("%a: f32[3,0]) -> (f32[3]"), &format!("  %r: f32[3] = {op}[axes=[1]](%a)"), "%r");
+        let text = fusion("%a: f32[3,0]) -> (f32[3]", &format!("  %r: f32[3] = {op}[axes=[1]](%a)"), "%r");
         check(&text, &[Array::from_f32(&[3, 0], vec![]).unwrap()]);
-        let text = fusion(&format!("%a: i32[0,4]) -> (i32[4]"), &format!("  %r: i32[4] = {op}[axes=[0]](%a)"), "%r");
+        let text = fusion("%a: i32[0,4]) -> (i32[4]", &format!("  %r: i32[4] = {op}[axes=[0]](%a)"), "%r");
         check(&text, &[Array::from_i32(&[0, 4], vec![]).unwrap()]);
     }
     let text = fusion("%a: f32[0,4]) -> (f32[0]", "  %r: f32[0] = reduce_sum[axes=[1]](%a)", "%r");
@@ -107,7 +107,7 @@ fn long_f32_sum_within_bound() {
     let n = 100_003usize;
     let text = fusion(&format!("%x: f32[{n}]) -> (f32[]"), "  %s: f32[] = reduce_sum[axes=[0]](%x)", "%s");
     let x = values(DType::F32, &[n], 17, false);
-    let out = check(&text, &[x.clone()]);
+    let out = check(&text, std::slice::from_ref(&x));
     let got = f64::from(out[0].as_f32().unwrap()[0]);
     let v = x.as_f32().unwrap();
     let exact: f64 = v.iter().map(|&a| f64::from(a)).sum();
@@ -123,7 +123,8 @@ fn fma_on_and_off() {
         "  %p: f64[9] = mul(%a, %b)\n  %s: f64[9] = add(%p, %c)",
         "%s",
     );
-    let args = [values(DType::F64, &[9], 1, false), values(DType::F64, &[9], 2, false), values(DType::F64, &[9], 3, false)];
+    let args =
+        [values(DType::F64, &[9], 1, false), values(DType::F64, &[9], 2, false), values(DType::F64, &[9], 3, false)];
     // Off: bit-identical (check uses fma = false).
     check(&text, &args);
     // On: each element within half an ulp of the product of the unfused result.
@@ -142,5 +143,9 @@ fn fma_on_and_off() {
     let host_fma = std::is_x86_feature_detected!("fma");
     assert_eq!(fused, host_fma, "fma contraction should follow the host");
     let opts = KernelOptions { fma: true, simd: true, dump: false };
-    check_with(&text.replace("f64", "f32"), &vec![values(DType::F32, &[9], 1, true); 3], &KernelOptions { fma: false, ..opts });
+    check_with(
+        &text.replace("f64", "f32"),
+        &vec![values(DType::F32, &[9], 1, true); 3],
+        &KernelOptions { fma: false, ..opts },
+    );
 }

@@ -22,7 +22,15 @@ fn broadcast_inner_and_outer_odd_sizes() {
             ),
             "%v, %w",
         );
-        check(&text, &[values(DType::F32, &[n], 1, false), values(DType::F32, &[3], 2, false), Array::scalar_f32(0.25), values(DType::F32, &[n, 3], 3, true)]);
+        check(
+            &text,
+            &[
+                values(DType::F32, &[n], 1, false),
+                values(DType::F32, &[3], 2, false),
+                Array::scalar_f32(0.25),
+                values(DType::F32, &[n, 3], 3, true),
+            ],
+        );
     }
 }
 
@@ -53,11 +61,7 @@ fn rank6_transpose_rev_reshape() {
         "%e",
     );
     check(&text, &[values(DType::F32, &shape, 3, true)]);
-    let text = fusion(
-        "%a: i32[4,9]) -> (i32[3,2,6]",
-        "  %s: i32[3,2,6] = reshape[shape=[3,2,6]](%a)",
-        "%s",
-    );
+    let text = fusion("%a: i32[4,9]) -> (i32[3,2,6]", "  %s: i32[3,2,6] = reshape[shape=[3,2,6]](%a)", "%s");
     check(&text, &[values(DType::I32, &[4, 9], 3, true)]);
 }
 
@@ -92,7 +96,11 @@ fn pads_negative_and_interior() {
         check(&text, &[values(DType::F32, &[3, 3], 5, true), Array::scalar_f32(-7.5)]);
     }
     // Padding an empty axis gives only the pad value.
-    let text = fusion("%a: bool[0,2], %v: bool[]) -> (bool[2,2]", "  %p: bool[2,2] = pad[low=[1,0], high=[1,0], interior=[0,0]](%a, %v)", "%p");
+    let text = fusion(
+        "%a: bool[0,2], %v: bool[]) -> (bool[2,2]",
+        "  %p: bool[2,2] = pad[low=[1,0], high=[1,0], interior=[0,0]](%a, %v)",
+        "%p",
+    );
     check(&text, &[Array::from_bool(&[0, 2], vec![]).unwrap(), Array::scalar_bool(true)]);
 }
 
@@ -117,7 +125,14 @@ fn concatenate_three_operands_with_empty() {
         "  %x: i32[6,2] = concatenate[axis=0](%a, %b, %c)",
         "%x",
     );
-    check(&text, &[values(DType::I32, &[1, 2], 1, true), values(DType::I32, &[2, 2], 2, true), values(DType::I32, &[3, 2], 3, true)]);
+    check(
+        &text,
+        &[
+            values(DType::I32, &[1, 2], 1, true),
+            values(DType::I32, &[2, 2], 2, true),
+            values(DType::I32, &[3, 2], 3, true),
+        ],
+    );
 }
 
 #[test]
@@ -144,18 +159,20 @@ fn dynamic_slice_clamps() {
 
 #[test]
 fn gather_out_of_range_and_batched() {
-    let text = fusion(
-        "%x: f32[5,3], %i: i32[4]) -> (f32[4,3]",
-        "  %g: f32[4,3] = gather[axis=0](%x, %i)",
-        "%g",
-    );
+    let text = fusion("%x: f32[5,3], %i: i32[4]) -> (f32[4,3]", "  %g: f32[4,3] = gather[axis=0](%x, %i)", "%g");
     check(&text, &[values(DType::F32, &[5, 3], 1, false), Array::from_i32(&[4], vec![0, 4, -3, 99]).unwrap()]);
     let text = fusion(
         "%x: i32[2,3,4], %i: i32[2,5]) -> (i32[2,3,5]",
         "  %g: i32[2,3,5] = gather[axis=2, batch_dims=1](%x, %i)",
         "%g",
     );
-    check(&text, &[values(DType::I32, &[2, 3, 4], 1, true), Array::from_i32(&[2, 5], vec![0, 3, 4, -1, 2, 1, 1, 7, 0, -9]).unwrap()]);
+    check(
+        &text,
+        &[
+            values(DType::I32, &[2, 3, 4], 1, true),
+            Array::from_i32(&[2, 5], vec![0, 3, 4, -1, 2, 1, 1, 7, 0, -9]).unwrap(),
+        ],
+    );
     // Gathering from an empty axis reads zeros.
     let text = fusion("%x: f32[0,2], %i: i32[3]) -> (f32[3,2]", "  %g: f32[3,2] = gather[axis=0](%x, %i)", "%g");
     check(&text, &[Array::from_f32(&[0, 2], vec![]).unwrap(), Array::from_i32(&[3], vec![0, 1, 2]).unwrap()]);

@@ -7,8 +7,8 @@ use super::{kernel_error, ops};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value as Cv, types};
 use cranelift_module::{DataDescription, Module as _};
-use ferrax_ir::{Array, DType, Error, Prim, Value};
 use ferrax_ir::array::Data;
+use ferrax_ir::{Array, DType, Error, Prim, Value};
 
 impl Lower<'_, '_> {
     /// The value of `v` at `idx` (one i64 per axis of `v`'s shape).
@@ -122,7 +122,8 @@ impl Lower<'_, '_> {
             Prim::Slice { start, strides, .. } => {
                 let mut at = Index::new();
                 for k in 0..idx.len() {
-                    let scaled = if strides[k] == 1 { idx[k] } else { self.fb.ins().imul_imm_s(idx[k], strides[k] as i64) };
+                    let scaled =
+                        if strides[k] == 1 { idx[k] } else { self.fb.ins().imul_imm_s(idx[k], strides[k] as i64) };
                     at.push(if start[k] == 0 { scaled } else { self.fb.ins().iadd_imm_s(scaled, start[k] as i64) });
                 }
                 self.value_at(arg(0)?, &at)

@@ -128,12 +128,23 @@ impl Plan {
             Some(red) => {
                 let mut dep = vec![false; n];
                 dep[red.output.index()] = true;
-                for eqn in &func.eqns {
+                let out_shape = func.ty(red.output).shape.to_vec();
+                for (e, eqn) in func.eqns.iter().enumerate() {
                     if eqn.inputs.iter().any(|v| dep[v.index()]) {
+                        // The epilogue runs once per S_out element on the finished
+                        // reduction: it must be elementwise on S_out.
+                        let elementwise = is_elementwise(&eqn.prim)
+                            && eqn.outputs.iter().all(|v| func.ty(*v).shape[..] == out_shape[..]);
+                        if !elementwise {
+                            return Err(kernel_error(
+                                func,
+                                Some(e),
+                                "the reduction's epilogue must be elementwise on its output shape",
+                            ));
+                        }
                         eqn.outputs.iter().for_each(|v| dep[v.index()] = true);
                     }
                 }
-                let out_shape = func.ty(red.output).shape.to_vec();
                 let mut epilogue = Vec::new();
                 for &r in &func.results {
                     let shape = &func.ty(r).shape[..];
@@ -180,4 +191,20 @@ impl Plan {
         let inner: f64 = dims[1..].iter().map(|&d| d as f64).product();
         inner * func.eqns.len().max(1) as f64
     }
+}
+
+/// Whether `prim` is elementwise (its operands and result share one shape).
+fn is_elementwise(prim: &Prim) -> bool {
+    matches!(
+        prim,
+        Prim::Unary(_)
+            | Prim::IntegerPow { .. }
+            | Prim::Convert { .. }
+            | Prim::StopGradient
+            | Prim::Name { .. }
+            | Prim::Binary(_)
+            | Prim::Compare(_)
+            | Prim::Select
+            | Prim::Clamp
+    )
 }

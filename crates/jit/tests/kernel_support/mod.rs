@@ -102,11 +102,7 @@ pub fn run(c: &Compiled, module: &Module, args: &[Array], splits: &[(i64, i64)])
         // SAFETY: the buffers match the kernel's parameter and result types.
         unsafe { (c.f)(ptrs.as_ptr(), s, e) };
     }
-    func.result_types
-        .iter()
-        .enumerate()
-        .map(|(k, t)| from_buffer(&bufs[args.len() + k], t.dtype, &t.shape))
-        .collect()
+    func.result_types.iter().enumerate().map(|(k, t)| from_buffer(&bufs[args.len() + k], t.dtype, &t.shape)).collect()
 }
 
 /// The interpreter's results for the entry of `module`.
@@ -145,7 +141,12 @@ pub fn check_with(text: &str, args: &[Array], opts: &KernelOptions) -> Vec<Array
     let got = run(&c, &module, args, &[]);
     let want = interp(&module, args);
     for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-        assert!(same_bits(g, w), "result {k} differs\n{text}\njit:    {}\ninterp: {}", g.describe(Some(64)), w.describe(Some(64)));
+        assert!(
+            same_bits(g, w),
+            "result {k} differs\n{text}\njit:    {}\ninterp: {}",
+            g.describe(Some(64)),
+            w.describe(Some(64))
+        );
     }
     got
 }
