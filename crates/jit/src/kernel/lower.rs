@@ -4,7 +4,7 @@
 
 use super::libcalls::Imports;
 use super::plan::{Plan, RedKind};
-use super::{KernelOptions, kernel_error, ops};
+use super::{KernelOptions, kernel_error, ops, vector};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Value as Cv, types};
@@ -40,10 +40,11 @@ pub(super) struct Lower<'a, 'f> {
 }
 
 /// One open loop.
-struct Loop {
+pub(super) struct Loop {
     header: Block,
     exit: Block,
-    iv: Cv,
+    step: i64,
+    pub iv: Cv,
 }
 
 /// Memory flags of buffer accesses (aligned, never trapping: indices are in bounds).
@@ -91,7 +92,11 @@ pub(super) fn build(
         has_fma,
         tables: HashMap::new(),
     };
-    lw.emit_loops(start, end)?;
+    let sse41 = isa_flag(lw.jit, "has_sse41");
+    match vector::lanes(func, plan, sse41).filter(|_| opts.simd) {
+        Some(lanes) => lw.emit_vector_loops(start, end, lanes)?,
+        None => lw.emit_loops(start, end)?,
+    }
     lw.fb.ins().return_(&[]);
     lw.fb.finalize(config);
     Ok(())
@@ -108,8 +113,8 @@ impl Lower<'_, '_> {
         self.fb.ins().iconst(types::I64, v)
     }
 
-    /// Opens `for iv in lo..hi`, leaving the builder in the body.
-    fn open_loop(&mut self, lo: Cv, hi: Cv) -> Loop {
+    /// Opens `for iv in (lo..hi).step_by(step)`, leaving the builder in the body.
+    pub(super) fn open_loop(&mut self, lo: Cv, hi: Cv, step: i64) -> Loop {
         let header = self.fb.create_block();
         self.fb.append_block_param(header, types::I64);
         let body = self.fb.create_block();
@@ -121,12 +126,12 @@ impl Lower<'_, '_> {
         self.fb.ins().brif(c, body, &[], exit, &[]);
         self.fb.switch_to_block(body);
         self.fb.seal_block(body);
-        Loop { header, exit, iv }
+        Loop { header, exit, step, iv }
     }
 
     /// Closes a loop opened by [`Lower::open_loop`], leaving the builder after it.
-    fn close_loop(&mut self, l: Loop) {
-        let next = self.fb.ins().iadd_imm_s(l.iv, 1);
+    pub(super) fn close_loop(&mut self, l: Loop) {
+        let next = self.fb.ins().iadd_imm_s(l.iv, l.step);
         self.fb.ins().jump(l.header, &[next.into()]);
         self.fb.seal_block(l.header);
         self.fb.switch_to_block(l.exit);
@@ -168,7 +173,7 @@ impl Lower<'_, '_> {
     }
 
     /// Stores result `k` of the kernel at `idx` of its shape.
-    fn store_result(&mut self, k: usize, idx: &[Cv]) -> Result<(), Error> {
+    pub(super) fn store_result(&mut self, k: usize, idx: &[Cv]) -> Result<(), Error> {
         let r = self.func.results[k];
         let ty = self.func.ty(r).clone();
         let v = self.value_at(r, idx)?;
@@ -183,11 +188,11 @@ impl Lower<'_, '_> {
     fn emit_loops(&mut self, start: Cv, end: Cv) -> Result<(), Error> {
         let (dims, dummy) = self.plan.loop_dims();
         let (lo, hi) = self.clamp_range(start, end, dims[0] as i64);
-        let mut loops = vec![self.open_loop(lo, hi)];
+        let mut loops = vec![self.open_loop(lo, hi, 1)];
         let Some(red) = self.plan.reduction.clone() else {
             for &d in &dims[1..] {
                 let (lo, hi) = (self.i64c(0), self.i64c(d as i64));
-                loops.push(self.open_loop(lo, hi));
+                loops.push(self.open_loop(lo, hi, 1));
             }
             let idx: Index = loops.iter().skip(usize::from(dummy)).map(|l| l.iv).collect();
             self.memo.clear();
@@ -201,7 +206,7 @@ impl Lower<'_, '_> {
         let nouter = usize::from(dummy) + kept.len();
         for &d in &dims[1..nouter] {
             let (lo, hi) = (self.i64c(0), self.i64c(d as i64));
-            loops.push(self.open_loop(lo, hi));
+            loops.push(self.open_loop(lo, hi, 1));
         }
         let out_idx: Index = loops.iter().skip(usize::from(dummy)).map(|l| l.iv).collect();
         let dtype = self.func.ty(red.input).dtype;
@@ -223,7 +228,7 @@ impl Lower<'_, '_> {
         let mut inner = Vec::new();
         for &d in &dims[nouter..] {
             let (lo, hi) = (self.i64c(0), self.i64c(d as i64));
-            inner.push(self.open_loop(lo, hi));
+            inner.push(self.open_loop(lo, hi, 1));
         }
         let mut in_idx: Index = SmallVec::from_elem(out_idx.first().copied().unwrap_or(lo), red.in_shape.len());
         for (j, &a) in kept.iter().enumerate() {

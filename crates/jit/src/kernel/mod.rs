@@ -53,6 +53,7 @@ pub(crate) mod libcalls;
 mod lower;
 mod ops;
 mod plan;
+mod vector;
 
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{AbiParam, types};

@@ -7,11 +7,11 @@
 use super::libcalls::MathFn;
 use super::lower::Lower;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value as Cv, types};
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value as Cv, types};
 use cranelift_frontend::FunctionBuilder;
 use ferrax_ir::array::Data;
 use ferrax_ir::prim::{BinaryOp, CompareOp, UnaryOp};
-use ferrax_ir::{Array, DType, Error, Prim};
+use ferrax_ir::{Array, DType, Error, Prim, Value};
 
 /// The Cranelift type of one element of `dtype`.
 pub(crate) fn cl_type(dtype: DType) -> Type {
@@ -53,11 +53,32 @@ pub(crate) fn from_index(fb: &mut FunctionBuilder, dtype: DType, i: Cv) -> Cv {
     }
 }
 
-/// The bits of float `x` as an integer of the same width.
+/// `x` reinterpreted as `ty` (vectors with explicit lane order, as Cranelift requires).
+pub(crate) fn reinterpret(fb: &mut FunctionBuilder, ty: Type, x: Cv) -> Cv {
+    if fb.func.dfg.value_type(x) == ty {
+        return x;
+    }
+    let flags =
+        if ty.is_vector() { MemFlagsData::new().with_endianness(Endianness::Little) } else { MemFlagsData::new() };
+    fb.ins().bitcast(ty, flags, x)
+}
+
+/// The bits of float `x` (scalar or vector) as integers of the same width.
 fn bits(fb: &mut FunctionBuilder, x: Cv) -> Cv {
     let ty = fb.func.dfg.value_type(x);
-    let int = ty.as_int();
-    fb.ins().bitcast(int, MemFlagsData::new(), x)
+    reinterpret(fb, ty.as_int(), x)
+}
+
+/// `cond ? a : b`: a `select` on scalars; on vectors, `cond` is a lane mask (a compare
+/// result) and the choice is a `bitselect`.
+pub(crate) fn sel(fb: &mut FunctionBuilder, cond: Cv, a: Cv, b: Cv) -> Cv {
+    let ty = fb.func.dfg.value_type(a);
+    if ty.is_vector() {
+        let mask = reinterpret(fb, ty, cond);
+        fb.ins().bitselect(mask, a, b)
+    } else {
+        fb.ins().select(cond, a, b)
+    }
 }
 
 /// Float `max(a, b)`: NaN (as `a + b`) if either is NaN, `+0` for `max(-0, +0)`.
@@ -74,16 +95,16 @@ fn fminmax(fb: &mut FunctionBuilder, a: Cv, b: Cv, max: bool) -> Cv {
     let ty = fb.func.dfg.value_type(a);
     let cc = if max { FloatCC::GreaterThan } else { FloatCC::LessThan };
     let pick_a = fb.ins().fcmp(cc, a, b);
-    let picked = fb.ins().select(pick_a, a, b);
+    let picked = sel(fb, pick_a, a, b);
     // Equal values: identical bits unless they are ±0, where and/or of the bits orders them.
     let (ab, bb) = (bits(fb, a), bits(fb, b));
     let merged = if max { fb.ins().band(ab, bb) } else { fb.ins().bor(ab, bb) };
-    let merged = fb.ins().bitcast(ty, MemFlagsData::new(), merged);
+    let merged = reinterpret(fb, ty, merged);
     let eq = fb.ins().fcmp(FloatCC::Equal, a, b);
-    let r = fb.ins().select(eq, merged, picked);
+    let r = sel(fb, eq, merged, picked);
     let nan = fb.ins().fcmp(FloatCC::Unordered, a, b);
     let sum = fb.ins().fadd(a, b);
-    fb.ins().select(nan, sum, r)
+    sel(fb, nan, sum, r)
 }
 
 /// `clamp(lo, x, hi) = min(max(x, lo), hi)`.
@@ -181,6 +202,8 @@ pub(crate) fn integer_pow(fb: &mut FunctionBuilder, dtype: DType, y: i32, x: Cv)
     let mul = |fb: &mut FunctionBuilder, a: Cv, b: Cv| if float { fb.ins().fmul(a, b) } else { fb.ins().imul(a, b) };
     let mut n = y.unsigned_abs();
     let one = constant(fb, dtype, 1.0);
+    let xt = fb.func.dfg.value_type(x);
+    let one = if xt.is_vector() { fb.ins().splat(xt, one) } else { one };
     let (mut acc, mut base) = (one, x);
     while n > 0 {
         if n & 1 == 1 {
@@ -283,28 +306,40 @@ impl Lower<'_, '_> {
             [x, y] => (*x, *y),
             _ => return Err(self.err(Some(e), "a binary operation takes two operands")),
         };
-        if dtype.is_float() && self.opts.fma && self.has_fma && matches!(op, BinaryOp::Add | BinaryOp::Sub) {
-            let product = |v: ferrax_ir::Value| -> Option<(ferrax_ir::Value, ferrax_ir::Value)> {
-                let (pe, _) = self.plan.defs[v.index()]?;
-                let pq = &func.eqns[pe];
-                (pq.prim == Prim::Binary(BinaryOp::Mul) && self.plan.uses[v.index()] == 1)
-                    .then(|| (pq.inputs[0], pq.inputs[1]))
-            };
-            if let Some((a, b)) = product(x) {
-                let (a, b) = (self.value_at(a, idx)?, self.value_at(b, idx)?);
-                let c = self.value_at(y, idx)?;
-                let c = if op == BinaryOp::Sub { self.fb.ins().fneg(c) } else { c };
-                return Ok(self.fb.ins().fma(a, b, c));
-            }
-            if let (Some((a, b)), BinaryOp::Add) = (product(y), op) {
-                let (a, b) = (self.value_at(a, idx)?, self.value_at(b, idx)?);
-                let c = self.value_at(x, idx)?;
-                return Ok(self.fb.ins().fma(a, b, c));
-            }
+        if let Some((a, b, c, negate)) = self.contraction(op, dtype, x, y) {
+            let (a, b) = (self.value_at(a, idx)?, self.value_at(b, idx)?);
+            let c = self.value_at(c, idx)?;
+            let c = if negate { self.fb.ins().fneg(c) } else { c };
+            return Ok(self.fb.ins().fma(a, b, c));
         }
         let a = self.value_at(x, idx)?;
         let b = self.value_at(y, idx)?;
         self.binary(op, dtype, a, b).map_err(|m| self.err(Some(e), m))
+    }
+
+    /// The operands `(a, b, c, negate_c)` of `fma(a, b, ±c)` replacing `op(x, y)`, when
+    /// contraction is on, the host has FMA, and `op` is a float `add`/`sub` of a product
+    /// used only there (`x*y' + c`, `c + x'*y'`, `x'*y' - c`).
+    pub fn contraction(&self, op: BinaryOp, dtype: DType, x: Value, y: Value) -> Option<(Value, Value, Value, bool)> {
+        if !(dtype.is_float() && self.opts.fma && self.has_fma) {
+            return None;
+        }
+        let func = self.func;
+        let product = |v: Value| -> Option<(Value, Value)> {
+            let (pe, _) = self.plan.defs[v.index()]?;
+            let pq = &func.eqns[pe];
+            (pq.prim == Prim::Binary(BinaryOp::Mul) && self.plan.uses[v.index()] == 1 && pq.inputs.len() == 2)
+                .then(|| (pq.inputs[0], pq.inputs[1]))
+        };
+        match op {
+            BinaryOp::Add => match (product(x), product(y)) {
+                (Some((a, b)), _) => Some((a, b, y, false)),
+                (None, Some((a, b))) => Some((a, b, x, false)),
+                (None, None) => None,
+            },
+            BinaryOp::Sub => product(x).map(|(a, b)| (a, b, y, true)),
+            _ => None,
+        }
     }
 
     /// A binary operation on two `dtype` values.

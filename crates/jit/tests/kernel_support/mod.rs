@@ -16,13 +16,23 @@ use kernel::{KernelCompiler, KernelFn, KernelOptions, define_kernel};
 
 /// A JITModule for the host with the kernel compiler's settings and runtime symbols.
 pub fn jit_module() -> JITModule {
+    module_for(cranelift_native::builder().unwrap())
+}
+
+/// A JITModule for an x86-64 host without any extension past SSE2 (no SSE4.1, AVX, FMA).
+pub fn baseline_module() -> JITModule {
+    let triple = cranelift_native::builder().unwrap().triple().clone();
+    module_for(cranelift_codegen::isa::lookup(triple).unwrap())
+}
+
+fn module_for(isa_builder: cranelift_codegen::isa::Builder) -> JITModule {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").unwrap();
     flags.set("enable_verifier", "true").unwrap();
     flags.set("regalloc_algorithm", "backtracking").unwrap();
     flags.set("is_pic", "false").unwrap();
     flags.set("use_colocated_libcalls", "false").unwrap();
-    let isa = cranelift_native::builder().unwrap().finish(settings::Flags::new(flags)).unwrap();
+    let isa = isa_builder.finish(settings::Flags::new(flags)).unwrap();
     let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
     for (name, ptr) in kernel::libcalls::symbols() {
         jb.symbol(name, ptr);
@@ -76,7 +86,11 @@ impl Drop for Compiled {
 
 /// Compiles the entry Func of `module` as a kernel.
 pub fn compile(module: &Module, opts: &KernelOptions) -> Result<Compiled, ferrax_ir::Error> {
-    let mut jit = jit_module();
+    compile_on(jit_module(), module, opts)
+}
+
+/// Compiles the entry Func of `module` as a kernel in `jit`.
+pub fn compile_on(mut jit: JITModule, module: &Module, opts: &KernelOptions) -> Result<Compiled, ferrax_ir::Error> {
     let mut cc = KernelCompiler::new();
     let func = module.entry().unwrap();
     let (id, info) = define_kernel(&mut jit, &mut cc, module, func, "kernel", opts)?;
