@@ -117,3 +117,41 @@ fn fma_contraction_in_vector_body_and_tail() {
         }
     }
 }
+
+/// Inner-axis reductions take the vector path (4 accumulators) at every row length around
+/// the vector width; i32 and max/min stay exact, float sums within tolerance; the
+/// baseline SSE2 target agrees.
+#[test]
+fn vector_reductions_around_the_width() {
+    let dump = KernelOptions { fma: false, simd: true, dump: true };
+    for n in 0..=19usize {
+        for (dt, op) in [
+            (DType::F32, "reduce_sum"),
+            (DType::I32, "reduce_sum"),
+            (DType::F64, "reduce_max"),
+            (DType::F32, "reduce_min"),
+            (DType::I32, "reduce_prod"),
+        ] {
+            let text = fusion(
+                &format!("%a: {dt}[3,2,{n}]) -> ({dt}[3]"),
+                &format!("  %e: {dt}[3,2,{n}] = abs(%a)\n  %r: {dt}[3] = {op}[axes=[1,2]](%e)"),
+                "%r",
+            );
+            let module = ferrax_ir::parse(&text).unwrap();
+            let args = [values(dt, &[3, 2, n], n as u64, op != "reduce_prod")];
+            let want = interp(&module, &args);
+            let c = compile(&module, &dump).unwrap();
+            assert!(has_vectors(c.dump.as_deref().unwrap()) || dt == DType::I32 && op == "reduce_prod", "{text}");
+            let base = compile_on(baseline_module(), &module, &dump).unwrap();
+            for k in [&c, &base] {
+                let got = run(k, &module, &args, &[]);
+                let ok = if dt == DType::F32 && op == "reduce_sum" {
+                    kernel_support::close(&got[0], &want[0], 1e-5)
+                } else {
+                    same_bits(&got[0], &want[0])
+                };
+                assert!(ok, "{text}\n{}\n{}", got[0].describe(None), want[0].describe(None));
+            }
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! stores of the results, and the reduction's accumulators and epilogue.
 
 use super::libcalls::Imports;
-use super::plan::{Plan, RedKind};
+use super::plan::{Plan, RedKind, Reduction};
 use super::{KernelOptions, kernel_error, ops, vector};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -35,6 +35,7 @@ pub(super) struct Lower<'a, 'f> {
     pub fixed: HashMap<Value, Cv>,
     pub imports: Imports,
     pub has_fma: bool,
+    pub has_sse41: bool,
     /// Data objects of non-scalar constants, by equation.
     pub tables: HashMap<usize, cranelift_module::DataId>,
 }
@@ -67,6 +68,7 @@ pub(super) fn build(
     opts: &KernelOptions,
 ) -> Result<(), Error> {
     let has_fma = isa_flag(jit, "has_fma");
+    let has_sse41 = isa_flag(jit, "has_sse41");
     let config = jit.isa().frontend_config();
     let mut fb = FunctionBuilder::new(&mut ctx.func, fbc);
     let entry = fb.create_block();
@@ -90,10 +92,10 @@ pub(super) fn build(
         fixed: HashMap::new(),
         imports: Imports::default(),
         has_fma,
+        has_sse41,
         tables: HashMap::new(),
     };
-    let sse41 = isa_flag(lw.jit, "has_sse41");
-    match vector::lanes(func, plan, sse41).filter(|_| opts.simd) {
+    match vector::lanes(func, plan, lw.has_sse41).filter(|_| opts.simd) {
         Some(lanes) => lw.emit_vector_loops(start, end, lanes)?,
         None => lw.emit_loops(start, end)?,
     }
@@ -209,6 +211,33 @@ impl Lower<'_, '_> {
             loops.push(self.open_loop(lo, hi, 1));
         }
         let out_idx: Index = loops.iter().skip(usize::from(dummy)).map(|l| l.iv).collect();
+        let vector = match red.kind {
+            RedKind::Reduce(op) if self.opts.simd => {
+                vector::reduce_lanes(self.func, self.plan, self.has_sse41).map(|lanes| (op, lanes))
+            }
+            RedKind::Reduce(_) | RedKind::Arg(_) => None,
+        };
+        let result = match vector {
+            Some((op, lanes)) => self.reduce_vector(&red, op, &out_idx, &dims[nouter..], lanes)?,
+            None => self.reduce_scalar(&red, &out_idx, &dims[nouter..])?,
+        };
+        self.memo.clear();
+        self.fixed.insert(red.output, result);
+        for k in 0..self.func.results.len() {
+            if self.plan.epilogue[k] {
+                self.store_result(k, &out_idx)?;
+            }
+        }
+        self.fixed.clear();
+        self.memo.clear();
+        loops.into_iter().rev().for_each(|l| self.close_loop(l));
+        Ok(())
+    }
+
+    /// The sequential reduction of one S_out element (the interpreter's order), with the
+    /// S_in results written on the way; returns the reduction's value.
+    fn reduce_scalar(&mut self, red: &Reduction, out_idx: &[Cv], inner_dims: &[usize]) -> Result<Cv, Error> {
+        let kept = red.kept();
         let dtype = self.func.ty(red.input).dtype;
         let ty = ops::cl_type(dtype);
         let acc = self.fb.declare_var(ty);
@@ -226,11 +255,11 @@ impl Lower<'_, '_> {
         let zero32 = self.fb.ins().iconst(types::I32, 0);
         self.fb.def_var(best, zero32);
         let mut inner = Vec::new();
-        for &d in &dims[nouter..] {
+        for &d in inner_dims {
             let (lo, hi) = (self.i64c(0), self.i64c(d as i64));
             inner.push(self.open_loop(lo, hi, 1));
         }
-        let mut in_idx: Index = SmallVec::from_elem(out_idx.first().copied().unwrap_or(lo), red.in_shape.len());
+        let mut in_idx: Index = SmallVec::from_elem(self.i64c(0), red.in_shape.len());
         for (j, &a) in kept.iter().enumerate() {
             in_idx[a] = out_idx[j];
         }
@@ -262,25 +291,15 @@ impl Lower<'_, '_> {
             }
         }
         inner.into_iter().rev().for_each(|l| self.close_loop(l));
-        self.memo.clear();
         let result = match red.kind {
             RedKind::Reduce(_) => self.fb.use_var(acc),
             RedKind::Arg(_) => self.fb.use_var(best),
         };
-        self.fixed.insert(red.output, result);
-        for k in 0..self.func.results.len() {
-            if self.plan.epilogue[k] {
-                self.store_result(k, &out_idx)?;
-            }
-        }
-        self.fixed.clear();
-        self.memo.clear();
-        loops.into_iter().rev().for_each(|l| self.close_loop(l));
-        Ok(())
+        Ok(result)
     }
 
     /// The identity of a reduction.
-    fn identity(&mut self, op: ReduceOp, dtype: DType) -> Cv {
+    pub(super) fn identity(&mut self, op: ReduceOp, dtype: DType) -> Cv {
         let v = match op {
             ReduceOp::Sum => 0.0,
             ReduceOp::Prod => 1.0,
@@ -295,7 +314,7 @@ impl Lower<'_, '_> {
     }
 
     /// One step of a reduction: `acc ∘ x`, in the interpreter's argument order.
-    fn combine(&mut self, op: ReduceOp, dtype: DType, acc: Cv, x: Cv) -> Cv {
+    pub(super) fn combine(&mut self, op: ReduceOp, dtype: DType, acc: Cv, x: Cv) -> Cv {
         let fb = &mut self.fb;
         match (op, dtype.is_float()) {
             (ReduceOp::Sum, true) => fb.ins().fadd(acc, x),

@@ -208,3 +208,30 @@ pub fn values(dtype: DType, shape: &[usize], seed: u64, special: bool) -> Array 
     };
     Array::new(shape, data).unwrap()
 }
+
+/// Parses `text` and runs its entry on the JIT with `opts`.
+pub fn run_text(text: &str, args: &[Array], opts: &KernelOptions) -> Vec<Array> {
+    let module = ferrax_ir::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let c = compile(&module, opts).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    run(&c, &module, args, &[])
+}
+
+/// Whether float arrays agree within `rel · (1 + |b|)` per element (NaN with NaN, inf
+/// with the same inf); other dtypes must be identical.
+pub fn close(a: &Array, b: &Array, rel: f64) -> bool {
+    if a.shape() != b.shape() || a.dtype() != b.dtype() {
+        return false;
+    }
+    if !a.dtype().is_float() {
+        return a == b;
+    }
+    a.to_f64_vec()
+        .iter()
+        .zip(b.to_f64_vec())
+        .all(|(&x, y)| (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= rel * (1.0 + y.abs()))
+}
+
+/// Options of the exact scalar path.
+pub const SCALAR: KernelOptions = KernelOptions { fma: false, simd: false, dump: false };
+/// Options of the vector path without contraction.
+pub const SIMD: KernelOptions = KernelOptions { fma: false, simd: true, dump: false };
