@@ -166,3 +166,35 @@ fn fma_on_and_off() {
         &KernelOptions { fma: false, ..opts },
     );
 }
+
+/// Kernels that break the contract are refused with an error naming the kernel, not a panic.
+#[test]
+fn contract_violations_are_errors() {
+    let bad = [
+        fusion(
+            "%a: f32[2,3], %b: f32[3,2]) -> (f32[2,2]",
+            "  %c: f32[2,2] = dot_general[lhs_contract=[1], rhs_contract=[0]](%a, %b)",
+            "%c",
+        ),
+        fusion(
+            "%a: f32[2,3]) -> (f32[]",
+            "  %s: f32[2] = reduce_sum[axes=[1]](%a)\n  %t: f32[] = reduce_max[axes=[0]](%s)",
+            "%t",
+        ),
+        fusion(
+            "%a: f32[2,3], %b: f32[3]) -> (f32[2,3], f32[3]",
+            "  %c: f32[2,3] = neg(%a)\n  %d: f32[3] = neg(%b)",
+            "%c, %d",
+        ),
+        fusion(
+            "%a: f32[2,3]) -> (f32[2,3]",
+            "  %s: f32[2] = reduce_sum[axes=[1]](%a)\n  %b: f32[2,3] = broadcast_in_dim[shape=[2,3], dims=[0]](%s)\n  %c: f32[2,3] = sub(%a, %b)",
+            "%c",
+        ),
+    ];
+    for text in bad {
+        let module = ferrax_ir::parse(&text).unwrap();
+        let err = compile(&module, &KernelOptions::default()).err().unwrap_or_else(|| panic!("accepted:\n{text}"));
+        assert!(err.to_string().contains("@k"), "{err}");
+    }
+}

@@ -213,5 +213,6 @@ fn dump_has_ir_and_disassembly() {
     let dump = c.dump.as_deref().unwrap();
     assert!(dump.contains("sqrt"), "{dump}");
     assert!(dump.contains("disassembly"), "{dump}");
+    assert!(dump.contains("sqrtss") && dump.contains("ret"), "{dump}");
     assert!(compile(&module, &Default::default()).unwrap().dump.is_none());
 }
