@@ -1,2 +1,4 @@
 //! Cranelift lowering of fused kernels and calling compiled code. Empty until the
 //! JIT issue lands; until then the interpreter of `ferrax_ir` is the only backend.
+
+mod kernel;

@@ -1,0 +1,381 @@
+//! Elementwise operations on scalar Cranelift values, with the reference interpreter's
+//! semantics: i32 arithmetic wraps, division and remainder never trap (`x/0 = -1`,
+//! `MIN/-1 = MIN`, `rem(x, 0) = x`, `rem(MIN, -1) = 0`), float→int converts saturate with
+//! NaN→0, `round` is half to even, `max`/`min` propagate NaN (as `a + b`) and order
+//! `-0 < +0`, `sign` keeps zeros and NaN. Bools are `i8` 0/1 in registers and in memory.
+
+use super::libcalls::MathFn;
+use super::lower::Lower;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value as Cv, types};
+use cranelift_frontend::FunctionBuilder;
+use ferrax_ir::array::Data;
+use ferrax_ir::prim::{BinaryOp, CompareOp, UnaryOp};
+use ferrax_ir::{Array, DType, Error, Prim, Value};
+
+/// The Cranelift type of one element of `dtype`.
+pub(crate) fn cl_type(dtype: DType) -> Type {
+    match dtype {
+        DType::Bool => types::I8,
+        DType::I32 => types::I32,
+        DType::F32 => types::F32,
+        DType::F64 => types::F64,
+    }
+}
+
+/// A constant of `dtype` with value `v` (converted as the IR converts: bool is `v != 0`).
+pub(crate) fn constant(fb: &mut FunctionBuilder, dtype: DType, v: f64) -> Cv {
+    match dtype {
+        DType::Bool => fb.ins().iconst(types::I8, i64::from(v != 0.0)),
+        DType::I32 => fb.ins().iconst(types::I32, i64::from(v as i32)),
+        DType::F32 => fb.ins().f32const(v as f32),
+        DType::F64 => fb.ins().f64const(v),
+    }
+}
+
+/// Element `i` of `value` as a constant.
+pub(crate) fn constant_of(fb: &mut FunctionBuilder, value: &Array, i: usize) -> Cv {
+    match value.data() {
+        Data::Bool(v) => fb.ins().iconst(types::I8, i64::from(v[i])),
+        Data::I32(v) => fb.ins().iconst(types::I32, i64::from(v[i])),
+        Data::F32(v) => fb.ins().f32const(v[i]),
+        Data::F64(v) => fb.ins().f64const(v[i]),
+    }
+}
+
+/// An i64 loop index as `dtype` (iota).
+pub(crate) fn from_index(fb: &mut FunctionBuilder, dtype: DType, i: Cv) -> Cv {
+    match dtype {
+        DType::Bool => fb.ins().icmp_imm_s(IntCC::NotEqual, i, 0),
+        DType::I32 => fb.ins().ireduce(types::I32, i),
+        DType::F32 => fb.ins().fcvt_from_sint(types::F32, i),
+        DType::F64 => fb.ins().fcvt_from_sint(types::F64, i),
+    }
+}
+
+/// `x` reinterpreted as `ty` (vectors with explicit lane order, as Cranelift requires).
+pub(crate) fn reinterpret(fb: &mut FunctionBuilder, ty: Type, x: Cv) -> Cv {
+    if fb.func.dfg.value_type(x) == ty {
+        return x;
+    }
+    let flags =
+        if ty.is_vector() { MemFlagsData::new().with_endianness(Endianness::Little) } else { MemFlagsData::new() };
+    fb.ins().bitcast(ty, flags, x)
+}
+
+/// The bits of float `x` (scalar or vector) as integers of the same width.
+fn bits(fb: &mut FunctionBuilder, x: Cv) -> Cv {
+    let ty = fb.func.dfg.value_type(x);
+    reinterpret(fb, ty.as_int(), x)
+}
+
+/// `cond ? a : b`: a `select` on scalars; on vectors, `cond` is a lane mask (a compare
+/// result) and the choice is a `bitselect`.
+pub(crate) fn sel(fb: &mut FunctionBuilder, cond: Cv, a: Cv, b: Cv) -> Cv {
+    let ty = fb.func.dfg.value_type(a);
+    if ty.is_vector() {
+        let mask = reinterpret(fb, ty, cond);
+        fb.ins().bitselect(mask, a, b)
+    } else {
+        fb.ins().select(cond, a, b)
+    }
+}
+
+/// Float `max(a, b)`: NaN (as `a + b`) if either is NaN, `+0` for `max(-0, +0)`.
+pub(crate) fn fmax(fb: &mut FunctionBuilder, a: Cv, b: Cv) -> Cv {
+    fminmax(fb, a, b, true)
+}
+
+/// Float `min(a, b)`: NaN (as `a + b`) if either is NaN, `-0` for `min(-0, +0)`.
+pub(crate) fn fmin(fb: &mut FunctionBuilder, a: Cv, b: Cv) -> Cv {
+    fminmax(fb, a, b, false)
+}
+
+fn fminmax(fb: &mut FunctionBuilder, a: Cv, b: Cv, max: bool) -> Cv {
+    let ty = fb.func.dfg.value_type(a);
+    let cc = if max { FloatCC::GreaterThan } else { FloatCC::LessThan };
+    let pick_a = fb.ins().fcmp(cc, a, b);
+    let picked = sel(fb, pick_a, a, b);
+    // Equal values: identical bits unless they are ±0, where and/or of the bits orders them.
+    let (ab, bb) = (bits(fb, a), bits(fb, b));
+    let merged = if max { fb.ins().band(ab, bb) } else { fb.ins().bor(ab, bb) };
+    let merged = reinterpret(fb, ty, merged);
+    let eq = fb.ins().fcmp(FloatCC::Equal, a, b);
+    let r = sel(fb, eq, merged, picked);
+    let nan = fb.ins().fcmp(FloatCC::Unordered, a, b);
+    let sum = fb.ins().fadd(a, b);
+    sel(fb, nan, sum, r)
+}
+
+/// `clamp(lo, x, hi) = min(max(x, lo), hi)`.
+pub(crate) fn clamp(fb: &mut FunctionBuilder, dtype: DType, lo: Cv, x: Cv, hi: Cv) -> Cv {
+    if dtype.is_float() {
+        let m = fmax(fb, x, lo);
+        fmin(fb, m, hi)
+    } else {
+        let m = fb.ins().smax(x, lo);
+        fb.ins().smin(m, hi)
+    }
+}
+
+/// A comparison of two `dtype` values; the result is a bool (`i8` 0/1).
+pub(crate) fn compare(fb: &mut FunctionBuilder, op: CompareOp, dtype: DType, a: Cv, b: Cv) -> Cv {
+    if dtype.is_float() {
+        let cc = match op {
+            CompareOp::Eq => FloatCC::Equal,
+            CompareOp::Ne => FloatCC::NotEqual,
+            CompareOp::Lt => FloatCC::LessThan,
+            CompareOp::Le => FloatCC::LessThanOrEqual,
+            CompareOp::Gt => FloatCC::GreaterThan,
+            CompareOp::Ge => FloatCC::GreaterThanOrEqual,
+        };
+        fb.ins().fcmp(cc, a, b)
+    } else {
+        let signed = dtype == DType::I32;
+        let cc = match (op, signed) {
+            (CompareOp::Eq, _) => IntCC::Equal,
+            (CompareOp::Ne, _) => IntCC::NotEqual,
+            (CompareOp::Lt, true) => IntCC::SignedLessThan,
+            (CompareOp::Le, true) => IntCC::SignedLessThanOrEqual,
+            (CompareOp::Gt, true) => IntCC::SignedGreaterThan,
+            (CompareOp::Ge, true) => IntCC::SignedGreaterThanOrEqual,
+            (CompareOp::Lt, false) => IntCC::UnsignedLessThan,
+            (CompareOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
+            (CompareOp::Gt, false) => IntCC::UnsignedGreaterThan,
+            (CompareOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
+        };
+        fb.ins().icmp(cc, a, b)
+    }
+}
+
+/// `convert` from `from` to `to`.
+pub(crate) fn convert(fb: &mut FunctionBuilder, from: DType, to: DType, x: Cv) -> Cv {
+    match (from, to) {
+        (DType::Bool, DType::Bool) | (DType::I32, DType::I32) => x,
+        (DType::Bool, DType::I32) => fb.ins().uextend(types::I32, x),
+        (DType::Bool, DType::F32 | DType::F64) => {
+            let i = fb.ins().uextend(types::I32, x);
+            fb.ins().fcvt_from_sint(cl_type(to), i)
+        }
+        (DType::I32, DType::Bool) => fb.ins().icmp_imm_s(IntCC::NotEqual, x, 0),
+        (DType::I32, _) => fb.ins().fcvt_from_sint(cl_type(to), x),
+        (DType::F32 | DType::F64, DType::Bool) => {
+            let z = constant(fb, from, 0.0);
+            fb.ins().fcmp(FloatCC::NotEqual, x, z)
+        }
+        (DType::F32 | DType::F64, DType::I32) => fb.ins().fcvt_to_sint_sat(types::I32, x),
+        (DType::F32, DType::F64) => fb.ins().fpromote(types::F64, x),
+        (DType::F64, DType::F32) => fb.ins().fdemote(types::F32, x),
+        (DType::F32 | DType::F64, _) => x,
+    }
+}
+
+/// i32 `x / y` that never traps: `x/0 = -1`, `MIN/-1 = MIN`.
+fn div_i32(fb: &mut FunctionBuilder, x: Cv, y: Cv) -> Cv {
+    let one = fb.ins().iconst(types::I32, 1);
+    let zero_y = fb.ins().icmp_imm_s(IntCC::Equal, y, 0);
+    let minus1 = fb.ins().icmp_imm_s(IntCC::Equal, y, -1);
+    // Dividing by 1 instead of -1 gives MIN for MIN (the wrapped result) and -x otherwise.
+    let safe = fb.ins().select(zero_y, one, y);
+    let safe = fb.ins().select(minus1, one, safe);
+    let q = fb.ins().sdiv(x, safe);
+    let neg = fb.ins().ineg(q);
+    let q = fb.ins().select(minus1, neg, q);
+    let m1 = fb.ins().iconst(types::I32, -1);
+    fb.ins().select(zero_y, m1, q)
+}
+
+/// i32 `rem(x, y)` with the sign of `x` that never traps: `rem(x, 0) = x`, `rem(x, ±1) = 0`.
+fn rem_i32(fb: &mut FunctionBuilder, x: Cv, y: Cv) -> Cv {
+    let one = fb.ins().iconst(types::I32, 1);
+    let zero_y = fb.ins().icmp_imm_s(IntCC::Equal, y, 0);
+    let minus1 = fb.ins().icmp_imm_s(IntCC::Equal, y, -1);
+    let bad = fb.ins().bor(zero_y, minus1);
+    let safe = fb.ins().select(bad, one, y);
+    let r = fb.ins().srem(x, safe);
+    fb.ins().select(zero_y, x, r)
+}
+
+/// `x^y` by repeated squaring (the interpreter's multiplication order); `1/x^|y|` for y < 0.
+pub(crate) fn integer_pow(fb: &mut FunctionBuilder, dtype: DType, y: i32, x: Cv) -> Cv {
+    let float = dtype.is_float();
+    let mul = |fb: &mut FunctionBuilder, a: Cv, b: Cv| if float { fb.ins().fmul(a, b) } else { fb.ins().imul(a, b) };
+    let mut n = y.unsigned_abs();
+    let one = constant(fb, dtype, 1.0);
+    let xt = fb.func.dfg.value_type(x);
+    let one = if xt.is_vector() { fb.ins().splat(xt, one) } else { one };
+    let (mut acc, mut base) = (one, x);
+    while n > 0 {
+        if n & 1 == 1 {
+            acc = mul(fb, acc, base);
+        }
+        n >>= 1;
+        if n > 0 {
+            base = mul(fb, base, base);
+        }
+    }
+    match (y < 0, float) {
+        (false, _) => acc,
+        (true, true) => fb.ins().fdiv(one, acc),
+        (true, false) => div_i32(fb, one, acc),
+    }
+}
+
+impl Lower<'_, '_> {
+    /// A unary operation on a `dtype` value.
+    pub fn unary(&mut self, op: UnaryOp, dtype: DType, x: Cv) -> Result<Cv, String> {
+        let ty = cl_type(dtype);
+        let float = dtype.is_float();
+        let fb = &mut self.fb;
+        let math = |f| Some(f);
+        let call = match op {
+            UnaryOp::Exp => math(MathFn::Exp),
+            UnaryOp::Log => math(MathFn::Log),
+            UnaryOp::Log1p => math(MathFn::Log1p),
+            UnaryOp::Expm1 => math(MathFn::Expm1),
+            UnaryOp::Sin => math(MathFn::Sin),
+            UnaryOp::Cos => math(MathFn::Cos),
+            UnaryOp::Tan => math(MathFn::Tan),
+            UnaryOp::Tanh => math(MathFn::Tanh),
+            UnaryOp::Logistic => math(MathFn::Logistic),
+            UnaryOp::Erf => math(MathFn::Erf),
+            UnaryOp::Neg
+            | UnaryOp::Sqrt
+            | UnaryOp::Rsqrt
+            | UnaryOp::Abs
+            | UnaryOp::Sign
+            | UnaryOp::Floor
+            | UnaryOp::Ceil
+            | UnaryOp::Round
+            | UnaryOp::Not
+            | UnaryOp::IsFinite => None,
+        };
+        if let Some(f) = call {
+            if !float {
+                return Err(format!("{} needs a float operand", op.name()));
+            }
+            return self.imports.emit(&mut self.fb, self.jit, f, &[x], ty);
+        }
+        Ok(match (op, float) {
+            (UnaryOp::Neg, true) => fb.ins().fneg(x),
+            (UnaryOp::Neg, false) => fb.ins().ineg(x),
+            (UnaryOp::Abs, true) => fb.ins().fabs(x),
+            (UnaryOp::Abs, false) => fb.ins().iabs(x),
+            (UnaryOp::Sqrt, true) => fb.ins().sqrt(x),
+            (UnaryOp::Rsqrt, true) => {
+                let s = fb.ins().sqrt(x);
+                let one = constant(fb, dtype, 1.0);
+                fb.ins().fdiv(one, s)
+            }
+            (UnaryOp::Floor, true) => fb.ins().floor(x),
+            (UnaryOp::Ceil, true) => fb.ins().ceil(x),
+            (UnaryOp::Round, true) => fb.ins().nearest(x),
+            (UnaryOp::Sign, true) => {
+                let zero = constant(fb, dtype, 0.0);
+                let one = constant(fb, dtype, 1.0);
+                let signed = fb.ins().fcopysign(one, x);
+                // `x == 0` is false for NaN; `ueq` is true for zeros and NaN alike.
+                let keep = fb.ins().fcmp(FloatCC::UnorderedOrEqual, x, zero);
+                fb.ins().select(keep, x, signed)
+            }
+            (UnaryOp::Sign, false) => {
+                let zero = fb.ins().iconst(types::I32, 0);
+                let pos = fb.ins().icmp(IntCC::SignedGreaterThan, x, zero);
+                let neg = fb.ins().icmp(IntCC::SignedLessThan, x, zero);
+                let p = fb.ins().uextend(types::I32, pos);
+                let n = fb.ins().uextend(types::I32, neg);
+                fb.ins().isub(p, n)
+            }
+            (UnaryOp::IsFinite, true) => {
+                let a = fb.ins().fabs(x);
+                let inf = constant(fb, dtype, f64::INFINITY);
+                fb.ins().fcmp(FloatCC::LessThan, a, inf)
+            }
+            (UnaryOp::Not, false) if dtype == DType::Bool => fb.ins().bxor_imm_s(x, 1),
+            (UnaryOp::Not, false) => fb.ins().bnot(x),
+            _ => return Err(format!("{} cannot take a {dtype} operand", op.name())),
+        })
+    }
+
+    /// A binary operation at `idx` of equation `e`, contracting a single-use product into
+    /// `fma` when enabled on an FMA host.
+    pub fn binary_at(&mut self, e: usize, op: BinaryOp, dtype: DType, idx: &[Cv]) -> Result<Cv, Error> {
+        let func = self.func;
+        let ins = &func.eqns[e].inputs;
+        let (x, y) = match &ins[..] {
+            [x, y] => (*x, *y),
+            _ => return Err(self.err(Some(e), "a binary operation takes two operands")),
+        };
+        if let Some((a, b, c, negate)) = self.contraction(op, dtype, x, y) {
+            let (a, b) = (self.value_at(a, idx)?, self.value_at(b, idx)?);
+            let c = self.value_at(c, idx)?;
+            let c = if negate { self.fb.ins().fneg(c) } else { c };
+            return Ok(self.fb.ins().fma(a, b, c));
+        }
+        let a = self.value_at(x, idx)?;
+        let b = self.value_at(y, idx)?;
+        self.binary(op, dtype, a, b).map_err(|m| self.err(Some(e), m))
+    }
+
+    /// The operands `(a, b, c, negate_c)` of `fma(a, b, ±c)` replacing `op(x, y)`, when
+    /// contraction is on, the host has FMA, and `op` is a float `add`/`sub` of a product
+    /// used only there (`x*y' + c`, `c + x'*y'`, `x'*y' - c`).
+    pub fn contraction(&self, op: BinaryOp, dtype: DType, x: Value, y: Value) -> Option<(Value, Value, Value, bool)> {
+        if !(dtype.is_float() && self.opts.fma && self.has_fma) {
+            return None;
+        }
+        let func = self.func;
+        let product = |v: Value| -> Option<(Value, Value)> {
+            let (pe, _) = self.plan.defs[v.index()]?;
+            let pq = &func.eqns[pe];
+            (pq.prim == Prim::Binary(BinaryOp::Mul) && self.plan.uses[v.index()] == 1 && pq.inputs.len() == 2)
+                .then(|| (pq.inputs[0], pq.inputs[1]))
+        };
+        match op {
+            BinaryOp::Add => match (product(x), product(y)) {
+                (Some((a, b)), _) => Some((a, b, y, false)),
+                (None, Some((a, b))) => Some((a, b, x, false)),
+                (None, None) => None,
+            },
+            BinaryOp::Sub => product(x).map(|(a, b)| (a, b, y, true)),
+            _ => None,
+        }
+    }
+
+    /// A binary operation on two `dtype` values.
+    pub fn binary(&mut self, op: BinaryOp, dtype: DType, a: Cv, b: Cv) -> Result<Cv, String> {
+        let float = dtype.is_float();
+        let ty = cl_type(dtype);
+        let libcall = match op {
+            BinaryOp::Pow => Some(MathFn::Pow),
+            BinaryOp::Atan2 => Some(MathFn::Atan2),
+            BinaryOp::Rem if float => Some(MathFn::Fmod),
+            _ => None,
+        };
+        if let Some(f) = libcall {
+            if !float {
+                return Err(format!("{} needs float operands", op.name()));
+            }
+            return self.imports.emit(&mut self.fb, self.jit, f, &[a, b], ty);
+        }
+        let fb = &mut self.fb;
+        Ok(match (op, float) {
+            (BinaryOp::Add, true) => fb.ins().fadd(a, b),
+            (BinaryOp::Add, false) => fb.ins().iadd(a, b),
+            (BinaryOp::Sub, true) => fb.ins().fsub(a, b),
+            (BinaryOp::Sub, false) => fb.ins().isub(a, b),
+            (BinaryOp::Mul, true) => fb.ins().fmul(a, b),
+            (BinaryOp::Mul, false) => fb.ins().imul(a, b),
+            (BinaryOp::Div, true) => fb.ins().fdiv(a, b),
+            (BinaryOp::Div, false) => div_i32(fb, a, b),
+            (BinaryOp::Rem, false) => rem_i32(fb, a, b),
+            (BinaryOp::Max, true) => fmax(fb, a, b),
+            (BinaryOp::Max, false) => fb.ins().smax(a, b),
+            (BinaryOp::Min, true) => fmin(fb, a, b),
+            (BinaryOp::Min, false) => fb.ins().smin(a, b),
+            (BinaryOp::And, false) => fb.ins().band(a, b),
+            (BinaryOp::Or, false) => fb.ins().bor(a, b),
+            _ => return Err(format!("{} cannot take {dtype} operands", op.name())),
+        })
+    }
+}

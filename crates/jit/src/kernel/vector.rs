@@ -1,0 +1,455 @@
+//! The SIMD fast path of kernels without a reduction: the innermost loop dimension runs in
+//! 128-bit vectors (F32X4, I32X4, F64X2: the widest Cranelift lowers on x64, whatever AVX
+//! level the host has) with a scalar tail, when every value on the way from the loads to the
+//! results is read contiguously along that dimension or does not depend on it (then it is
+//! computed by the scalar code once and splat).
+//!
+//! Vectorised: loads of parameters, scalar constants, `broadcast_in_dim` (keeping or
+//! dropping the innermost axis), `stop_gradient`/`name`, and the elementwise operations
+//! whose vector form is exact and cheap: float `add sub mul div neg abs sqrt rsqrt max min
+//! clamp integer_pow`, `floor ceil round` (SSE4.1), i32 `add sub and or not neg` and
+//! `mul max min abs` (SSE4.1), f32↔i32 `convert`, and the transcendentals (one call per
+//! lane through the math stand-in). All values must have the same lane count, and no bool
+//! value may appear (bools are bytes: 16 lanes would not match the 4-lane data); any other
+//! kernel keeps the scalar loop. Results are identical to the scalar code lane by lane: the
+//! same operations in the same order, so the exactness policy of `ops` holds unchanged.
+
+use super::libcalls::MathFn;
+use super::lower::{Index, Lower};
+use super::ops;
+use super::plan::{Plan, RedKind, Reduction};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value as Cv, types};
+use cranelift_frontend::Variable;
+use ferrax_ir::prim::{BinaryOp, ReduceOp, UnaryOp};
+use ferrax_ir::{DType, Error, Func, Prim, Value};
+use std::collections::HashMap;
+
+/// Memory flags of vector accesses: never trapping, but not aligned to 16 bytes.
+fn vmem() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+/// The vector type of `dtype` (`None` for bool).
+fn vec_type(dtype: DType) -> Option<Type> {
+    match dtype {
+        DType::Bool => None,
+        DType::I32 => Some(types::I32X4),
+        DType::F32 => Some(types::F32X4),
+        DType::F64 => Some(types::F64X2),
+    }
+}
+
+/// Which values the vector body computes in vectors (true) or as splat scalars (false).
+struct Analysis<'a> {
+    func: &'a Func,
+    plan: &'a Plan,
+    lanes: u32,
+    sse41: bool,
+    mode: HashMap<Value, bool>,
+}
+
+impl Analysis<'_> {
+    /// Whether `v`, read contiguously along its last axis, can be generated in vectors.
+    fn contiguous(&mut self, v: Value) -> bool {
+        if let Some(&ok) = self.mode.get(&v) {
+            return ok;
+        }
+        let ok = self.check(v);
+        self.mode.insert(v, ok);
+        ok
+    }
+
+    fn check(&mut self, v: Value) -> bool {
+        let func = self.func;
+        let ty = func.ty(v);
+        if vec_type(ty.dtype).map(|t| t.lane_count()) != Some(self.lanes) {
+            return false;
+        }
+        if self.plan.params[v.index()].is_some() {
+            return true;
+        }
+        let Some((e, _)) = self.plan.defs[v.index()] else { return false };
+        let eqn = &func.eqns[e];
+        let float = ty.dtype.is_float();
+        let sse41 = self.sse41;
+        let prim_ok = match &eqn.prim {
+            Prim::StopGradient | Prim::Name { .. } => true,
+            Prim::Constant { value, .. } => return value.len() == 1,
+            Prim::BroadcastInDim { shape, dims } => {
+                let x = eqn.inputs[0];
+                let xs = &func.ty(x).shape;
+                let last = shape.len() - 1;
+                let keeps = dims.last() == Some(&last) && xs[xs.len() - 1] == shape[last];
+                return !keeps || self.contiguous(x);
+            }
+            Prim::Unary(op) => match op {
+                UnaryOp::Neg | UnaryOp::Not => true,
+                UnaryOp::Abs => float || sse41,
+                UnaryOp::Sqrt | UnaryOp::Rsqrt => float,
+                UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round => float && sse41,
+                UnaryOp::Exp
+                | UnaryOp::Log
+                | UnaryOp::Log1p
+                | UnaryOp::Expm1
+                | UnaryOp::Sin
+                | UnaryOp::Cos
+                | UnaryOp::Tan
+                | UnaryOp::Tanh
+                | UnaryOp::Logistic
+                | UnaryOp::Erf => float,
+                UnaryOp::Sign | UnaryOp::IsFinite => false,
+            },
+            Prim::IntegerPow { y } => float || (sse41 && *y >= 0),
+            Prim::Convert { .. } => true,
+            Prim::Binary(op) => match op {
+                BinaryOp::Add | BinaryOp::Sub => true,
+                BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min => float || sse41,
+                BinaryOp::Div | BinaryOp::Rem | BinaryOp::Pow | BinaryOp::Atan2 => float,
+                BinaryOp::And | BinaryOp::Or => !float,
+            },
+            Prim::Clamp => float || sse41,
+            _ => false,
+        };
+        prim_ok && eqn.inputs.iter().all(|&i| self.contiguous(i))
+    }
+}
+
+/// The lane count of the vector loop of `func`, if it can have one.
+pub(super) fn lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<u32> {
+    if plan.reduction.is_some() || plan.loop_shape.is_empty() || func.results.is_empty() {
+        return None;
+    }
+    let lanes = vec_type(func.ty(func.results[0]).dtype)?.lane_count();
+    let mut a = Analysis { func, plan, lanes, sse41, mode: HashMap::new() };
+    func.results.iter().all(|&r| a.contiguous(r)).then_some(lanes)
+}
+
+impl Lower<'_, '_> {
+    /// Stores result `k` at `idx` (innermost index = first lane) from the vector body.
+    pub(super) fn store_vector(
+        &mut self,
+        k: usize,
+        idx: &[Cv],
+        vmemo: &mut HashMap<(Value, Index), Cv>,
+    ) -> Result<(), Error> {
+        let r = self.func.results[k];
+        let ty = self.func.ty(r).clone();
+        let v = self.vec_at(r, idx, vmemo)?;
+        let off = self.linear(idx, &ty.shape);
+        let base = self.bufs[self.func.params.len() + k];
+        let addr = self.addr(base, off, ty.dtype);
+        self.fb.ins().store(vmem(), v, addr, 0);
+        Ok(())
+    }
+
+    /// The vector of `v` at lanes `idx[last] .. idx[last] + lanes` of its last axis.
+    fn vec_at(&mut self, v: Value, idx: &[Cv], vmemo: &mut HashMap<(Value, Index), Cv>) -> Result<Cv, Error> {
+        let key = (v, Index::from_slice(idx));
+        if let Some(&c) = vmemo.get(&key) {
+            return Ok(c);
+        }
+        let c = self.vec_compute(v, idx, vmemo)?;
+        vmemo.insert(key, c);
+        Ok(c)
+    }
+
+    fn vec_compute(&mut self, v: Value, idx: &[Cv], vmemo: &mut HashMap<(Value, Index), Cv>) -> Result<Cv, Error> {
+        let func = self.func;
+        let ty = func.ty(v).clone();
+        let Some(vt) = vec_type(ty.dtype) else { return Err(self.err(None, "bool value in a vector loop")) };
+        if let Some(p) = self.plan.params[v.index()] {
+            let off = self.linear(idx, &ty.shape);
+            let addr = self.addr(self.bufs[p], off, ty.dtype);
+            return Ok(self.fb.ins().load(vt, vmem(), addr, 0));
+        }
+        let Some((e, _)) = self.plan.defs[v.index()] else { return Err(self.err(None, format!("{v} is not defined"))) };
+        let eqn = &func.eqns[e];
+        let ins = &eqn.inputs[..];
+        let fail = |lw: &Self, m: String| lw.err(Some(e), m);
+        match &eqn.prim {
+            Prim::StopGradient | Prim::Name { .. } => self.vec_at(ins[0], idx, vmemo),
+            Prim::Constant { value, .. } => {
+                let c = ops::constant_of(&mut self.fb, value, 0);
+                Ok(self.fb.ins().splat(vt, c))
+            }
+            Prim::BroadcastInDim { shape, dims } => {
+                let x = ins[0];
+                let xs = func.ty(x).shape.clone();
+                let last = shape.len() - 1;
+                let mut at = Index::new();
+                for (i, &d) in dims.iter().enumerate() {
+                    at.push(if xs[i] == shape[d] { idx[d] } else { self.i64c(0) });
+                }
+                if dims.last() == Some(&last) && xs[xs.len() - 1] == shape[last] {
+                    self.vec_at(x, &at, vmemo)
+                } else {
+                    let s = self.value_at(x, &at)?;
+                    Ok(self.fb.ins().splat(vt, s))
+                }
+            }
+            Prim::Unary(op) => {
+                let x = self.vec_at(ins[0], idx, vmemo)?;
+                let fb = &mut self.fb;
+                let float = ty.dtype.is_float();
+                let math = |f: MathFn| Some(f);
+                let f = match op {
+                    UnaryOp::Exp => math(MathFn::Exp),
+                    UnaryOp::Log => math(MathFn::Log),
+                    UnaryOp::Log1p => math(MathFn::Log1p),
+                    UnaryOp::Expm1 => math(MathFn::Expm1),
+                    UnaryOp::Sin => math(MathFn::Sin),
+                    UnaryOp::Cos => math(MathFn::Cos),
+                    UnaryOp::Tan => math(MathFn::Tan),
+                    UnaryOp::Tanh => math(MathFn::Tanh),
+                    UnaryOp::Logistic => math(MathFn::Logistic),
+                    UnaryOp::Erf => math(MathFn::Erf),
+                    UnaryOp::Neg
+                    | UnaryOp::Abs
+                    | UnaryOp::Sqrt
+                    | UnaryOp::Rsqrt
+                    | UnaryOp::Floor
+                    | UnaryOp::Ceil
+                    | UnaryOp::Round
+                    | UnaryOp::Not
+                    | UnaryOp::Sign
+                    | UnaryOp::IsFinite => None,
+                };
+                if let Some(f) = f {
+                    return self.per_lane(f, &[x], vt).map_err(|m| fail(self, m));
+                }
+                Ok(match (op, float) {
+                    (UnaryOp::Neg, true) => fb.ins().fneg(x),
+                    (UnaryOp::Neg, false) => fb.ins().ineg(x),
+                    (UnaryOp::Abs, true) => fb.ins().fabs(x),
+                    (UnaryOp::Abs, false) => fb.ins().iabs(x),
+                    (UnaryOp::Sqrt, _) => fb.ins().sqrt(x),
+                    (UnaryOp::Rsqrt, _) => {
+                        let s = fb.ins().sqrt(x);
+                        let one = ops::constant(fb, ty.dtype, 1.0);
+                        let one = fb.ins().splat(vt, one);
+                        fb.ins().fdiv(one, s)
+                    }
+                    (UnaryOp::Floor, _) => fb.ins().floor(x),
+                    (UnaryOp::Ceil, _) => fb.ins().ceil(x),
+                    (UnaryOp::Round, _) => fb.ins().nearest(x),
+                    (UnaryOp::Not, _) => fb.ins().bnot(x),
+                    _ => return Err(fail(self, format!("{} has no vector form", op.name()))),
+                })
+            }
+            Prim::IntegerPow { y } => {
+                let x = self.vec_at(ins[0], idx, vmemo)?;
+                Ok(ops::integer_pow(&mut self.fb, ty.dtype, *y, x))
+            }
+            Prim::Convert { dtype } => {
+                let from = func.ty(ins[0]).dtype;
+                let x = self.vec_at(ins[0], idx, vmemo)?;
+                Ok(match (from.is_float(), dtype.is_float()) {
+                    (true, false) => self.fb.ins().fcvt_to_sint_sat(vt, x),
+                    (false, true) => self.fb.ins().fcvt_from_sint(vt, x),
+                    _ => x,
+                })
+            }
+            Prim::Clamp => {
+                let lo = self.vec_at(ins[0], idx, vmemo)?;
+                let x = self.vec_at(ins[1], idx, vmemo)?;
+                let hi = self.vec_at(ins[2], idx, vmemo)?;
+                Ok(ops::clamp(&mut self.fb, ty.dtype, lo, x, hi))
+            }
+            Prim::Binary(op) => {
+                if let Some((a, b, c, negate)) = self.contraction(*op, ty.dtype, ins[0], ins[1]) {
+                    let a = self.vec_at(a, idx, vmemo)?;
+                    let b = self.vec_at(b, idx, vmemo)?;
+                    let c = self.vec_at(c, idx, vmemo)?;
+                    let c = if negate { self.fb.ins().fneg(c) } else { c };
+                    return Ok(self.fb.ins().fma(a, b, c));
+                }
+                let a = self.vec_at(ins[0], idx, vmemo)?;
+                let b = self.vec_at(ins[1], idx, vmemo)?;
+                let f = match op {
+                    BinaryOp::Pow => Some(MathFn::Pow),
+                    BinaryOp::Atan2 => Some(MathFn::Atan2),
+                    BinaryOp::Rem => Some(MathFn::Fmod),
+                    _ => None,
+                };
+                if let Some(f) = f {
+                    return self.per_lane(f, &[a, b], vt).map_err(|m| fail(self, m));
+                }
+                self.binary(*op, ty.dtype, a, b).map_err(|m| fail(self, m))
+            }
+            other => Err(fail(self, format!("{} has no vector form", other.name()))),
+        }
+    }
+
+    /// `f` applied lane by lane through the scalar math stand-in.
+    fn per_lane(&mut self, f: MathFn, args: &[Cv], vt: Type) -> Result<Cv, String> {
+        let mut out = None;
+        for lane in 0..vt.lane_count() as u8 {
+            let xs: Vec<Cv> = args.iter().map(|&a| self.fb.ins().extractlane(a, lane)).collect();
+            let r = self.imports.emit(&mut self.fb, self.jit, f, &xs, vt.lane_type())?;
+            out = Some(match out {
+                None => self.fb.ins().splat(vt, r),
+                Some(v) => self.fb.ins().insertlane(v, r, lane),
+            });
+        }
+        out.ok_or_else(|| "a vector has lanes".to_string())
+    }
+
+    /// The kernel's loop nest with a vector innermost loop of `lanes` and a scalar tail.
+    pub(super) fn emit_vector_loops(&mut self, start: Cv, end: Cv, lanes: u32) -> Result<(), Error> {
+        let dims = self.plan.loop_shape.clone();
+        let rank = dims.len();
+        let w = i64::from(lanes);
+        let (lo, hi) = self.clamp_range(start, end, dims[0] as i64);
+        let mut outer = Vec::new();
+        let (ilo, ihi) = if rank == 1 {
+            (lo, hi)
+        } else {
+            outer.push(self.open_loop(lo, hi, 1));
+            for &d in &dims[1..rank - 1] {
+                let (a, b) = (self.i64c(0), self.i64c(d as i64));
+                outer.push(self.open_loop(a, b, 1));
+            }
+            (self.i64c(0), self.i64c(dims[rank - 1] as i64))
+        };
+        // The vector loop covers a multiple of `lanes` from `ilo`; the tail the rest.
+        let n = self.fb.ins().isub(ihi, ilo);
+        let nv = self.fb.ins().band_imm_s(n, -w);
+        let vend = self.fb.ins().iadd(ilo, nv);
+        let mut idx: Index = outer.iter().map(|l| l.iv).collect();
+        let vl = self.open_loop(ilo, vend, w);
+        idx.push(vl.iv);
+        self.memo.clear();
+        let mut vmemo = HashMap::new();
+        for k in 0..self.func.results.len() {
+            self.store_vector(k, &idx, &mut vmemo)?;
+        }
+        self.close_loop(vl);
+        idx.pop();
+        let tl = self.open_loop(vend, ihi, 1);
+        idx.push(tl.iv);
+        self.memo.clear();
+        for k in 0..self.func.results.len() {
+            self.store_result(k, &idx)?;
+        }
+        self.close_loop(tl);
+        self.memo.clear();
+        outer.into_iter().rev().for_each(|l| self.close_loop(l));
+        Ok(())
+    }
+}
+
+/// The lane count of a vector reduction loop, if the kernel's reduction can have one: a
+/// `reduce_*` over axes that include the innermost one, whose input is read contiguously
+/// along it, and no S_in results (multi-output kernels keep the scalar loop).
+pub(super) fn reduce_lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<u32> {
+    let red = plan.reduction.as_ref()?;
+    let RedKind::Reduce(op) = red.kind else { return None };
+    if red.axes.last() != Some(&(red.in_shape.len().checked_sub(1)?)) || plan.epilogue.iter().any(|&e| !e) {
+        return None;
+    }
+    let dtype = func.ty(red.input).dtype;
+    let lanes = vec_type(dtype)?.lane_count();
+    if !dtype.is_float() && op != ReduceOp::Sum && !sse41 {
+        return None;
+    }
+    let mut a = Analysis { func, plan, lanes, sse41, mode: HashMap::new() };
+    a.contiguous(red.input).then_some(lanes)
+}
+
+impl Lower<'_, '_> {
+    /// The reduction of one S_out element with 4 vector accumulators over the innermost
+    /// axis (unrolled by 4 vectors), a one-vector loop, and a scalar tail accumulator per
+    /// row; combined as `((a0∘a1)∘(a2∘a3))`, then the lanes left to right, then the tail.
+    ///
+    /// A float sum or product is reassociated: each element goes into one of `4·lanes`
+    /// partial results (`m = ⌈n/(4·lanes)⌉` elements each for a row of `n`) or into the tail
+    /// accumulator (fewer than `lanes` per row), so the rounding error of a sum is at most
+    /// `(m + 2 + lanes + tail) · u · Σ|x_i|` with `u = 2^-24` (f32) or `2^-53` (f64), where
+    /// `tail` is the number of tail elements: far below the `(n-1)·u·Σ|x_i|` of the
+    /// sequential order. max/min and i32 results are exactly those of the interpreter
+    /// (associative; a NaN result may carry another NaN payload).
+    pub(super) fn reduce_vector(
+        &mut self,
+        red: &Reduction,
+        op: ReduceOp,
+        out_idx: &[Cv],
+        inner_dims: &[usize],
+        lanes: u32,
+    ) -> Result<Cv, Error> {
+        let dtype = self.func.ty(red.input).dtype;
+        let Some(vt) = vec_type(dtype) else { return Err(self.err(Some(red.eqn), "bool reduction")) };
+        let st = ops::cl_type(dtype);
+        let id = self.identity(op, dtype);
+        let vid = self.fb.ins().splat(vt, id);
+        let vacc: Vec<Variable> = (0..4).map(|_| self.fb.declare_var(vt)).collect();
+        vacc.iter().for_each(|&v| self.fb.def_var(v, vid));
+        let sacc = self.fb.declare_var(st);
+        self.fb.def_var(sacc, id);
+        let Some((&n, rows)) = inner_dims.split_last() else {
+            return Err(self.err(Some(red.eqn), "a vector reduction needs a reduced axis"));
+        };
+        let mut loops = Vec::new();
+        for &d in rows {
+            let (a, b) = (self.i64c(0), self.i64c(d as i64));
+            loops.push(self.open_loop(a, b, 1));
+        }
+        let kept = red.kept();
+        let zero = self.i64c(0);
+        let mut in_idx: Index = smallvec::SmallVec::from_elem(zero, red.in_shape.len());
+        for (j, &a) in kept.iter().enumerate() {
+            in_idx[a] = out_idx[j];
+        }
+        for (j, l) in loops.iter().enumerate() {
+            in_idx[red.axes[j]] = l.iv;
+        }
+        let last = red.in_shape.len() - 1;
+        let w = i64::from(lanes);
+        let (n4, n1, n) = ((n as i64) / (4 * w) * 4 * w, (n as i64) / w * w, n as i64);
+        // Four accumulators, four vectors per iteration.
+        let (a, b) = (self.i64c(0), self.i64c(n4));
+        let l = self.open_loop(a, b, 4 * w);
+        self.memo.clear();
+        let mut vmemo = HashMap::new();
+        for (j, &acc) in vacc.iter().enumerate() {
+            in_idx[last] = if j == 0 { l.iv } else { self.fb.ins().iadd_imm_s(l.iv, j as i64 * w) };
+            let x = self.vec_at(red.input, &in_idx, &mut vmemo)?;
+            let cur = self.fb.use_var(acc);
+            let next = self.combine(op, dtype, cur, x);
+            self.fb.def_var(acc, next);
+        }
+        self.close_loop(l);
+        // Whole vectors left over, into the first accumulator.
+        let (a, b) = (self.i64c(n4), self.i64c(n1));
+        let l = self.open_loop(a, b, w);
+        self.memo.clear();
+        let mut vmemo = HashMap::new();
+        in_idx[last] = l.iv;
+        let x = self.vec_at(red.input, &in_idx, &mut vmemo)?;
+        let cur = self.fb.use_var(vacc[0]);
+        let next = self.combine(op, dtype, cur, x);
+        self.fb.def_var(vacc[0], next);
+        self.close_loop(l);
+        // The scalar tail of the row.
+        let (a, b) = (self.i64c(n1), self.i64c(n));
+        let l = self.open_loop(a, b, 1);
+        self.memo.clear();
+        in_idx[last] = l.iv;
+        let x = self.value_at(red.input, &in_idx)?;
+        let cur = self.fb.use_var(sacc);
+        let next = self.combine(op, dtype, cur, x);
+        self.fb.def_var(sacc, next);
+        self.close_loop(l);
+        loops.into_iter().rev().for_each(|l| self.close_loop(l));
+        let v: Vec<Cv> = vacc.iter().map(|&v| self.fb.use_var(v)).collect();
+        let p = self.combine(op, dtype, v[0], v[1]);
+        let q = self.combine(op, dtype, v[2], v[3]);
+        let v = self.combine(op, dtype, p, q);
+        let mut r = self.fb.ins().extractlane(v, 0);
+        for lane in 1..lanes as u8 {
+            let x = self.fb.ins().extractlane(v, lane);
+            r = self.combine(op, dtype, r, x);
+        }
+        let tail = self.fb.use_var(sacc);
+        Ok(self.combine(op, dtype, r, tail))
+    }
+}
