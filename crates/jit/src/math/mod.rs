@@ -15,18 +15,47 @@
 //!   (except `pow(x, ±0) = pow(1, y) = 1`, as in C99).
 //! * Each function stays within the ulp bound below, measured against the `libm` crate (for f32 the `f64` libm
 //!   function rounded to f32, so the figure includes up to ½ ulp of that rounding) over a sweep of every exponent
-//!   (2^18 bit patterns), a dense sweep of the interesting range, and the edge values; ulps are counted across
-//!   zero on the ordered integer line. The tests (`tests.rs`) assert these bounds on scalar and vector code, with
-//!   and without fma.
+//!   (2^18 bit patterns; 2^17 random pairs for two arguments), a dense sweep of the interesting range (2^17
+//!   points), and the edge values (±0, ±inf, NaN, subnormals, largest/smallest normals, overflow and underflow
+//!   thresholds); ulps are counted across zero on the ordered integer line, and zeros must have libm's sign. The
+//!   tests (`tests/accuracy.rs`) assert these bounds on scalar and vector code, with and without fma. A one-off
+//!   sweep 64× denser (2^24 bit patterns, 2^22 pairs) found the same maxima except `cos` (1 → 2 ulp).
 //!
 //! | function | dtype | how | domain of the dense sweep | measured max ulp | asserted bound |
 //! |---|---|---|---|---|---|
-//! TABLE
+//! | `exp` | f32 | poly deg 5, Cody-Waite | [−105, 90] (dense), all exponents | 1 | 1 |
+//! | `log` | f32 | Cephes form, deg 8 | [−1, 10], all exponents incl. subnormals | 1 | 1 |
+//! | `log1p` | f32 | Kahan on `log` | [−1, 10] | 2 | 2 |
+//! | `expm1` | f32 | Kahan on `exp`, `log` | [−20, 20] | 2 | 2 |
+//! | `tanh` | f32 | odd poly deg 5 / via `exp` | [−6, 6] | 1 | 1 |
+//! | `logistic` | f32 | via `exp`, one division | [−110, 40] | 2 | 2 |
+//! | `sin` | f32 | f64 reduction, f32 poly | [−50, 50] and [−1.1e6, 1.1e6] | 2 | 2 |
+//! | `cos` | f32 | f64 reduction, f32 poly | [−50, 50] and [−1.1e6, 1.1e6] | 2 | 2 |
+//! | `tan` | f32 | f64 reduction, f32 poly | [−50, 50] and [−1.1e6, 1.1e6] | 2 | 2 |
+//! | `erf` | f32 | poly deg 6 / `1 − e^{−x²}·R` | [−6, 6] | 2 | 2 |
+//! | `pow` | f32 | `exp(y·ln x)` in f64 | x ∈ [0, 4] × y ∈ [−60, 60]; x < 0 with integer y; random bits | 1 | 1 |
+//! | `atan2` | f32 | Cephes reduction, deg 5 | [−10, 10]²; random bits | 3 | 3 |
+//! | `fmod` | f32 | libm `fmodf` per lane | [−10, 10]²; random bits | 0 | 0 |
+//! | `exp` | f64 | poly deg 10, Cody-Waite | [−750, 712] | 1 | 1 |
+//! | `log` | f64 | `s = f/(2+f)`, deg 8 in s² | [−1, 10] | 1 | 1 |
+//! | `log1p` | f64 | Kahan on `log` | [−1, 10] | 2 | 2 |
+//! | `expm1` | f64 | Kahan on `exp`, `log` | [−20, 20] | 2 | 2 |
+//! | `tanh` | f64 | odd poly deg 12 / via `exp` | [−6, 6] | 2 | 2 |
+//! | `logistic` | f64 | via `exp` (reference: the same formula on libm `exp`) | [−110, 40] | 2 | 2 |
+//! | `sin` `cos` `tan` `erf` `pow` `atan2` `fmod` | f64 | libm per lane | as f32 | 0 | 0 |
 //!
 //! `sin`/`cos`/`tan` (f32) call libm per lane in a cold block when some lane has |x| ≥ 2^20 (or is infinite).
 //! The f64 functions without a polynomial (`sin`, `cos`, `tan`, `erf`, `pow`, `atan2`) call libm per lane through
 //! the runtime functions of [`symbols`] (extract lane, call, insert): exact to libm's accuracy, but a call per lane
 //! clobbers every vector register. `Fmod` (float `rem`) is always `fmodf`/`fmod` per lane: exact.
+//!
+//! # Cost
+//!
+//! Release, 1M f32 elements, `out[i] = f(a[i])`, on a heavily loaded 2-vCPU host (libm `expf` in a Rust loop took
+//! 7.2 ns/elem there, ~4.5× the figure of the backend notes), ns/elem, scalar / F32X4 / F32X4 with fma: exp
+//! 4.7 / 1.9 / 1.3, tanh 9.1 / 3.5 / 2.8, log 7.4 / 3.0 / 2.6, sin 5.5 / 2.7 / 2.3, logistic 7.3 / 2.3 / 2.0,
+//! erf 12.0 / 5.4 / 3.5. Constants come from [`MathCtx::float`]: the kernel lowering decides whether they are
+//! splats or loads from a constant table (the notes measured tables faster: hoisted splats spill).
 
 // Used by the kernel lowering (`crate::kernel`), which is built in parallel and merged later.
 #![cfg_attr(not(test), allow(dead_code))]

@@ -288,7 +288,7 @@ accuracy! {
     tanh_f32: Tanh, false, 1;
     logistic_f32: Logistic, false, 2;
     sin_f32: Sin, false, 2;
-    cos_f32: Cos, false, 1;
+    cos_f32: Cos, false, 2;
     tan_f32: Tan, false, 2;
     erf_f32: Erf, false, 2;
     pow_f32: Pow, false, 1;
