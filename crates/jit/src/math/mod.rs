@@ -52,7 +52,7 @@
 //! # Cost
 //!
 //! Release, 1M f32 elements, `out[i] = f(a[i])`, on a heavily loaded 2-vCPU host (libm `expf` in a Rust loop took
-//! 7.2 ns/elem there, ~4.5× the figure of the backend notes), ns/elem, scalar / F32X4 / F32X4 with fma: exp
+//! 7.2 ns/elem there, ~4.5× the figure of the backend notes), ns/elem, scalar+fma / F32X4 / F32X4+fma: exp
 //! 4.7 / 1.9 / 1.3, tanh 9.1 / 3.5 / 2.8, log 7.4 / 3.0 / 2.6, sin 5.5 / 2.7 / 2.3, logistic 7.3 / 2.3 / 2.0,
 //! erf 12.0 / 5.4 / 3.5. Constants come from [`MathCtx::float`]: the kernel lowering decides whether they are
 //! splats or loads from a constant table (the notes measured tables faster: hoisted splats spill).

@@ -63,6 +63,16 @@ impl Drop for Compiled {
 
 /// Compiles `out[i] = f(a[i], b[i]..)` for values of type `ty`.
 pub(super) fn compile(f: MathFn, ty: types::Type, fma: bool) -> Compiled {
+    compile_with(ty, fma, f.arity(), |fb, cx, args| emit(fb, cx, f, args, ty))
+}
+
+/// Compiles `out[i] = kernel_body(a[i], b[i]..)` (`arity` arguments) for values of type `ty`.
+pub(super) fn compile_with(
+    ty: types::Type,
+    fma: bool,
+    arity: usize,
+    kernel_body: impl Fn(&mut FunctionBuilder, &mut dyn MathCtx, &[Value]) -> Value,
+) -> Compiled {
     let mut jb = JITBuilder::with_isa(isa(), cranelift_module::default_libcall_names());
     for (name, ptr) in symbols() {
         jb.symbol(name, ptr);
@@ -98,12 +108,12 @@ pub(super) fn compile(f: MathFn, ty: types::Type, fma: bool) -> Compiled {
         let off = fb.ins().imul_imm_s(i, elem);
         let flags = MemFlagsData::trusted();
         let mut args = Vec::new();
-        for &base in &p[..f.arity()] {
+        for &base in &p[..arity] {
             let addr = fb.ins().iadd(base, off);
             args.push(fb.ins().load(ty, flags, addr, 0));
         }
         let mut cx = Ctx { module: &mut module, fma };
-        let r = emit(&mut fb, &mut cx, f, &args, ty);
+        let r = kernel_body(&mut fb, &mut cx, &args);
         let addr = fb.ins().iadd(p[2], off);
         fb.ins().store(flags, r, addr, 0);
         let next = fb.ins().iadd_imm_s(i, i64::from(ty.lane_count()));
@@ -159,6 +169,26 @@ pub(super) fn ulps64(a: f64, b: f64) -> u64 {
         if i < 0 { i128::from(i64::MIN) - i128::from(i) } else { i128::from(i) }
     };
     u64::try_from(key(a).abs_diff(key(b))).unwrap_or(u64::MAX)
+}
+
+/// Two calls in one kernel, each with a cold libm branch (`sin` then `cos` of the result plus `cos x`): the second
+/// emit continues in the block the first left the builder in, for scalars and vectors.
+#[test]
+fn calls_compose_across_cold_blocks() {
+    let xs: Vec<f32> = vec![0.5, -3.0, 2e6, f32::INFINITY, 1e-40, -0.0, 7.0, 1e30];
+    for ty in [types::F32, types::F32X4] {
+        let k = compile_with(ty, false, 1, |fb, cx, args| {
+            let s = emit(fb, cx, MathFn::Sin, args, ty);
+            let cs = emit(fb, cx, MathFn::Cos, &[s], ty);
+            let c = emit(fb, cx, MathFn::Cos, args, ty);
+            fb.ins().fadd(cs, c)
+        });
+        let got = k.run(&xs, None);
+        for (&x, &g) in xs.iter().zip(&got) {
+            let want = libm::cos(libm::sin(f64::from(x)) as f32 as f64) as f32 + libm::cos(f64::from(x)) as f32;
+            assert!(ulps32(g, want) <= 4, "{ty}: cos(sin({x})) + cos({x}) = {g}, libm {want}");
+        }
+    }
 }
 
 mod accuracy;
