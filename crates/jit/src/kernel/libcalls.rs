@@ -1,80 +1,76 @@
-//! A private stand-in for `crate::math::emit` (the math part of the JIT, built in
-//! parallel): transcendental functions as calls of registered runtime functions, one call
-//! per element, computing exactly what the reference interpreter computes (Rust std and
-//! `libm`), so results are bit-identical. At merge the lead switches the call sites in
-//! `ops.rs` to `math::emit` (vector polynomial kernels with stated ulp bounds) and drops
-//! this file; the symbols must then come from `math::symbols()`.
+//! Transcendental functions in kernels, two ways.
+//!
+//! By default (`KernelOptions::precise_math = false`) they are the vectorisable polynomial
+//! kernels of `math` (stated ulp bounds, see its docs). With `precise_math` they are calls of
+//! registered runtime functions, one per element (lane by lane for vectors), computing exactly
+//! what the reference interpreter computes (Rust std and `libm`), so results are bit-identical
+//! to it: the opt-in "precise" mode of the exactness policy, and what the kernel tests use to
+//! compare every other operation bit for bit.
 
-use cranelift_codegen::ir::{AbiParam, FuncRef, InstBuilder, Signature, Type, Value, types};
+use super::super::math::{self, MathCtx, MathFn};
+use cranelift_codegen::ir::{AbiParam, ExtFuncData, ExternalName, FuncRef, InstBuilder, Signature, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module as _};
 use std::collections::HashMap;
 
-/// The functions of the stand-in (the `MathFn` of the math interface).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum MathFn {
-    Exp,
-    Log,
-    Log1p,
-    Expm1,
-    Tanh,
-    Logistic,
-    Sin,
-    Cos,
-    Tan,
-    Erf,
-    Pow,
-    Atan2,
-    Fmod,
+/// The symbol of the precise runtime function for `f` on `ty` (F32 or F64).
+fn symbol(f: MathFn, ty: Type) -> String {
+    let base = match f {
+        MathFn::Exp => "exp",
+        MathFn::Log => "log",
+        MathFn::Log1p => "log1p",
+        MathFn::Expm1 => "expm1",
+        MathFn::Tanh => "tanh",
+        MathFn::Logistic => "logistic",
+        MathFn::Sin => "sin",
+        MathFn::Cos => "cos",
+        MathFn::Tan => "tan",
+        MathFn::Erf => "erf",
+        MathFn::Pow => "pow",
+        MathFn::Atan2 => "atan2",
+        MathFn::Fmod => "fmod",
+    };
+    let suffix = if ty == types::F32 { "f32" } else { "f64" };
+    format!("ferrax_kmath_{base}_{suffix}")
 }
 
-impl MathFn {
-    fn name(self, ty: Type) -> String {
-        let base = match self {
-            MathFn::Exp => "exp",
-            MathFn::Log => "log",
-            MathFn::Log1p => "log1p",
-            MathFn::Expm1 => "expm1",
-            MathFn::Tanh => "tanh",
-            MathFn::Logistic => "logistic",
-            MathFn::Sin => "sin",
-            MathFn::Cos => "cos",
-            MathFn::Tan => "tan",
-            MathFn::Erf => "erf",
-            MathFn::Pow => "pow",
-            MathFn::Atan2 => "atan2",
-            MathFn::Fmod => "fmod",
-        };
-        let suffix = if ty == types::F32 { "f32" } else { "f64" };
-        format!("ferrax_kmath_{base}_{suffix}")
-    }
-
-    fn arity(self) -> usize {
-        match self {
-            MathFn::Pow | MathFn::Atan2 | MathFn::Fmod => 2,
-            MathFn::Exp
-            | MathFn::Log
-            | MathFn::Log1p
-            | MathFn::Expm1
-            | MathFn::Tanh
-            | MathFn::Logistic
-            | MathFn::Sin
-            | MathFn::Cos
-            | MathFn::Tan
-            | MathFn::Erf => 1,
-        }
-    }
-}
-
-/// Imported runtime functions of the function being built, by symbol.
+/// Imported runtime functions of the function being built, by symbol, and how math is emitted.
 #[derive(Default)]
 pub(crate) struct Imports {
     refs: HashMap<String, FuncRef>,
+    /// Calls of the interpreter's functions instead of `math`'s polynomial kernels.
+    pub precise: bool,
+    /// The host has FMA (the polynomial kernels then use it).
+    pub has_fma: bool,
+    /// The host has SSE4.1.
+    pub has_sse41: bool,
 }
 
 impl Imports {
-    /// Emits `f(args)` on scalars of type `ty` (F32 or F64) as a call.
+    /// No imports yet; math emitted as `precise` says, for a host with or without FMA/SSE4.1.
+    pub(crate) fn new(precise: bool, has_fma: bool, has_sse41: bool) -> Imports {
+        Imports { refs: HashMap::new(), precise, has_fma, has_sse41 }
+    }
+
+    /// A reference to the imported function `name` with signature `sig`.
+    fn import(
+        &mut self,
+        fb: &mut FunctionBuilder,
+        jit: &mut JITModule,
+        name: &str,
+        sig: Signature,
+    ) -> Result<FuncRef, String> {
+        if let Some(&r) = self.refs.get(name) {
+            return Ok(r);
+        }
+        let id = jit.declare_function(name, Linkage::Import, &sig).map_err(|e| format!("{name}: {e}"))?;
+        let r = jit.declare_func_in_func(id, fb.func);
+        self.refs.insert(name.to_string(), r);
+        Ok(r)
+    }
+
+    /// Emits `f(args)` on values of type `ty` (F32, F64, F32X4 or F64X2).
     pub(crate) fn emit(
         &mut self,
         fb: &mut FunctionBuilder,
@@ -83,21 +79,88 @@ impl Imports {
         args: &[Value],
         ty: Type,
     ) -> Result<Value, String> {
-        let name = f.name(ty);
-        let fref = match self.refs.get(&name) {
-            Some(&r) => r,
-            None => {
-                let mut sig = Signature::new(jit.isa().default_call_conv());
-                (0..f.arity()).for_each(|_| sig.params.push(AbiParam::new(ty)));
-                sig.returns.push(AbiParam::new(ty));
-                let id = jit.declare_function(&name, Linkage::Import, &sig).map_err(|e| format!("{name}: {e}"))?;
-                let r = jit.declare_func_in_func(id, fb.func);
-                self.refs.insert(name, r);
-                r
-            }
-        };
+        if args.len() != f.arity() {
+            return Err(format!("{f:?} takes {} operands, not {}", f.arity(), args.len()));
+        }
+        if !self.precise {
+            let mut cx = Ctx { imports: self, jit, error: None };
+            let v = math::emit(fb, &mut cx, f, args, ty);
+            return match cx.error {
+                Some(e) => Err(e),
+                None => Ok(v),
+            };
+        }
+        if !ty.is_vector() {
+            return self.call(fb, jit, f, args, ty);
+        }
+        let mut out = None;
+        for lane in 0..ty.lane_count() as u8 {
+            let xs: Vec<Value> = args.iter().map(|&a| fb.ins().extractlane(a, lane)).collect();
+            let r = self.call(fb, jit, f, &xs, ty.lane_type())?;
+            out = Some(match out {
+                None => fb.ins().splat(ty, r),
+                Some(v) => fb.ins().insertlane(v, r, lane),
+            });
+        }
+        out.ok_or_else(|| "a vector has lanes".to_string())
+    }
+
+    /// One call of the precise runtime function on scalars of type `ty`.
+    fn call(
+        &mut self,
+        fb: &mut FunctionBuilder,
+        jit: &mut JITModule,
+        f: MathFn,
+        args: &[Value],
+        ty: Type,
+    ) -> Result<Value, String> {
+        let name = symbol(f, ty);
+        let mut sig = Signature::new(jit.isa().default_call_conv());
+        (0..f.arity()).for_each(|_| sig.params.push(AbiParam::new(ty)));
+        sig.returns.push(AbiParam::new(ty));
+        let fref = self.import(fb, jit, &name, sig)?;
         let call = fb.ins().call(fref, args);
         Ok(fb.inst_results(call)[0])
+    }
+}
+
+/// The kernel seen by `math::emit`.
+struct Ctx<'a> {
+    imports: &'a mut Imports,
+    jit: &'a mut JITModule,
+    /// The first failure to import a runtime function (the kernel is then not compiled).
+    error: Option<String>,
+}
+
+impl MathCtx for Ctx<'_> {
+    fn float(&mut self, fb: &mut FunctionBuilder, ty: Type, value: f64) -> Value {
+        let c = if ty.lane_type() == types::F32 { fb.ins().f32const(value as f32) } else { fb.ins().f64const(value) };
+        if ty.is_vector() { fb.ins().splat(ty, c) } else { c }
+    }
+
+    fn import(&mut self, fb: &mut FunctionBuilder, name: &str, sig: Signature) -> FuncRef {
+        match self.imports.import(fb, self.jit, name, sig.clone()) {
+            Ok(r) => r,
+            Err(e) => {
+                self.error.get_or_insert(e);
+                // A placeholder reference: the caller returns the error, so this is never compiled.
+                let signature = fb.import_signature(sig);
+                fb.import_function(ExtFuncData {
+                    name: ExternalName::testcase(name),
+                    signature,
+                    colocated: false,
+                    patchable: false,
+                })
+            }
+        }
+    }
+
+    fn has_fma(&self) -> bool {
+        self.imports.has_fma
+    }
+
+    fn has_sse41(&self) -> bool {
+        self.imports.has_sse41
     }
 }
 
@@ -152,10 +215,11 @@ extern "C" fn fmod_f64(x: f64, y: f64) -> f64 {
     x % y
 }
 
-/// The runtime functions kernels may call, to register on every `JITBuilder`
-/// (`jb.symbol(name, ptr)`).
+/// The runtime functions kernels may call (the precise ones and `math`'s), to register on
+/// every `JITBuilder` (`jb.symbol(name, ptr)`).
 pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
-    vec![
+    let mut v = math::symbols();
+    v.extend([
         ("ferrax_kmath_exp_f32", exp_f32 as *const u8),
         ("ferrax_kmath_exp_f64", exp_f64 as *const u8),
         ("ferrax_kmath_log_f32", log_f32 as *const u8),
@@ -182,5 +246,6 @@ pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
         ("ferrax_kmath_atan2_f64", atan2_f64 as *const u8),
         ("ferrax_kmath_fmod_f32", fmod_f32 as *const u8),
         ("ferrax_kmath_fmod_f64", fmod_f64 as *const u8),
-    ]
+    ]);
+    v
 }

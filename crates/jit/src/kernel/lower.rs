@@ -90,7 +90,7 @@ pub(super) fn build(
         bufs,
         memo: HashMap::new(),
         fixed: HashMap::new(),
-        imports: Imports::default(),
+        imports: Imports::new(opts.precise_math, has_fma, has_sse41),
         has_fma,
         has_sse41,
         tables: HashMap::new(),

@@ -35,9 +35,9 @@
 //! host), `a*b ± c` where the product has one use is contracted to one `fma` in scalar and
 //! vector code alike: that result differs from the interpreter's by at most 0.5 ulp of the
 //! product plus 0.5 ulp of the result (it is the more accurate
-//! one). Transcendentals go through [`libcalls`], a private stand-in for `crate::math::emit`
-//! (per-element calls of the same Rust std/libm functions the interpreter uses, hence
-//! bit-identical until the math part replaces them with its vector kernels and ulp bounds).
+//! one). Transcendentals are the vectorised polynomial kernels of `math` (ulp bounds in its
+//! docs: at most 1–3 ulp in f32), or, with `KernelOptions::precise_math`, per-element calls
+//! of the same Rust std/libm functions the interpreter uses (bit-identical; see [`libcalls`]).
 //! Denormals are not flushed (no MXCSR change).
 //!
 //! SIMD: see [`vector`]: when every value on the way from the loads to the results is read
@@ -51,9 +51,6 @@
 //! step (notes §7): the loop would call them per L1-sized tile into scratch.
 //!
 //! `KernelOptions::dump` returns the Cranelift IR and the disassembly of the kernel.
-
-// Until the executor part is merged, nothing in the crate calls the kernel compiler.
-#![allow(dead_code)]
 
 mod index;
 pub(crate) mod libcalls;
@@ -83,11 +80,14 @@ pub(crate) struct KernelOptions {
     pub simd: bool,
     /// Return the Cranelift IR and disassembly in [`KernelInfo::dump`].
     pub dump: bool,
+    /// Transcendentals as calls of the interpreter's own functions (bit-identical to it, one
+    /// call per element) instead of the vectorised polynomial kernels of `math`.
+    pub precise_math: bool,
 }
 
 impl Default for KernelOptions {
     fn default() -> Self {
-        KernelOptions { fma: true, simd: true, dump: false }
+        KernelOptions { fma: true, simd: true, dump: false, precise_math: false }
     }
 }
 
@@ -205,3 +205,6 @@ pub(crate) fn is_kernel_prim(prim: &Prim) -> bool {
         | Prim::Remat { .. } => false,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -4,7 +4,7 @@
 //! NaN→0, `round` is half to even, `max`/`min` propagate NaN (as `a + b`) and order
 //! `-0 < +0`, `sign` keeps zeros and NaN. Bools are `i8` 0/1 in registers and in memory.
 
-use super::libcalls::MathFn;
+use super::super::math::MathFn;
 use super::lower::Lower;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value as Cv, types};

@@ -14,7 +14,7 @@
 //! kernel keeps the scalar loop. Results are identical to the scalar code lane by lane: the
 //! same operations in the same order, so the exactness policy of `ops` holds unchanged.
 
-use super::libcalls::MathFn;
+use super::super::math::MathFn;
 use super::lower::{Index, Lower};
 use super::ops;
 use super::plan::{Plan, RedKind, Reduction};
@@ -280,18 +280,9 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// `f` applied lane by lane through the scalar math stand-in.
+    /// `f` on a vector: `math`'s polynomial kernels, or lane by lane in precise mode.
     fn per_lane(&mut self, f: MathFn, args: &[Cv], vt: Type) -> Result<Cv, String> {
-        let mut out = None;
-        for lane in 0..vt.lane_count() as u8 {
-            let xs: Vec<Cv> = args.iter().map(|&a| self.fb.ins().extractlane(a, lane)).collect();
-            let r = self.imports.emit(&mut self.fb, self.jit, f, &xs, vt.lane_type())?;
-            out = Some(match out {
-                None => self.fb.ins().splat(vt, r),
-                Some(v) => self.fb.ins().insertlane(v, r, lane),
-            });
-        }
-        out.ok_or_else(|| "a vector has lanes".to_string())
+        self.imports.emit(&mut self.fb, self.jit, f, args, vt)
     }
 
     /// The kernel's loop nest with a vector innermost loop of `lanes` and a scalar tail.

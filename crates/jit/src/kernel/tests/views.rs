@@ -3,10 +3,8 @@
 //! operands, iota, constants, dynamic_slice and gather with out-of-range indices; sizes 0,
 //! 1, scalars, odd sizes around the vector width, rank 6; and the `[start, end)` split.
 
-mod kernel_support;
-
+use super::support::{check, compile, interp, run, same_bits, values};
 use ferrax_ir::{Array, DType};
-use kernel_support::{check, compile, interp, run, same_bits, values};
 
 fn fusion(sig: &str, body: &str, ret: &str) -> String {
     format!("func @k[kind=\"fusion\"]({sig}) {{\n{body}\n  return {ret}\n}}\n")
@@ -208,7 +206,7 @@ fn split_range_equals_full_call() {
 fn dump_has_ir_and_disassembly() {
     let text = fusion("%a: f32[4]) -> (f32[4]", "  %b: f32[4] = sqrt(%a)", "%b");
     let module = ferrax_ir::parse(&text).unwrap();
-    let opts = kernel_support::kernel::KernelOptions { fma: true, simd: true, dump: true };
+    let opts = crate::kernel::KernelOptions { fma: true, simd: true, dump: true, precise_math: true };
     let c = compile(&module, &opts).unwrap();
     let dump = c.dump.as_deref().unwrap();
     assert!(dump.contains("sqrt"), "{dump}");

@@ -1,18 +1,12 @@
 //! Test harness of the kernel compiler: builds a host JITModule, compiles one kernel Func
 //! parsed from text, runs it on buffers made from `Array`s and compares with the reference
-//! interpreter. The kernel module is compiled into the test crate by path (its items are
-//! crate-private in `ferrax-jit`).
+//! interpreter.
 
-#![allow(dead_code)]
-
-#[path = "../../src/kernel/mod.rs"]
-pub mod kernel;
-
+use crate::kernel::{KernelCompiler, KernelFn, KernelOptions, define_kernel};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_jit::{JITBuilder, JITModule};
 use ferrax_ir::array::Data;
 use ferrax_ir::{Array, DType, EvalOptions, Module};
-use kernel::{KernelCompiler, KernelFn, KernelOptions, define_kernel};
 
 /// A JITModule for the host with the kernel compiler's settings and runtime symbols.
 pub fn jit_module() -> JITModule {
@@ -34,7 +28,7 @@ fn module_for(isa_builder: cranelift_codegen::isa::Builder) -> JITModule {
     flags.set("use_colocated_libcalls", "false").unwrap();
     let isa = isa_builder.finish(settings::Flags::new(flags)).unwrap();
     let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-    for (name, ptr) in kernel::libcalls::symbols() {
+    for (name, ptr) in crate::kernel::libcalls::symbols() {
         jb.symbol(name, ptr);
     }
     JITModule::new(jb)
@@ -144,7 +138,7 @@ pub fn same_bits(a: &Array, b: &Array) -> bool {
 /// Parses `text`, runs its entry on the JIT (fma off) and on the interpreter, and asserts
 /// bit-identical results; returns the results.
 pub fn check(text: &str, args: &[Array]) -> Vec<Array> {
-    check_with(text, args, &KernelOptions { fma: false, simd: true, dump: false })
+    check_with(text, args, &KernelOptions { fma: false, simd: true, dump: false, precise_math: true })
 }
 
 /// [`check`] with options.
@@ -232,6 +226,6 @@ pub fn close(a: &Array, b: &Array, rel: f64) -> bool {
 }
 
 /// Options of the exact scalar path.
-pub const SCALAR: KernelOptions = KernelOptions { fma: false, simd: false, dump: false };
+pub const SCALAR: KernelOptions = KernelOptions { fma: false, simd: false, dump: false, precise_math: true };
 /// Options of the vector path without contraction.
-pub const SIMD: KernelOptions = KernelOptions { fma: false, simd: true, dump: false };
+pub const SIMD: KernelOptions = KernelOptions { fma: false, simd: true, dump: false, precise_math: true };

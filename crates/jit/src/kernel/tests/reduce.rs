@@ -2,11 +2,9 @@
 //! first-index and NaN semantics, multi-output (S_in results written in the loop),
 //! epilogues, long f32 sums, and fma contraction on and off.
 
-mod kernel_support;
-
+use super::support::{SCALAR, SIMD, check, check_with, close, compile, interp, run, run_text, values};
+use crate::kernel::KernelOptions;
 use ferrax_ir::{Array, DType};
-use kernel_support::kernel::KernelOptions;
-use kernel_support::{SCALAR, SIMD, check, check_with, close, compile, interp, run, run_text, values};
 
 fn fusion(sig: &str, body: &str, ret: &str) -> String {
     format!("func @k[kind=\"fusion\"]({sig}) {{\n{body}\n  return {ret}\n}}\n")
@@ -33,7 +31,7 @@ fn every_reduction_every_axis_set() {
                 let got = run_text(&text, &args, &SIMD);
                 let exact = !dt.is_float() || op == "reduce_max" || op == "reduce_min";
                 let ok =
-                    if exact { kernel_support::same_bits(&got[0], &want[0]) } else { close(&got[0], &want[0], 1e-5) };
+                    if exact { super::support::same_bits(&got[0], &want[0]) } else { close(&got[0], &want[0], 1e-5) };
                 assert!(ok, "{text}\n{}\n{}", got[0].describe(None), want[0].describe(None));
             }
         }
@@ -146,7 +144,7 @@ fn fma_on_and_off() {
     check(&text, &args);
     // On: each element within half an ulp of the product of the unfused result.
     let module = ferrax_ir::parse(&text).unwrap();
-    let opts = KernelOptions { fma: true, simd: true, dump: true };
+    let opts = KernelOptions { fma: true, simd: true, dump: true, precise_math: true };
     let c = compile(&module, &opts).unwrap();
     let got = run(&c, &module, &args, &[]);
     let want = interp(&module, &args);
@@ -159,7 +157,7 @@ fn fma_on_and_off() {
     let fused = c.dump.as_deref().unwrap().contains("fma");
     let host_fma = std::is_x86_feature_detected!("fma");
     assert_eq!(fused, host_fma, "fma contraction should follow the host");
-    let opts = KernelOptions { fma: true, simd: true, dump: false };
+    let opts = KernelOptions { fma: true, simd: true, dump: false, precise_math: true };
     check_with(
         &text.replace("f64", "f32"),
         &vec![values(DType::F32, &[9], 1, true); 3],

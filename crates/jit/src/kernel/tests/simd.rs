@@ -3,11 +3,9 @@
 //! vector width (with a scalar tail), with broadcasts at inner and outer axes, on the host
 //! and on a baseline SSE2 target without SSE4.1, AVX or FMA.
 
-mod kernel_support;
-
+use super::support::{baseline_module, compile, compile_on, interp, run, same_bits, values};
+use crate::kernel::KernelOptions;
 use ferrax_ir::DType;
-use kernel_support::kernel::KernelOptions;
-use kernel_support::{baseline_module, compile, compile_on, interp, run, same_bits, values};
 
 fn fusion(sig: &str, body: &str, ret: &str) -> String {
     format!("func @k[kind=\"fusion\"]({sig}) {{\n{body}\n  return {ret}\n}}\n")
@@ -44,8 +42,8 @@ fn has_vectors(dump: &str) -> bool {
 
 #[test]
 fn vector_path_matches_scalar_and_interpreter() {
-    let simd = KernelOptions { fma: false, simd: true, dump: true };
-    let scalar = KernelOptions { fma: false, simd: false, dump: true };
+    let simd = KernelOptions { fma: false, simd: true, dump: true, precise_math: true };
+    let scalar = KernelOptions { fma: false, simd: false, dump: true, precise_math: true };
     for n in 0..=9usize {
         for (text, types) in kernels(n) {
             let module = ferrax_ir::parse(&text).unwrap();
@@ -81,7 +79,7 @@ fn transposed_reads_stay_scalar_and_exact() {
         "%c",
     );
     let module = ferrax_ir::parse(&text).unwrap();
-    let c = compile(&module, &KernelOptions { fma: false, simd: true, dump: true }).unwrap();
+    let c = compile(&module, &KernelOptions { fma: false, simd: true, dump: true, precise_math: true }).unwrap();
     assert!(!has_vectors(c.dump.as_deref().unwrap()));
     let args = [values(DType::F32, &[5, 7], 1, true), values(DType::F32, &[7, 5], 2, true)];
     assert!(same_bits(&run(&c, &module, &args, &[])[0], &interp(&module, &args)[0]));
@@ -102,7 +100,7 @@ fn fma_contraction_in_vector_body_and_tail() {
     let (a, b, c) = (args[0].as_f32().unwrap(), args[1].as_f32().unwrap(), args[2].as_f32().unwrap());
     let host_fma = std::is_x86_feature_detected!("fma");
     for fma in [false, true] {
-        let opts = KernelOptions { fma, simd: true, dump: true };
+        let opts = KernelOptions { fma, simd: true, dump: true, precise_math: true };
         let k = compile(&module, &opts).unwrap();
         assert!(has_vectors(k.dump.as_deref().unwrap()));
         let got = run(&k, &module, &args, &[]);
@@ -123,7 +121,7 @@ fn fma_contraction_in_vector_body_and_tail() {
 /// baseline SSE2 target agrees.
 #[test]
 fn vector_reductions_around_the_width() {
-    let dump = KernelOptions { fma: false, simd: true, dump: true };
+    let dump = KernelOptions { fma: false, simd: true, dump: true, precise_math: true };
     for n in 0..=19usize {
         for (dt, op) in [
             (DType::F32, "reduce_sum"),
@@ -146,7 +144,7 @@ fn vector_reductions_around_the_width() {
             for k in [&c, &base] {
                 let got = run(k, &module, &args, &[]);
                 let ok = if dt == DType::F32 && op == "reduce_sum" {
-                    kernel_support::close(&got[0], &want[0], 1e-5)
+                    super::support::close(&got[0], &want[0], 1e-5)
                 } else {
                     same_bits(&got[0], &want[0])
                 };

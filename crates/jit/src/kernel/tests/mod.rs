@@ -1,0 +1,10 @@
+//! Tests of the kernel compiler: every kernel-able primitive, view and reduction against the
+//! reference interpreter (bit for bit in precise-math mode without fma), edge shapes, the
+//! vector path (also on a baseline SSE2 target), and generated kernels.
+
+mod ops;
+mod random;
+mod reduce;
+mod simd;
+mod support;
+mod views;
