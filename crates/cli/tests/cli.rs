@@ -195,7 +195,10 @@ fn bad_inputs_to_run() {
         args.extend(inputs);
         assert_fails(&ferrax(&args, b""), 1, fragment);
     }
-    assert_fails(&ferrax(&["run", &prog, &x, "--backend", "jit"], b""), 1, "JIT backend is not available yet");
+    let jit = ferrax(&["run", &prog, &x, "--backend", "jit"], b"");
+    let interp = ferrax(&["run", &prog, &x, "--backend", "interp"], b"");
+    assert_eq!((jit.code, &jit.stdout), (0, &interp.stdout), "the JIT (default) and the interpreter agree");
+    assert_fails(&ferrax(&["run", &prog, &x, "--max-bytes", "20", "--backend", "interp"], b""), 1, "allocation budget");
     assert_fails(&ferrax(&["run", &prog, &x, "--max-bytes", "20"], b""), 1, "allocation budget");
 }
 

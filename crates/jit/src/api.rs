@@ -159,6 +159,7 @@ impl Executable {
                 ));
             }
         }
+        self.check_budget()?;
         let ins: Vec<*mut u8> = args.iter().map(buf::array_ptr).collect();
         let mut datas = Vec::with_capacity(self.results.len());
         for t in &self.results {
@@ -213,8 +214,23 @@ impl Executable {
             }
             out_ptrs.push(p);
         }
+        self.check_budget()?;
         // SAFETY: checked above; `&mut` output slices cannot overlap the shared arguments.
         unsafe { self.run(&ins, &out_ptrs) }
+    }
+
+    /// Checks the call's memory (arguments, results and workspace) against the budget,
+    /// before anything is allocated.
+    fn check_budget(&self) -> Result<(), Error> {
+        let io: u64 = self
+            .params
+            .iter()
+            .chain(&self.results)
+            .map(|t| t.byte_size().unwrap_or(u64::MAX))
+            .fold(0, u64::saturating_add);
+        self.budget
+            .check(io, self.plan.workspace_bytes as u64, &format!("the workspace of @{}", self.entry))
+            .map_err(|e| entry_err(&self.entry, format!("jit: {e}")))
     }
 
     fn check_arity(&self, n: usize) -> Result<(), Error> {
@@ -234,15 +250,6 @@ impl Executable {
 
     /// Runs the entry program on one workspace from the pool.
     unsafe fn run(&self, ins: &[*mut u8], outs: &[*mut u8]) -> Result<(), Error> {
-        let io: u64 = self
-            .params
-            .iter()
-            .chain(&self.results)
-            .map(|t| t.byte_size().unwrap_or(u64::MAX))
-            .fold(0, u64::saturating_add);
-        self.budget
-            .check(io, self.plan.workspace_bytes as u64, &format!("the workspace of @{}", self.entry))
-            .map_err(|e| entry_err(&self.entry, format!("jit: {e}")))?;
         let pooled = self.pool.lock().map_err(|_| entry_err(&self.entry, "jit: poisoned workspace pool"))?.pop();
         let mut ws = pooled.unwrap_or_else(|| buf::lines(self.plan.workspace_bytes));
         let mut run = exec::run::Run {
