@@ -135,7 +135,13 @@ fn main() {
     let c = chain(4_000_000);
     time("W3 chain", &c, 5);
     time("W3 chain value_and_grad", &value_and_grad(&c, &Wrt::Params(vec![0, 1, 2]), false).unwrap(), 5);
-    time("W5 dispatch x*2+1 (f32[4])", &parse("func @d(%x: f32[4]) -> (f32[4]) {\n  %two: f32[] = constant[value=2.0]()\n  %tb: f32[4] = broadcast_in_dim[shape=[4], dims=[]](%two)\n  %y: f32[4] = mul(%x, %tb)\n  %one: f32[] = constant[value=1.0]()\n  %ob: f32[4] = broadcast_in_dim[shape=[4], dims=[]](%one)\n  %z: f32[4] = add(%y, %ob)\n  return %z\n}"), 2001);
+    time(
+        "W5 dispatch x*2+1 (f32[4])",
+        &parse(
+            "func @d(%x: f32[4]) -> (f32[4]) {\n  %two: f32[] = constant[value=2.0]()\n  %tb: f32[4] = broadcast_in_dim[shape=[4], dims=[]](%two)\n  %y: f32[4] = mul(%x, %tb)\n  %one: f32[] = constant[value=1.0]()\n  %ob: f32[4] = broadcast_in_dim[shape=[4], dims=[]](%one)\n  %z: f32[4] = add(%y, %ob)\n  return %z\n}",
+        ),
+        2001,
+    );
     let deep = tanh_chain(50);
     let t = Instant::now();
     let g = ferrax_transform::grad(&deep, &Wrt::Default, false).unwrap();

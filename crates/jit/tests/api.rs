@@ -247,3 +247,23 @@ fn every_dot_general_layout_matches_the_interpreter() {
         }
     }
 }
+
+#[test]
+fn native_opaque_ops_are_bit_identical_to_the_interpreter() {
+    let text = "func @main(%x: f32[3,4], %u: f32[2,2], %i: i32[], %j: i32[], %k: i32[6]) -> (f32[3,4], f32[3,4], f32[3,4], i32[6]) {
+  %a: f32[3,4] = cumsum[axis=1](%x)
+  %b: f32[3,4] = cumsum[axis=0, reverse=true](%x)
+  %c: f32[3,4] = dynamic_update_slice(%x, %u, %i, %j)
+  %d: i32[6] = cumsum[axis=0](%k)
+  return %a, %b, %c, %d
+}";
+    let m = module(text);
+    let k = Array::from_i32(&[6], vec![i32::MAX, 1, -5, 7, i32::MIN, 3]).unwrap();
+    let x = Array::from_f32(&[3, 4], vec![1e8, 1.0, -1e8, 0.1, -0.0, 0.3, 0.7, -2.5, 3.0, 1e-7, 1.5, -0.0]).unwrap();
+    for (i, j) in [(0, 0), (1, 2), (-4, 9), (7, -1)] {
+        let args = [x.clone(), f32s(&[2, 2], 4), Array::scalar_i32(i), Array::scalar_i32(j), k.clone()];
+        let want = ferrax_ir::eval_entry(&m, &args, &EvalOptions::default()).unwrap();
+        let got = compile(&m, &JitOptions::default()).unwrap().call(&args).unwrap();
+        policy::agree(&want, &got, true).unwrap();
+    }
+}
