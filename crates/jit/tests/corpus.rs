@@ -67,3 +67,51 @@ fn every_corpus_func_agrees_with_the_interpreter() {
     assert!(failures.is_empty(), "{} of the corpus Funcs disagree:\n{}", failures.len(), failures.join("\n"));
     assert!(ran > 100, "only {ran} Funcs ran");
 }
+
+/// `module` with Func `name` moved first (the entry transforms act on).
+fn with_entry(module: &Module, name: &str) -> Module {
+    let mut out = Module::new();
+    out.push(module.funcs[name].clone());
+    for f in module.funcs.values().filter(|f| f.name != name) {
+        out.push(f.clone());
+    }
+    out
+}
+
+#[test]
+fn transforms_of_corpus_funcs_agree_with_the_interpreter() {
+    use ferrax_transform::{Wrt, grad, hvp, jvp, vmap};
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    let mut paths: Vec<_> = std::fs::read_dir(corpus().join("eval")).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "fx")) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Ok(module) = ferrax_ir::parse(&text) else { continue };
+        if ferrax_ir::verify(&module).is_err() {
+            continue;
+        }
+        for name in module.funcs.keys() {
+            let m = with_entry(&module, name);
+            let n = m.funcs[0].params.len();
+            let transformed = [
+                ("jvp", jvp(&m, &Wrt::Default)),
+                ("grad", grad(&m, &Wrt::Default, false)),
+                ("hvp", hvp(&m, &Wrt::Default)),
+                ("vmap", vmap(&m, &vec![Some(0); n], &vec![0; m.funcs[0].results.len()], 3)),
+            ];
+            for (pass, t) in transformed {
+                let Ok(t) = t else { continue };
+                let entry = t.funcs[0].name.clone();
+                let args = args_for(&t, &entry, 11);
+                match compare(&t, &entry, &args) {
+                    Ok(true) => ran += 1,
+                    Ok(false) => {}
+                    Err(e) => failures.push(format!("{}: {pass} of @{name}: {e}", path.display())),
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} transformed Funcs disagree:\n{}", failures.len(), failures.join("\n"));
+    assert!(ran > 100, "only {ran} transformed Funcs ran");
+}
