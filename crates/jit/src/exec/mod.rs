@@ -10,6 +10,7 @@
 //! IR is looked at while running).
 
 pub(crate) mod buf;
+pub(crate) mod code;
 mod opaque;
 pub(crate) mod plan;
 pub(crate) mod run;
@@ -101,6 +102,8 @@ pub(crate) struct Plan {
     pub dumps: Vec<String>,
     /// Bytes of one workspace (all programs' arenas).
     pub workspace_bytes: usize,
+    /// The native code of the kernels (dropped after them).
+    pub _code: code::Code,
 }
 
 fn err(func: &str, eqn: Option<usize>, prim: Option<&str>, msg: impl Into<String>) -> Error {
@@ -117,6 +120,7 @@ fn bytes(ty: &Type, func: &str) -> Result<usize, Error> {
 /// Builds the programs of a fused module (entry first).
 pub(crate) fn build(fused: &Arc<Module>, dump: bool) -> Result<Plan, Error> {
     let entry = fused.entry().ok_or_else(|| err("", None, None, "jit: the module has no Funcs"))?;
+    let mut code = code::Code::new()?;
     let mut b = Builder {
         module: fused,
         ids: HashMap::new(),
@@ -137,7 +141,8 @@ pub(crate) fn build(fused: &Arc<Module>, dump: bool) -> Result<Plan, Error> {
         p.base = base;
         base += p.size;
     }
-    Ok(Plan { programs, kernels: b.kernels, dumps: b.dumps, workspace_bytes: base })
+    code.finalize()?;
+    Ok(Plan { programs, kernels: b.kernels, dumps: b.dumps, workspace_bytes: base, _code: code })
 }
 
 struct Builder<'a> {
