@@ -150,7 +150,7 @@ struct Builder<'a> {
     ids: HashMap<String, usize>,
     programs: Vec<Option<Program>>,
     kernels: Vec<Kernel>,
-    kernel_ids: HashMap<String, usize>,
+    kernel_ids: HashMap<String, (usize, i64)>,
     dumps: Vec<String>,
     dump: bool,
 }
@@ -172,16 +172,17 @@ impl Builder<'_> {
     }
 
     fn kernel(&mut self, name: &str) -> Result<(usize, i64), Error> {
-        if let Some(&id) = self.kernel_ids.get(name) {
-            return Ok((id, 0));
+        if let Some(&known) = self.kernel_ids.get(name) {
+            return Ok(known);
         }
         let (kernel, info) = define_kernel(self.module, name, self.dump)?;
         if let Some(d) = info.dump {
             self.dumps.push(d);
         }
         self.kernels.push(kernel);
-        self.kernel_ids.insert(name.to_string(), self.kernels.len() - 1);
-        Ok((self.kernels.len() - 1, info.outer))
+        let known = (self.kernels.len() - 1, info.outer);
+        self.kernel_ids.insert(name.to_string(), known);
+        Ok(known)
     }
 
     fn lower(&mut self, func: &Func) -> Result<Program, Error> {
