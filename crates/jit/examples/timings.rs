@@ -1,6 +1,6 @@
 //! Quick timings of the DESIGN section 6 workloads under the JIT: compile time
 //! (opt + fuse + plan + kernels) and the median steady-state call.
-//! `cargo run --release -p ferrax-jit --example timings` (W4 is not covered).
+//! `cargo run --release -p ferrax-jit --example timings`.
 
 use ferrax_ir::{Array, DType, Module, Type};
 use ferrax_jit::{JitOptions, compile};
@@ -127,11 +127,27 @@ fn tanh_chain(layers: usize) -> Module {
     ))
 }
 
+fn small_mlp() -> Module {
+    parse(
+        "func @l(%w1: f32[100,256], %w2: f32[256], %x: f32[100], %y: f32[]) -> (f32[]) {
+  %a: f32[256] = dot_general[lhs_contract=[0], rhs_contract=[0]](%x, %w1)
+  %h: f32[256] = tanh(%a)
+  %o: f32[] = dot_general[lhs_contract=[0], rhs_contract=[0]](%h, %w2)
+  %d: f32[] = sub(%o, %y)
+  %s: f32[] = mul(%d, %d)
+  return %s
+}",
+    )
+}
+
 fn main() {
     time("W1 mlp value_and_grad", &value_and_grad(&mlp(), &Wrt::Params(vec![1, 2, 3]), false).unwrap(), 20);
     let rosen = rosenbrock(1_000_000);
     time("W2 rosenbrock grad", &ferrax_transform::grad(&rosen, &Wrt::Default, false).unwrap(), 10);
     time("W2 rosenbrock hvp", &hvp(&rosen, &Wrt::Default).unwrap(), 10);
+    let g = ferrax_transform::grad(&small_mlp(), &Wrt::Params(vec![0, 1]), false).unwrap();
+    let per_sample = ferrax_transform::vmap(&g, &[None, None, Some(0), Some(0)], &[0, 0], 256).unwrap();
+    time("W4 per-sample grads (256)", &per_sample, 10);
     let c = chain(4_000_000);
     time("W3 chain", &c, 5);
     time("W3 chain value_and_grad", &value_and_grad(&c, &Wrt::Params(vec![0, 1, 2]), false).unwrap(), 5);
