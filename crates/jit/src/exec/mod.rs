@@ -313,14 +313,14 @@ impl Builder<'_> {
                 arena.release(off, b);
             }
             // Inputs whose last use is here, and outputs nobody uses, die now.
-            let mut dead: Vec<crate::exec::Loc> = Vec::new();
-            for v in eqn.inputs.iter().chain(&eqn.outputs) {
+            let mut dead: Vec<ferrax_ir::Value> = Vec::new();
+            for &v in eqn.inputs.iter().chain(&eqn.outputs) {
                 if let Some(Loc::Arena(off)) = loc[v.index()]
                     && (last[v.index()] == i || last[v.index()] == usize::MAX - 1)
-                    && !dead.contains(&Loc::Arena(off))
+                    && !dead.contains(&v)
                 {
-                    dead.push(Loc::Arena(off));
-                    arena.release(off, bytes(func.ty(*v), fname)?);
+                    dead.push(v);
+                    arena.release(off, bytes(func.ty(v), fname)?);
                 }
             }
             steps.push(StepAt { eqn: i, prim: eqn.prim.name(), step });
