@@ -8,7 +8,7 @@ use std::path::PathBuf;
 pub enum Backend {
     /// The reference interpreter of `ferrax_ir`.
     Interp,
-    /// Native code through Cranelift (not available yet).
+    /// Native code through Cranelift (`ferrax_jit`), the default.
     Jit,
 }
 
@@ -142,6 +142,8 @@ pub struct RunArgs {
     pub max_bytes: Option<u64>,
     /// Bound on the total loop iterations of the run.
     pub fuel: Option<u64>,
+    /// Print each kernel's CLIF and disassembly to stderr (JIT backend).
+    pub dump_jit: bool,
 }
 
 /// The usage text printed by `ferrax help`.
@@ -151,7 +153,7 @@ usage: ferrax <command> [args]
 commands:
   print  FILE [--locs]        parse, verify and print the canonical text
   verify FILE                 parse and verify only
-  run    FILE A.npy... [--backend interp|jit] [--out DIR] [--full]
+  run    FILE A.npy... [--backend jit|interp] [--dump-jit] [--out DIR] [--full]
                               [--max-bytes N] [--fuel N]
                               run the entry Func on one .npy file per parameter
   grad   FILE [--wrt 0,1] [--has-aux] [--max-bytes N]
@@ -217,13 +219,13 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
 }
 
 fn parse_run(rest: &[String]) -> Result<Command, String> {
-    let (positional, flags) = split(rest, &["--full"], &["--backend", "--out", "--max-bytes", "--fuel"])?;
+    let (positional, flags) = split(rest, &["--full", "--dump-jit"], &["--backend", "--out", "--max-bytes", "--fuel"])?;
     let Some((input, arrays)) = positional.split_first() else {
         return Err("run: missing the module file".into());
     };
     let backend = match flags.value("--backend") {
-        None | Some("interp") => Backend::Interp,
-        Some("jit") => Backend::Jit,
+        Some("interp") => Backend::Interp,
+        None | Some("jit") => Backend::Jit,
         Some(other) => return Err(format!("run: unknown backend '{other}' (expected interp or jit)")),
     };
     Ok(Command::Run(RunArgs {
@@ -234,6 +236,7 @@ fn parse_run(rest: &[String]) -> Result<Command, String> {
         full: flags.has("--full"),
         max_bytes: flags.number("--max-bytes")?,
         fuel: flags.number("--fuel")?,
+        dump_jit: flags.has("--dump-jit"),
     }))
 }
 
@@ -376,8 +379,10 @@ mod tests {
             panic!("run did not parse");
         };
         assert_eq!(run.arrays.len(), 2);
-        assert_eq!((run.full, run.max_bytes, run.fuel, run.backend), (true, Some(100), Some(7), Backend::Interp));
+        assert_eq!((run.full, run.max_bytes, run.fuel, run.backend), (true, Some(100), Some(7), Backend::Jit));
         assert_eq!(run.out_dir, Some(PathBuf::from("d")));
+        let Ok(Command::Run(run)) = parse("run f.fx --backend interp --dump-jit") else { panic!("run") };
+        assert_eq!((run.backend, run.dump_jit), (Backend::Interp, true));
     }
 
     #[test]

@@ -191,9 +191,6 @@ fn locate(name: &str, error: &Error, spans: &SourceMap) -> String {
 fn run_module(run: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
     let name = display_name(&run.input);
     let (module, spans) = load(&run.input)?;
-    if run.backend == Backend::Jit {
-        return Err(Failure::error("--backend jit: the JIT backend is not available yet; use --backend interp"));
-    }
     let budget = run.max_bytes.map_or_else(Budget::default, Budget::new);
     let entry = module.entry().ok_or_else(|| Failure::error(format!("{name}: the module has no Func")))?;
     let param_types = entry.param_types();
@@ -219,9 +216,24 @@ fn run_module(run: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
         }
         args.push(array);
     }
-    let options = EvalOptions { budget, fuel: run.fuel };
-    let outputs =
-        ferrax_ir::eval_entry(&module, &args, &options).map_err(|e| Failure::error(locate(name, &e, &spans)))?;
+    let outputs = match run.backend {
+        Backend::Interp => ferrax_ir::eval_entry(&module, &args, &EvalOptions { budget, fuel: run.fuel }),
+        Backend::Jit => {
+            let options = ferrax_jit::JitOptions {
+                max_bytes: run.max_bytes,
+                fuel: run.fuel,
+                dump: run.dump_jit,
+                ..Default::default()
+            };
+            ferrax_jit::compile(&module, &options).and_then(|exe| {
+                if run.dump_jit {
+                    eprint!("{}", exe.dump());
+                }
+                exe.call(&args)
+            })
+        }
+    }
+    .map_err(|e| Failure::error(locate(name, &e, &spans)))?;
     match &run.out_dir {
         Some(dir) => write_npy_outputs(dir, &outputs),
         None => {

@@ -33,6 +33,9 @@ pub(crate) fn check(text: &str, bless: bool) -> Result<Option<String>, String> {
     let mut next_line = 0;
     for run in &runs {
         let actual = execute(&module, run);
+        if let Err(e) = jit_agrees(&module, run) {
+            failures.push(format!("{}: @{} under the JIT: {e}", run.start + 1, run.func));
+        }
         if actual != run.expected {
             failures.push(format!(
                 "{}: @{} gave other results:\n{}",
@@ -113,6 +116,27 @@ fn execute(module: &Module, run: &Run) -> Vec<String> {
     match ferrax_ir::eval(module, &run.func, &run.inputs, &options) {
         Ok(outputs) => outputs.iter().enumerate().map(|(i, a)| format!("out{i}: {}", a.describe(None))).collect(),
         Err(e) => vec![format!("error: {e}")],
+    }
+}
+
+/// Runs a block under the JIT too and compares with the interpreter under the
+/// exactness policy (`ferrax_jit::policy`, documented in ir/README.md). Both must fail
+/// or both succeed; only a budget (`max_bytes`) run may fail under just one backend,
+/// since the interpreter counts live buffers and the JIT its whole planned workspace.
+fn jit_agrees(module: &Module, run: &Run) -> Result<(), String> {
+    let mut options = EvalOptions { fuel: run.fuel, ..EvalOptions::default() };
+    if let Some(max) = run.max_bytes {
+        options.budget = ferrax_array::Budget::new(max);
+    }
+    let expected = ferrax_ir::eval(module, &run.func, &run.inputs, &options);
+    let jit_options = ferrax_jit::JitOptions { fuel: run.fuel, max_bytes: run.max_bytes, ..Default::default() };
+    let actual = ferrax_jit::compile_func(module, &run.func, &jit_options).and_then(|exe| exe.call(&run.inputs));
+    match (expected, actual) {
+        (Ok(e), Ok(a)) => ferrax_jit::policy::agree(&e, &a, ferrax_jit::policy::inexact_ops(module).is_empty()),
+        (Err(_), Err(_)) => Ok(()),
+        (Ok(_), Err(_)) | (Err(_), Ok(_)) if run.max_bytes.is_some() => Ok(()),
+        (Ok(_), Err(e)) => Err(format!("failed where the interpreter did not: {e}")),
+        (Err(e), Ok(_)) => Err(format!("succeeded where the interpreter failed ({e})")),
     }
 }
 

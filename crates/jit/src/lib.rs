@@ -1,7 +1,17 @@
-//! Cranelift lowering of fused kernels and calling compiled code.
-//!
-//! `kernel`: one kernel Func (`[kind="fusion"]`) to one Cranelift function (compute-at-index, SIMD).
-//! `math`: the transcendental kernels (exp, log, tanh, sin, pow, ...) emitted as vectorisable Cranelift IR.
+//! The JIT: compiles a module (a model, its gradient, a vmapped version, ...) into an
+//! [`Executable`] following the schedule of the fusion pass (`ferrax_fuse::fuse`):
+//! kernels compiled to native code by Cranelift (`kernel`, with the transcendental
+//! kernels of `math`), `dot_general` by faer (`gemm`), `cond`/`while`/`scan` run natively
+//! over body programs, opaque primitives, all over a liveness-planned workspace (`exec`).
+//! [`JitCache`] keeps executables by (module, input types).
 
+mod api;
+mod cache;
+mod exec;
+mod gemm;
 mod kernel;
 mod math;
+pub mod policy;
+
+pub use api::{ArgRef, Executable, JitOptions, OutRef, compile, compile_func};
+pub use cache::{CacheStats, JitCache, Miss};

@@ -1,0 +1,55 @@
+//! `ferrax::jit`: compiled closures match `ferrax::eval`, compile once per signature,
+//! and compose with `grad` and `vmap`.
+
+use ferrax::{Array, Tensor, grad, jit, jit_module, vmap};
+
+fn v(values: &[f32]) -> Array {
+    Array::from_f32(&[values.len()], values.to_vec()).unwrap()
+}
+
+fn model(p: [Tensor; 2]) -> Tensor {
+    let [w, x] = p;
+    (&w * &x).tanh().sum_all()
+}
+
+#[test]
+fn a_jitted_closure_matches_eval_and_compiles_once_per_signature() {
+    let f = jit(model);
+    let args = [v(&[0.5, -1.0, 2.0]), v(&[1.0, 0.25, -0.75])];
+    let want = ferrax::eval(model, &args).unwrap();
+    assert_eq!(f.call(&args).unwrap(), want);
+    assert_eq!(
+        f.call(&[v(&[1.0, 1.0, 1.0]), v(&[2.0, 2.0, 2.0])]).unwrap(),
+        ferrax::eval(model, &[v(&[1.0, 1.0, 1.0]), v(&[2.0, 2.0, 2.0])]).unwrap()
+    );
+    assert_eq!(f.compiles(), 1, "a second call with the same types compiles nothing");
+    f.call(&[v(&[1.0, 2.0]), v(&[3.0, 4.0])]).unwrap();
+    assert_eq!(f.compiles(), 2, "a new signature compiles again");
+}
+
+#[test]
+fn jit_composes_with_grad_and_vmap() {
+    let g = grad(model);
+    let jg = jit(|p: [Tensor; 2]| g.apply(&p));
+    let args = [v(&[0.5, -1.0, 2.0]), v(&[1.0, 0.25, -0.75])];
+    let want = g.call(&args).unwrap();
+    let got = jg.call(&args).unwrap();
+    for (w, a) in want.iter().zip(&got) {
+        ferrax_jit::policy::agree(std::slice::from_ref(w), std::slice::from_ref(a), false).unwrap();
+    }
+    let per_row = |x: Tensor| (&x * &x).sum_all();
+    let jv = jit(|x: Tensor| vmap(per_row).apply::<_, Tensor>(&x));
+    let xs = Array::from_f32(&[2, 3], vec![1.0, 2.0, 3.0, -1.0, 0.5, 0.0]).unwrap();
+    let got = jv.call(&xs).unwrap();
+    assert_eq!(got, Array::from_f32(&[2], vec![14.0, 1.25]).unwrap());
+}
+
+#[test]
+fn jit_module_compiles_ahead_of_time() {
+    let t = ferrax::Type::new(ferrax::DType::F32, &[3]);
+    let module = ferrax::trace(model, &[t.clone(), t]).unwrap();
+    let exe = jit_module(&module).unwrap();
+    let args = [v(&[0.5, -1.0, 2.0]), v(&[1.0, 0.25, -0.75])];
+    assert_eq!(exe.call(&args).unwrap(), vec![ferrax::eval(model, &args).unwrap()]);
+    assert!(exe.call(&[v(&[1.0])]).is_err());
+}

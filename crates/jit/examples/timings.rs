@@ -1,0 +1,170 @@
+//! Quick timings of the DESIGN section 6 workloads under the JIT: compile time
+//! (opt + fuse + plan + kernels) and the median steady-state call.
+//! `cargo run --release -p ferrax-jit --example timings`.
+
+use ferrax_ir::{Array, DType, Module, Type};
+use ferrax_jit::{JitOptions, compile};
+use ferrax_transform::{Wrt, hvp, value_and_grad};
+use std::time::{Duration, Instant};
+
+fn parse(text: &str) -> Module {
+    ferrax_ir::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+fn fill(t: &Type, seed: usize) -> Array {
+    let n = t.element_count().unwrap_or(0);
+    let f = |i: usize| (((i * 31 + seed * 17) % 97) as f64 / 97.0 - 0.5) * 0.2;
+    match t.dtype {
+        DType::F32 => Array::from_f32(&t.shape, (0..n).map(|i| f(i) as f32).collect()).unwrap(),
+        DType::F64 => Array::from_f64(&t.shape, (0..n).map(f).collect()).unwrap(),
+        DType::I32 => Array::from_i32(&t.shape, (0..n).map(|i| i as i32).collect()).unwrap(),
+        DType::Bool => Array::from_bool(&t.shape, vec![true; n]).unwrap(),
+    }
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn time(name: &str, module: &Module, calls: usize) {
+    let t = Instant::now();
+    let exe = compile(module, &JitOptions::default()).unwrap();
+    let compile_time = t.elapsed();
+    let args: Vec<Array> = exe.param_types().iter().enumerate().map(|(i, t)| fill(t, i)).collect();
+    exe.call(&args).unwrap();
+    let runs: Vec<Duration> = (0..calls)
+        .map(|_| {
+            let t = Instant::now();
+            exe.call(&args).unwrap();
+            t.elapsed()
+        })
+        .collect();
+    println!("{name:<28} compile {compile_time:>10.2?}   call (median of {calls}) {:>10.2?}", median(runs));
+}
+
+fn mlp() -> Module {
+    parse(
+        "func @loss(%x: f32[128,784], %w1: f32[784,512], %w2: f32[512,512], %w3: f32[512,10], %y: f32[128,10]) -> (f32[]) {
+  %a1: f32[128,512] = dot_general[lhs_contract=[1], rhs_contract=[0]](%x, %w1)
+  %h1: f32[128,512] = tanh(%a1)
+  %a2: f32[128,512] = dot_general[lhs_contract=[1], rhs_contract=[0]](%h1, %w2)
+  %h2: f32[128,512] = tanh(%a2)
+  %z: f32[128,10] = dot_general[lhs_contract=[1], rhs_contract=[0]](%h2, %w3)
+  %m: f32[128] = reduce_max[axes=[1]](%z)
+  %mb: f32[128,10] = broadcast_in_dim[shape=[128,10], dims=[0]](%m)
+  %zc: f32[128,10] = sub(%z, %mb)
+  %e: f32[128,10] = exp(%zc)
+  %s: f32[128] = reduce_sum[axes=[1]](%e)
+  %ls: f32[128] = log(%s)
+  %lb: f32[128,10] = broadcast_in_dim[shape=[128,10], dims=[0]](%ls)
+  %lsm: f32[128,10] = sub(%zc, %lb)
+  %p: f32[128,10] = mul(%y, %lsm)
+  %t: f32[] = reduce_sum[axes=[0,1]](%p)
+  %k: f32[] = constant[value=-0.0078125]()
+  %l: f32[] = mul(%t, %k)
+  return %l
+}",
+    )
+}
+
+fn rosenbrock(n: usize) -> Module {
+    let m = n - 1;
+    parse(&format!(
+        "func @rosen(%x: f64[{n}]) -> (f64[]) {{
+  %a: f64[{m}] = slice[start=[1], limit=[{n}]](%x)
+  %b: f64[{m}] = slice[start=[0], limit=[{m}]](%x)
+  %b2: f64[{m}] = mul(%b, %b)
+  %d: f64[{m}] = sub(%a, %b2)
+  %d2: f64[{m}] = mul(%d, %d)
+  %c: f64[] = constant[value=100.0]()
+  %cb: f64[{m}] = broadcast_in_dim[shape=[{m}], dims=[]](%c)
+  %t1: f64[{m}] = mul(%cb, %d2)
+  %one: f64[] = constant[value=1.0]()
+  %ob: f64[{m}] = broadcast_in_dim[shape=[{m}], dims=[]](%one)
+  %e: f64[{m}] = sub(%ob, %b)
+  %e2: f64[{m}] = mul(%e, %e)
+  %s: f64[{m}] = add(%t1, %e2)
+  %r: f64[] = reduce_sum[axes=[0]](%s)
+  return %r
+}}"
+    ))
+}
+
+fn chain(n: usize) -> Module {
+    parse(&format!(
+        "func @chain(%a: f32[{n}], %b: f32[{n}], %c: f32[{n}]) -> (f32[]) {{
+  %ab: f32[{n}] = mul(%a, %b)
+  %abc: f32[{n}] = add(%ab, %c)
+  %t: f32[{n}] = tanh(%abc)
+  %na: f32[{n}] = neg(%a)
+  %ea: f32[{n}] = exp(%na)
+  %p: f32[{n}] = mul(%t, %ea)
+  %bb: f32[{n}] = mul(%b, %b)
+  %one: f32[] = constant[value=1.0]()
+  %ob: f32[{n}] = broadcast_in_dim[shape=[{n}], dims=[]](%one)
+  %den: f32[{n}] = add(%ob, %bb)
+  %q: f32[{n}] = div(%p, %den)
+  %r: f32[] = reduce_sum[axes=[0]](%q)
+  return %r
+}}"
+    ))
+}
+
+fn tanh_chain(layers: usize) -> Module {
+    let mut params = vec!["%h0: f32[64]".to_string()];
+    let mut body = String::new();
+    for i in 0..layers {
+        params.push(format!("%w{i}: f32[64,64]"));
+        body += &format!(
+            "  %a{i}: f32[64] = dot_general[lhs_contract=[0], rhs_contract=[0]](%h{i}, %w{i})\n  %h{}: f32[64] = tanh(%a{i})\n",
+            i + 1
+        );
+    }
+    parse(&format!(
+        "func @deep({}) -> (f32[]) {{\n{body}  %s: f32[] = reduce_sum[axes=[0]](%h{layers})\n  return %s\n}}",
+        params.join(", ")
+    ))
+}
+
+fn small_mlp() -> Module {
+    parse(
+        "func @l(%w1: f32[100,256], %w2: f32[256], %x: f32[100], %y: f32[]) -> (f32[]) {
+  %a: f32[256] = dot_general[lhs_contract=[0], rhs_contract=[0]](%x, %w1)
+  %h: f32[256] = tanh(%a)
+  %o: f32[] = dot_general[lhs_contract=[0], rhs_contract=[0]](%h, %w2)
+  %d: f32[] = sub(%o, %y)
+  %s: f32[] = mul(%d, %d)
+  return %s
+}",
+    )
+}
+
+fn main() {
+    time("W1 mlp value_and_grad", &value_and_grad(&mlp(), &Wrt::Params(vec![1, 2, 3]), false).unwrap(), 20);
+    let rosen = rosenbrock(1_000_000);
+    time("W2 rosenbrock grad", &ferrax_transform::grad(&rosen, &Wrt::Default, false).unwrap(), 10);
+    time("W2 rosenbrock hvp", &hvp(&rosen, &Wrt::Default).unwrap(), 10);
+    let g = ferrax_transform::grad(&small_mlp(), &Wrt::Params(vec![0, 1]), false).unwrap();
+    let per_sample = ferrax_transform::vmap(&g, &[None, None, Some(0), Some(0)], &[0, 0], 256).unwrap();
+    time("W4 per-sample grads (256)", &per_sample, 10);
+    let c = chain(4_000_000);
+    time("W3 chain", &c, 5);
+    time("W3 chain value_and_grad", &value_and_grad(&c, &Wrt::Params(vec![0, 1, 2]), false).unwrap(), 5);
+    time(
+        "W5 dispatch x*2+1 (f32[4])",
+        &parse(
+            "func @d(%x: f32[4]) -> (f32[4]) {\n  %two: f32[] = constant[value=2.0]()\n  %tb: f32[4] = broadcast_in_dim[shape=[4], dims=[]](%two)\n  %y: f32[4] = mul(%x, %tb)\n  %one: f32[] = constant[value=1.0]()\n  %ob: f32[4] = broadcast_in_dim[shape=[4], dims=[]](%one)\n  %z: f32[4] = add(%y, %ob)\n  return %z\n}",
+        ),
+        2001,
+    );
+    let deep = tanh_chain(50);
+    let t = Instant::now();
+    let g = ferrax_transform::grad(&deep, &Wrt::Default, false).unwrap();
+    compile(&g, &JitOptions::default()).unwrap();
+    println!("W6 grad of 50-layer chain: transform + compile {:.2?}", t.elapsed());
+    let t = Instant::now();
+    let h = hvp(&deep, &Wrt::Default).unwrap();
+    compile(&h, &JitOptions::default()).unwrap();
+    println!("W6 hvp of 50-layer chain: transform + compile {:.2?}", t.elapsed());
+}

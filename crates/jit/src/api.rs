@@ -1,0 +1,289 @@
+//! The public API: [`compile`] a module into an [`Executable`], call it on arrays
+//! ([`Executable::call`]) or on typed slices ([`Executable::call_raw`], no copies of
+//! arguments or results), and a bounded [`JitCache`] of executables.
+//!
+//! An `Executable` is `Send + Sync`: a call takes a workspace (the memory of every
+//! buffer its programs need) from a mutex-protected pool and puts it back after, so
+//! concurrent calls never share buffers.
+
+use crate::exec::{self, Plan, buf};
+use crate::kernel::KernelOptions;
+use ferrax_array::{Budget, Data};
+use ferrax_ir::{Array, DType, Error, EvalOptions, Module, Place, Type, format_types};
+use std::sync::{Arc, Mutex};
+
+/// Options of [`compile`].
+#[derive(Clone, Debug)]
+pub struct JitOptions {
+    /// Emit fused multiply-adds where the host has them (default true).
+    pub fma: bool,
+    /// Bound on the bytes of a call's workspace plus its arguments and results
+    /// (DESIGN section 7); `None` for the default budget (half of physical memory).
+    pub max_bytes: Option<u64>,
+    /// Threads a large kernel launch is split across (default: the available cores; a
+    /// launch is split only above `exec::SPLIT_WORK`, about a millisecond of work).
+    pub threads: usize,
+    /// Keep the CLIF and disassembly of each kernel for [`Executable::dump`].
+    pub dump: bool,
+    /// The most loop iterations (`while` and `scan` steps) a call may take.
+    pub fuel: Option<u64>,
+    /// Transcendentals by the interpreter's own functions, one call per element
+    /// (bit-identical to it) instead of the vectorised polynomial kernels (default false).
+    pub precise_math: bool,
+}
+
+impl Default for JitOptions {
+    fn default() -> JitOptions {
+        JitOptions {
+            fma: true,
+            max_bytes: None,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            dump: false,
+            fuel: None,
+            precise_math: false,
+        }
+    }
+}
+
+/// A compiled module: call it with [`Executable::call`] or [`Executable::call_raw`].
+pub struct Executable {
+    plan: Plan,
+    entry: String,
+    params: Vec<Type>,
+    results: Vec<Type>,
+    budget: Budget,
+    fuel: Option<u64>,
+    pool: Mutex<Vec<Vec<buf::Line>>>,
+}
+
+/// A borrowed argument of [`Executable::call_raw`]: the elements in C order.
+#[derive(Clone, Copy, Debug)]
+pub enum ArgRef<'a> {
+    /// f32 elements.
+    F32(&'a [f32]),
+    /// f64 elements.
+    F64(&'a [f64]),
+    /// i32 elements.
+    I32(&'a [i32]),
+    /// bool elements.
+    Bool(&'a [bool]),
+}
+
+/// A borrowed result buffer of [`Executable::call_raw`].
+#[derive(Debug)]
+pub enum OutRef<'a> {
+    /// f32 elements.
+    F32(&'a mut [f32]),
+    /// f64 elements.
+    F64(&'a mut [f64]),
+    /// i32 elements.
+    I32(&'a mut [i32]),
+    /// bool elements.
+    Bool(&'a mut [bool]),
+}
+
+impl ArgRef<'_> {
+    fn parts(&self) -> (DType, usize, *mut u8) {
+        match self {
+            ArgRef::F32(s) => (DType::F32, s.len(), s.as_ptr() as *mut u8),
+            ArgRef::F64(s) => (DType::F64, s.len(), s.as_ptr() as *mut u8),
+            ArgRef::I32(s) => (DType::I32, s.len(), s.as_ptr() as *mut u8),
+            ArgRef::Bool(s) => (DType::Bool, s.len(), s.as_ptr() as *mut u8),
+        }
+    }
+}
+
+impl OutRef<'_> {
+    fn parts(&mut self) -> (DType, usize, *mut u8) {
+        match self {
+            OutRef::F32(s) => (DType::F32, s.len(), s.as_mut_ptr() as *mut u8),
+            OutRef::F64(s) => (DType::F64, s.len(), s.as_mut_ptr() as *mut u8),
+            OutRef::I32(s) => (DType::I32, s.len(), s.as_mut_ptr() as *mut u8),
+            OutRef::Bool(s) => (DType::Bool, s.len(), s.as_mut_ptr() as *mut u8),
+        }
+    }
+}
+
+fn entry_err(entry: &str, msg: impl Into<String>) -> Error {
+    Error::eval(Place { func: entry.to_string(), eqn: None, prim: None }, msg)
+}
+
+/// Compiles the entry of `module` (and everything it reaches) for its declared input
+/// types: verify, `ferrax_transform::opt`, fuse, then a program per Func and its
+/// kernels. No data is needed (ahead of time).
+pub fn compile(module: &Module, options: &JitOptions) -> Result<Executable, Error> {
+    ferrax_ir::verify(module)?;
+    let entry = module.entry().ok_or_else(|| entry_err("", "jit: the module has no Funcs"))?;
+    let (name, params, results) = (entry.name.clone(), entry.param_types(), entry.result_types.clone());
+    let optimized = ferrax_transform::opt(module)?;
+    let fused = Arc::new(ferrax_fuse::fuse(&optimized)?);
+    let kernel_options =
+        KernelOptions { fma: options.fma, simd: true, dump: options.dump, precise_math: options.precise_math };
+    let plan = exec::build(&fused, &kernel_options, options.threads)?;
+    let budget = options.max_bytes.map_or_else(Budget::default, Budget::new);
+    Ok(Executable { plan, entry: name, params, results, budget, fuel: options.fuel, pool: Mutex::new(Vec::new()) })
+}
+
+/// Compiles the Func `name` of `module` as the entry (the other Funcs stay available
+/// to it); see [`compile`].
+pub fn compile_func(module: &Module, name: &str, options: &JitOptions) -> Result<Executable, Error> {
+    let func = module.func(name).ok_or_else(|| entry_err(name, format!("jit: no Func @{name}")))?;
+    let mut reordered = Module::new();
+    reordered.push(func.clone());
+    for f in module.funcs.values().filter(|f| f.name != name) {
+        reordered.push(f.clone());
+    }
+    compile(&reordered, options)
+}
+
+impl Executable {
+    /// The entry's parameter types.
+    pub fn param_types(&self) -> &[Type] {
+        &self.params
+    }
+
+    /// The entry's result types.
+    pub fn result_types(&self) -> &[Type] {
+        &self.results
+    }
+
+    /// Bytes of one call's workspace (every intermediate buffer, after reuse).
+    pub fn workspace_bytes(&self) -> usize {
+        self.plan.workspace_bytes
+    }
+
+    /// The CLIF text and disassembly of each kernel (compiled with `dump`), else empty.
+    pub fn dump(&self) -> String {
+        self.plan.dumps.concat()
+    }
+
+    /// Calls the entry on `args`, checking each argument's dtype and shape.
+    pub fn call(&self, args: &[Array]) -> Result<Vec<Array>, Error> {
+        self.check_arity(args.len())?;
+        for (i, (a, t)) in args.iter().zip(&self.params).enumerate() {
+            if a.dtype() != t.dtype || a.shape() != t.shape.as_slice() {
+                return Err(entry_err(
+                    &self.entry,
+                    format!(
+                        "argument {i} of @{}: expected {t}, got {}[{}]",
+                        self.entry,
+                        a.dtype(),
+                        ferrax_array::format_dims(a.shape())
+                    ),
+                ));
+            }
+        }
+        self.check_budget()?;
+        let ins: Vec<*mut u8> = args.iter().map(buf::array_ptr).collect();
+        let mut datas = Vec::with_capacity(self.results.len());
+        for t in &self.results {
+            let n =
+                t.element_count().ok_or_else(|| entry_err(&self.entry, format!("jit: result type {t} too large")))?;
+            datas.push(Data::zeros(t.dtype, n));
+        }
+        let outs: Vec<*mut u8> = datas.iter_mut().map(buf::data_ptr_mut).collect();
+        // SAFETY: argument and result buffers match the entry's types (checked above).
+        unsafe { self.run(&ins, &outs)? };
+        datas
+            .into_iter()
+            .zip(&self.results)
+            .map(|(d, t)| Array::new(t.shape.clone(), d).map_err(|e| entry_err(&self.entry, e.to_string())))
+            .collect()
+    }
+
+    /// Calls the entry on borrowed slices, writing the results into `outs`: no copies
+    /// of arguments or results. Dtypes and element counts are checked.
+    pub fn call_raw(&self, args: &[ArgRef<'_>], outs: &mut [OutRef<'_>]) -> Result<(), Error> {
+        self.check_arity(args.len())?;
+        let mut ins = Vec::with_capacity(args.len());
+        for (i, (a, t)) in args.iter().zip(&self.params).enumerate() {
+            let (dtype, len, p) = a.parts();
+            if dtype != t.dtype || Some(len) != t.element_count() {
+                return Err(entry_err(
+                    &self.entry,
+                    format!("argument {i} of @{}: expected {t}, got {len} {dtype} elements", self.entry),
+                ));
+            }
+            ins.push(p);
+        }
+        if outs.len() != self.results.len() {
+            return Err(entry_err(
+                &self.entry,
+                format!(
+                    "@{} returns {} results but {} output buffers were given",
+                    self.entry,
+                    self.results.len(),
+                    outs.len()
+                ),
+            ));
+        }
+        let mut out_ptrs = Vec::with_capacity(outs.len());
+        for (i, (o, t)) in outs.iter_mut().zip(&self.results).enumerate() {
+            let (dtype, len, p) = o.parts();
+            if dtype != t.dtype || Some(len) != t.element_count() {
+                return Err(entry_err(
+                    &self.entry,
+                    format!("result {i} of @{}: expected {t}, got a buffer of {len} {dtype} elements", self.entry),
+                ));
+            }
+            out_ptrs.push(p);
+        }
+        self.check_budget()?;
+        // SAFETY: checked above; `&mut` output slices cannot overlap the shared arguments.
+        unsafe { self.run(&ins, &out_ptrs) }
+    }
+
+    /// Checks the call's memory (arguments, results and workspace) against the budget,
+    /// before anything is allocated.
+    fn check_budget(&self) -> Result<(), Error> {
+        let io: u64 = self
+            .params
+            .iter()
+            .chain(&self.results)
+            .map(|t| t.byte_size().unwrap_or(u64::MAX))
+            .fold(0, u64::saturating_add);
+        self.budget
+            .check(io, self.plan.workspace_bytes as u64, &format!("the workspace of @{}", self.entry))
+            .map_err(|e| entry_err(&self.entry, format!("jit: {e}")))
+    }
+
+    fn check_arity(&self, n: usize) -> Result<(), Error> {
+        if n != self.params.len() {
+            return Err(entry_err(
+                &self.entry,
+                format!(
+                    "@{} takes {} arguments {} but got {n}",
+                    self.entry,
+                    self.params.len(),
+                    format_types(&self.params)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs the entry program on one workspace from the pool.
+    unsafe fn run(&self, ins: &[*mut u8], outs: &[*mut u8]) -> Result<(), Error> {
+        let pooled = self.pool.lock().map_err(|_| entry_err(&self.entry, "jit: poisoned workspace pool"))?.pop();
+        let mut ws = pooled.unwrap_or_else(|| buf::lines(self.plan.workspace_bytes));
+        let mut run = exec::run::Run {
+            plan: &self.plan,
+            ws: ws.as_mut_ptr() as *mut u8,
+            fuel: self.fuel,
+            active: vec![false; self.plan.programs.len()],
+            options: EvalOptions { budget: self.budget, fuel: None },
+        };
+        // SAFETY: by the caller's contract; the workspace is ours alone during the call.
+        let result = unsafe { run.program(0, ins, outs) };
+        if let Ok(mut pool) = self.pool.lock() {
+            pool.push(ws);
+        }
+        result
+    }
+}
+
+// SAFETY: an Executable holds no interior state shared across calls except the
+// mutex-protected workspace pool; kernels and plans are read-only after compile.
+unsafe impl Send for Executable {}
+// SAFETY: as above.
+unsafe impl Sync for Executable {}

@@ -1,0 +1,419 @@
+//! The executor: lowers a fused module (the schedule of the kernel contract) to
+//! *programs* and runs them.
+//!
+//! For the entry and for every body Func reached by `cond`/`while`/`scan`, [`build`]
+//! makes a [`Program`]: a list of steps (kernel launch, GEMM, cond, while, scan,
+//! opaque op) over buffers that are either the program's parameters (the caller's
+//! memory) or places in the program's arena, chosen by the liveness plan of `plan.rs`.
+//! Every program owns a disjoint region of one workspace, so a call needs exactly one
+//! workspace; `run.rs` interprets the steps (the steps are fixed at compile time; no
+//! IR is looked at while running).
+
+pub(crate) mod buf;
+pub(crate) mod code;
+mod opaque;
+pub(crate) mod plan;
+pub(crate) mod run;
+
+use crate::gemm::Gemm;
+use crate::kernel::{KernelCompiler, KernelFn, KernelOptions, define_kernel};
+use cranelift_module::FuncId;
+use ferrax_ir::prim::Prim;
+use ferrax_ir::{Error, Func, Module, Place, Type};
+use opaque::Opaque;
+use plan::Arena;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Where a buffer lives while a program runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Loc {
+    /// The program's i-th parameter (caller's memory; never written).
+    Param(usize),
+    /// At this byte offset of the program's arena.
+    Arena(usize),
+}
+
+/// One step of a program.
+pub(crate) enum Step {
+    /// A kernel launch: `bufs` = kernel params then results.
+    Kernel { kernel: usize, bufs: Vec<Loc>, outer: i64 },
+    /// `dot_general` by the GEMM library; `scratch` holds operand copies when needed.
+    Gemm { gemm: Box<Gemm>, lhs: Loc, rhs: Loc, out: Loc, scratch: Loc },
+    /// Runs the branch chosen by an i32 index (clamped) or a bool.
+    Cond { index: Loc, is_bool: bool, branches: Vec<usize>, ins: Vec<Loc>, outs: Vec<Loc> },
+    /// `while`: carries double-buffered between `outs` and `spare`.
+    While {
+        cond: usize,
+        body: usize,
+        max_iters: Option<usize>,
+        init: Vec<Loc>,
+        outs: Vec<Loc>,
+        spare: Vec<Loc>,
+        flag: Loc,
+        bytes: Vec<usize>,
+    },
+    /// `scan`: xs slices and ys slices addressed in place (no copies).
+    Scan(Box<ScanStep>),
+    /// An opaque primitive run natively.
+    Opaque { op: Box<Opaque>, ins: Vec<Loc>, outs: Vec<Loc> },
+}
+
+/// The operands of a `scan` step.
+pub(crate) struct ScanStep {
+    pub body: usize,
+    pub length: usize,
+    pub reverse: bool,
+    pub consts: Vec<Loc>,
+    pub init: Vec<Loc>,
+    /// Each xs buffer and the bytes of one slice.
+    pub xs: Vec<(Loc, usize)>,
+    pub carry_out: Vec<Loc>,
+    pub spare: Vec<Loc>,
+    /// Each stacked ys buffer and the bytes of one slice.
+    pub ys: Vec<(Loc, usize)>,
+    /// Bytes of each carry.
+    pub bytes: Vec<usize>,
+}
+
+/// A step and the equation it comes from (for error messages).
+pub(crate) struct StepAt {
+    pub eqn: usize,
+    pub prim: &'static str,
+    pub step: Step,
+}
+
+/// The compiled form of one Func.
+pub(crate) struct Program {
+    pub name: String,
+    /// Offset of this program's arena in the workspace.
+    pub base: usize,
+    /// Bytes of its arena.
+    pub size: usize,
+    pub steps: Vec<StepAt>,
+    /// Where each result is, with its byte size.
+    pub outs: Vec<(Loc, usize)>,
+}
+
+/// Everything a call needs: the programs (0 is the entry) and the kernels.
+pub(crate) struct Plan {
+    pub programs: Vec<Program>,
+    pub kernels: Vec<Kernel>,
+    /// Kernel dumps (CLIF and disassembly), in definition order.
+    pub dumps: Vec<String>,
+    /// Bytes of one workspace (all programs' arenas).
+    pub workspace_bytes: usize,
+    /// Threads a large kernel launch is split across.
+    pub threads: usize,
+    /// The native code of the kernels (dropped after them).
+    pub _code: code::Code,
+}
+
+fn err(func: &str, eqn: Option<usize>, prim: Option<&str>, msg: impl Into<String>) -> Error {
+    Error::eval(Place { func: func.to_string(), eqn, prim: prim.map(str::to_string) }, msg)
+}
+
+fn bytes(ty: &Type, func: &str) -> Result<usize, Error> {
+    ty.byte_size()
+        .ok()
+        .and_then(|b| usize::try_from(b).ok())
+        .ok_or_else(|| err(func, None, None, format!("jit: a buffer of type {ty} is too large")))
+}
+
+/// Estimated work (elements times operations) above which a kernel launch is split
+/// across threads: about a millisecond of single-core work, so that the cost of starting
+/// the threads (tens of µs) stays small (notes: splitting pays only above ~0.5–1 ms).
+pub(crate) const SPLIT_WORK: f64 = 2.0e6;
+
+/// A compiled kernel: native code behind the kernel ABI.
+pub(crate) struct Kernel {
+    f: KernelFn,
+    /// Estimated work of one outer iteration.
+    work_per_outer: f64,
+}
+
+/// Buffer pointers handed to the threads of a split launch.
+struct Bufs<'a>(&'a [*mut u8]);
+
+// SAFETY: the threads of one launch write disjoint outer slices of the result buffers and
+// only read the parameter buffers; the launching call waits for all of them.
+unsafe impl Send for Bufs<'_> {}
+unsafe impl Sync for Bufs<'_> {}
+
+impl Kernel {
+    /// Runs the kernel's outer loop `[0, outer)` on `bufs` (params, then results), split
+    /// into `threads` contiguous slices when the launch is large enough.
+    ///
+    /// # Safety
+    /// `bufs` holds one valid buffer per parameter and result of the kernel, of their
+    /// types; result buffers do not overlap parameter buffers.
+    pub(crate) unsafe fn run(&self, bufs: &[*mut u8], outer: i64, threads: usize) -> Result<(), Error> {
+        let threads = threads.clamp(1, outer.max(1) as usize) as i64;
+        if threads < 2 || self.work_per_outer * outer as f64 <= SPLIT_WORK {
+            // SAFETY: by the caller's contract; the kernel reads and writes only inside its
+            // buffers (every index is clamped) and never unwinds.
+            unsafe { (self.f)(bufs.as_ptr(), 0, outer) };
+            return Ok(());
+        }
+        let shared = Bufs(bufs);
+        let (f, shared) = (self.f, &shared);
+        let chunk = (outer + threads - 1) / threads;
+        std::thread::scope(|scope| {
+            for t in 1..threads {
+                let (start, end) = (t * chunk, ((t + 1) * chunk).min(outer));
+                // SAFETY: as above; the slices `[start, end)` of different threads are disjoint.
+                scope.spawn(move || unsafe { f(shared.0.as_ptr(), start, end) });
+            }
+            // SAFETY: as above.
+            unsafe { f(shared.0.as_ptr(), 0, chunk.min(outer)) };
+        });
+        Ok(())
+    }
+}
+
+/// Builds the programs of a fused module (entry first), compiling every kernel into one
+/// JITModule finalized once.
+pub(crate) fn build(fused: &Arc<Module>, options: &KernelOptions, threads: usize) -> Result<Plan, Error> {
+    let entry = fused.entry().ok_or_else(|| err("", None, None, "jit: the module has no Funcs"))?;
+    let mut b = Builder {
+        module: fused,
+        ids: HashMap::new(),
+        programs: Vec::new(),
+        kernels: Vec::new(),
+        dumps: Vec::new(),
+        kernel_ids: HashMap::new(),
+        code: code::Code::new()?,
+        compiler: KernelCompiler::new(),
+        options,
+    };
+    b.program(&entry.name)?;
+    let mut base = 0;
+    let mut programs: Vec<Program> = b
+        .programs
+        .into_iter()
+        .map(|p| p.ok_or_else(|| err("", None, None, "jit: recursive Funcs")))
+        .collect::<Result<_, _>>()?;
+    for p in &mut programs {
+        p.base = base;
+        base += p.size;
+    }
+    let mut code = b.code;
+    code.finalize()?;
+    let jit = code.module().ok_or_else(|| err("", None, None, "jit: no code module"))?;
+    let kernels = b
+        .kernels
+        .iter()
+        // SAFETY: each id was defined with the kernel ABI's signature and is finalized.
+        .map(|&(id, work_per_outer)| Kernel {
+            f: unsafe { std::mem::transmute::<*const u8, KernelFn>(jit.get_finalized_function(id)) },
+            work_per_outer,
+        })
+        .collect();
+    Ok(Plan { programs, kernels, dumps: b.dumps, workspace_bytes: base, threads, _code: code })
+}
+
+struct Builder<'a> {
+    module: &'a Arc<Module>,
+    ids: HashMap<String, usize>,
+    programs: Vec<Option<Program>>,
+    kernels: Vec<(FuncId, f64)>,
+    kernel_ids: HashMap<String, (usize, i64)>,
+    dumps: Vec<String>,
+    code: code::Code,
+    compiler: KernelCompiler,
+    options: &'a KernelOptions,
+}
+
+impl Builder<'_> {
+    /// The program of Func `name`, built on first use.
+    fn program(&mut self, name: &str) -> Result<usize, Error> {
+        if let Some(&id) = self.ids.get(name) {
+            return Ok(id);
+        }
+        let module = self.module.clone();
+        let func = module.func(name).ok_or_else(|| err(name, None, None, format!("jit: no Func @{name}")))?;
+        let id = self.programs.len();
+        self.ids.insert(name.to_string(), id);
+        self.programs.push(None);
+        let program = self.lower(func)?;
+        self.programs[id] = Some(program);
+        Ok(id)
+    }
+
+    fn kernel(&mut self, name: &str) -> Result<(usize, i64), Error> {
+        if let Some(&known) = self.kernel_ids.get(name) {
+            return Ok(known);
+        }
+        let module = self.module.clone();
+        let func = module.func(name).ok_or_else(|| err(name, None, None, format!("jit: no kernel @{name}")))?;
+        let symbol = format!("ferrax_kernel_{}", self.kernels.len());
+        let jit = self.code.module().ok_or_else(|| err(name, None, None, "jit: no code module"))?;
+        let (id, info) = define_kernel(jit, &mut self.compiler, &module, func, &symbol, self.options)?;
+        if let Some(d) = info.dump {
+            self.dumps.push(format!("; kernel @{name}\n{d}"));
+        }
+        self.kernels.push((id, info.work_per_outer));
+        let known = (self.kernels.len() - 1, info.outer);
+        self.kernel_ids.insert(name.to_string(), known);
+        Ok(known)
+    }
+
+    fn lower(&mut self, func: &Func) -> Result<Program, Error> {
+        let fname = func.name.as_str();
+        let n = func.value_types.len();
+        let mut loc: Vec<Option<Loc>> = vec![None; n];
+        for (i, p) in func.params.iter().enumerate() {
+            loc[p.index()] = Some(Loc::Param(i));
+        }
+        let mut last = vec![usize::MAX - 1; n];
+        for (i, eqn) in func.eqns.iter().enumerate() {
+            for v in &eqn.inputs {
+                last[v.index()] = i;
+            }
+        }
+        for r in &func.results {
+            last[r.index()] = usize::MAX;
+        }
+        let mut arena = Arena::default();
+        let mut steps = Vec::with_capacity(func.eqns.len());
+        for (i, eqn) in func.eqns.iter().enumerate() {
+            let fail = |m: String| err(fname, Some(i), Some(eqn.prim.name()), m);
+            let ins: Vec<Loc> = eqn
+                .inputs
+                .iter()
+                .map(|v| {
+                    loc.get(v.index())
+                        .copied()
+                        .flatten()
+                        .ok_or_else(|| fail(format!("jit: {v} is used before it is defined")))
+                })
+                .collect::<Result<_, _>>()?;
+            let mut outs = Vec::new();
+            for o in &eqn.outputs {
+                let off = arena.alloc(bytes(func.ty(*o), fname)?);
+                loc[o.index()] = Some(Loc::Arena(off));
+                outs.push(Loc::Arena(off));
+            }
+            let in_ty = |k: usize| func.ty(eqn.inputs[k]).clone();
+            let out_ty = |k: usize| func.ty(eqn.outputs[k]).clone();
+            let mut temps: Vec<(usize, usize)> = Vec::new();
+            let mut temp = |arena: &mut Arena, b: usize| {
+                let off = arena.alloc(b);
+                temps.push((off, b));
+                Loc::Arena(off)
+            };
+            let step = match &eqn.prim {
+                Prim::Call { func: callee } => {
+                    let is_kernel = module_func(self.module, callee)
+                        .is_some_and(|f| matches!(f.attr("kind"), Some(ferrax_ir::AttrValue::Str(s)) if s == "fusion"));
+                    if !is_kernel {
+                        return Err(fail(format!(
+                            "jit: @{callee} is called but is not a [kind=\"fusion\"] kernel (fuse inlines calls)"
+                        )));
+                    }
+                    let (kernel, outer) = self.kernel(callee)?;
+                    let mut bufs = ins.clone();
+                    bufs.extend(&outs);
+                    Step::Kernel { kernel, bufs, outer }
+                }
+                Prim::DotGeneral(dims) => {
+                    let gemm = Gemm::new(dims, &in_ty(0), &in_ty(1), &out_ty(0)).map_err(fail)?;
+                    let scratch = temp(&mut arena, gemm.scratch_bytes());
+                    Step::Gemm { gemm: Box::new(gemm), lhs: ins[0], rhs: ins[1], out: outs[0], scratch }
+                }
+                Prim::Cond { branches } => {
+                    let ids = branches.iter().map(|b| self.program(b)).collect::<Result<_, _>>()?;
+                    Step::Cond {
+                        index: ins[0],
+                        is_bool: in_ty(0).dtype == ferrax_ir::DType::Bool,
+                        branches: ids,
+                        ins: ins[1..].to_vec(),
+                        outs: outs.clone(),
+                    }
+                }
+                Prim::While { cond, body, max_iters } => {
+                    let (cond, body) = (self.program(cond)?, self.program(body)?);
+                    let sizes: Vec<usize> =
+                        eqn.outputs.iter().map(|o| bytes(func.ty(*o), fname)).collect::<Result<_, _>>()?;
+                    let spare = sizes.iter().map(|&b| temp(&mut arena, b)).collect();
+                    let flag = temp(&mut arena, 1);
+                    Step::While {
+                        cond,
+                        body,
+                        max_iters: *max_iters,
+                        init: ins.clone(),
+                        outs: outs.clone(),
+                        spare,
+                        flag,
+                        bytes: sizes,
+                    }
+                }
+                Prim::Scan(s) => {
+                    let body = self.program(&s.body)?;
+                    let fixed = s.num_consts + s.num_carry;
+                    let sizes: Vec<usize> = eqn.outputs[..s.num_carry]
+                        .iter()
+                        .map(|o| bytes(func.ty(*o), fname))
+                        .collect::<Result<_, _>>()?;
+                    let spare = sizes.iter().map(|&b| temp(&mut arena, b)).collect();
+                    let slice = |ty: &Type| bytes(ty, fname).map(|b| b.checked_div(s.length).unwrap_or(0));
+                    let xs =
+                        (fixed..ins.len()).map(|k| Ok((ins[k], slice(&in_ty(k))?))).collect::<Result<_, Error>>()?;
+                    let ys = (s.num_carry..outs.len())
+                        .map(|k| Ok((outs[k], slice(&out_ty(k))?)))
+                        .collect::<Result<_, Error>>()?;
+                    Step::Scan(Box::new(ScanStep {
+                        body,
+                        length: s.length,
+                        reverse: s.reverse,
+                        consts: ins[..s.num_consts].to_vec(),
+                        init: ins[s.num_consts..fixed].to_vec(),
+                        xs,
+                        carry_out: outs[..s.num_carry].to_vec(),
+                        spare,
+                        ys,
+                        bytes: sizes,
+                    }))
+                }
+                prim => {
+                    let ins_ty: Vec<Type> = (0..ins.len()).map(in_ty).collect();
+                    let outs_ty: Vec<Type> = (0..outs.len()).map(out_ty).collect();
+                    let op = Opaque::new(prim, ins_ty, outs_ty).map_err(fail)?;
+                    Step::Opaque { op: Box::new(op), ins: ins.clone(), outs: outs.clone() }
+                }
+            };
+            for (off, b) in temps {
+                arena.release(off, b);
+            }
+            // Inputs whose last use is here, and outputs nobody uses, die now.
+            let mut dead: Vec<ferrax_ir::Value> = Vec::new();
+            for &v in eqn.inputs.iter().chain(&eqn.outputs) {
+                if let Some(Loc::Arena(off)) = loc[v.index()]
+                    && (last[v.index()] == i || last[v.index()] == usize::MAX - 1)
+                    && !dead.contains(&v)
+                {
+                    dead.push(v);
+                    arena.release(off, bytes(func.ty(v), fname)?);
+                }
+            }
+            steps.push(StepAt { eqn: i, prim: eqn.prim.name(), step });
+        }
+        let outs = func
+            .results
+            .iter()
+            .map(|r| {
+                let l = loc
+                    .get(r.index())
+                    .copied()
+                    .flatten()
+                    .ok_or_else(|| err(fname, None, None, format!("jit: result {r} is never defined")))?;
+                Ok((l, bytes(func.ty(*r), fname)?))
+            })
+            .collect::<Result<_, Error>>()?;
+        Ok(Program { name: func.name.clone(), base: 0, size: arena.top, steps, outs })
+    }
+}
+
+fn module_func<'m>(module: &'m Module, name: &str) -> Option<&'m Func> {
+    module.func(name)
+}

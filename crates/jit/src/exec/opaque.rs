@@ -1,0 +1,190 @@
+//! Opaque primitives (those the schedule leaves as single equations: `scatter_add`,
+//! `dynamic_update_slice`, `cumsum`, `random_bits`, and anything else fuse leaves).
+//!
+//! `random_bits` (the public Threefry helpers of `ferrax_ir`), `cumsum` (the
+//! interpreter's summation order: each running sum starts from 0 and adds one element
+//! at a time, i32 wrapping) and `dynamic_update_slice` (clamped starts) are native;
+//! the others (`scatter_add`, anything else left by fuse) run the interpreter's own rule
+//! on a one-equation module, which gives its exact semantics at the cost of copying
+//! operands in and out. A native `scatter_add` is a follow-up.
+
+use super::buf::{read_array, write_array};
+use ferrax_ir::prim::Prim;
+use ferrax_ir::prim::random::{key_words, random_words};
+use ferrax_ir::{Error, EvalOptions, Func, Module, Type};
+
+/// One opaque equation, ready to run.
+pub(crate) enum Opaque {
+    /// `random_bits[shape](key)`.
+    RandomBits { count: usize },
+    /// `cumsum` over the middle axis of `[outer, n, inner]`.
+    Cumsum { dtype: ferrax_ir::DType, outer: usize, n: usize, inner: usize, reverse: bool },
+    /// `dynamic_update_slice(x, update, starts...)`.
+    Dus { elem: usize, x: Vec<usize>, update: Vec<usize> },
+    /// Any other primitive, through the interpreter.
+    Interp { module: Module, ins: Vec<Type>, outs: Vec<Type> },
+}
+
+impl Opaque {
+    pub(crate) fn new(prim: &Prim, ins: Vec<Type>, outs: Vec<Type>) -> Result<Opaque, String> {
+        if let Prim::RandomBits { shape } = prim {
+            let count = ferrax_array::element_count(shape).map_err(|e| format!("random_bits: {e}"))?;
+            return Ok(Opaque::RandomBits { count });
+        }
+        match prim {
+            Prim::Cumsum { axis, reverse } if *axis < ins[0].rank() && ins[0].dtype != ferrax_ir::DType::Bool => {
+                let sh = &ins[0].shape;
+                return Ok(Opaque::Cumsum {
+                    dtype: ins[0].dtype,
+                    outer: sh[..*axis].iter().product(),
+                    n: sh[*axis],
+                    inner: sh[axis + 1..].iter().product(),
+                    reverse: *reverse,
+                });
+            }
+            Prim::DynamicUpdateSlice if ins.len() == 2 + ins[0].rank() && ins[0].rank() == ins[1].rank() => {
+                return Ok(Opaque::Dus {
+                    elem: ins[0].dtype.size_bytes(),
+                    x: ins[0].shape.to_vec(),
+                    update: ins[1].shape.to_vec(),
+                });
+            }
+            _ => {}
+        }
+        let mut f = Func::new("opaque");
+        let params: Vec<_> = ins.iter().map(|t| f.new_value(t.clone())).collect();
+        let results: Vec<_> = outs.iter().map(|t| f.new_value(t.clone())).collect();
+        f.params = params.clone();
+        f.results = results.clone();
+        f.result_types = outs.clone();
+        f.eqns.push(ferrax_ir::Eqn {
+            prim: prim.clone(),
+            inputs: params.into_iter().collect(),
+            outputs: results.into_iter().collect(),
+            loc: None,
+        });
+        let mut module = Module::new();
+        module.push(f);
+        Ok(Opaque::Interp { module, ins, outs })
+    }
+
+    /// Runs the equation on `ins`, writing `outs`.
+    ///
+    /// # Safety
+    /// Every pointer is a valid buffer of its type; outputs do not overlap inputs.
+    pub(crate) unsafe fn run(&self, ins: &[*mut u8], outs: &[*mut u8], options: &EvalOptions) -> Result<(), String> {
+        match self {
+            Opaque::RandomBits { count } => {
+                // SAFETY: the key is an i32[2] buffer.
+                let key =
+                    unsafe { read_array(ins[0], &ferrax_ir::prim::random::key_type()) }.map_err(|e| e.to_string())?;
+                let words = random_words(key_words(&key)?, *count);
+                let out = outs[0] as *mut i32;
+                for (i, w) in words.into_iter().enumerate() {
+                    // SAFETY: the result buffer holds `count` i32.
+                    unsafe { out.add(i).write_unaligned(w as i32) };
+                }
+                Ok(())
+            }
+            Opaque::Cumsum { dtype, outer, n, inner, reverse } => {
+                let (outer, n, inner, rev) = (*outer, *n, *inner, *reverse);
+                // SAFETY: input and output hold outer*n*inner elements of `dtype`.
+                unsafe {
+                    match dtype {
+                        ferrax_ir::DType::F32 => cumsum::<f32>(ins[0], outs[0], outer, n, inner, rev, |a, b| a + b),
+                        ferrax_ir::DType::F64 => cumsum::<f64>(ins[0], outs[0], outer, n, inner, rev, |a, b| a + b),
+                        ferrax_ir::DType::I32 => {
+                            cumsum::<i32>(ins[0], outs[0], outer, n, inner, rev, i32::wrapping_add)
+                        }
+                        ferrax_ir::DType::Bool => return Err("cumsum: bool operand".into()),
+                    }
+                }
+                Ok(())
+            }
+            Opaque::Dus { elem, x, update } => {
+                let total: usize = x.iter().product::<usize>() * elem;
+                // SAFETY: x and the result have `total` bytes and do not overlap.
+                unsafe { std::ptr::copy_nonoverlapping(ins[0], outs[0], total) };
+                if update.contains(&0) {
+                    return Ok(());
+                }
+                let starts: Vec<usize> = (0..x.len())
+                    .map(|d| {
+                        // SAFETY: each start is an i32 scalar buffer.
+                        let s = unsafe { (ins[2 + d] as *const i32).read_unaligned() } as i64;
+                        s.clamp(0, (x[d] - update[d]) as i64) as usize
+                    })
+                    .collect();
+                let rank = x.len();
+                let row = if rank == 0 { *elem } else { update[rank - 1] * elem };
+                let rows: usize = update[..rank.saturating_sub(1)].iter().product();
+                let mut idx = vec![0usize; rank.saturating_sub(1)];
+                for r in 0..rows {
+                    let mut off = 0;
+                    for d in 0..rank {
+                        let i = if d + 1 < rank { idx[d] } else { 0 } + starts[d];
+                        off = off * x[d] + i;
+                    }
+                    // SAFETY: the window lies inside x (clamped starts); rows of the update are contiguous.
+                    unsafe { std::ptr::copy_nonoverlapping(ins[1].add(r * row), outs[0].add(off * elem), row) };
+                    for d in (0..idx.len()).rev() {
+                        idx[d] += 1;
+                        if idx[d] < update[d] {
+                            break;
+                        }
+                        idx[d] = 0;
+                    }
+                }
+                Ok(())
+            }
+            Opaque::Interp { module, ins: tys, outs: out_tys } => {
+                // SAFETY: by the caller's contract.
+                let args = tys
+                    .iter()
+                    .zip(ins)
+                    .map(|(t, &p)| unsafe { read_array(p, t) })
+                    .collect::<Result<Vec<_>, Error>>()
+                    .map_err(|e| e.to_string())?;
+                let results = ferrax_ir::eval(module, "opaque", &args, options).map_err(|e| match e {
+                    Error::Eval { message, .. } => message,
+                    other => other.to_string(),
+                })?;
+                for ((r, &p), _) in results.iter().zip(outs).zip(out_tys) {
+                    // SAFETY: by the caller's contract.
+                    unsafe { write_array(r, p) };
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Prefix sums over the middle axis of `[outer, n, inner]`, in the interpreter's order.
+///
+/// # Safety
+/// `src` and `dst` hold `outer * n * inner` elements of `T`.
+unsafe fn cumsum<T: Copy + Default>(
+    src: *const u8,
+    dst: *mut u8,
+    outer: usize,
+    n: usize,
+    inner: usize,
+    reverse: bool,
+    add: impl Fn(T, T) -> T,
+) {
+    let (src, dst) = (src as *const T, dst as *mut T);
+    for o in 0..outer {
+        for i in 0..inner {
+            let mut acc = T::default();
+            for step in 0..n {
+                let k = if reverse { n - 1 - step } else { step };
+                let at = (o * n + k) * inner + i;
+                // SAFETY: `at` < outer*n*inner.
+                unsafe {
+                    acc = add(acc, src.add(at).read_unaligned());
+                    dst.add(at).write_unaligned(acc);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! `dot_general` as GEMM calls into faer.
+//!
+//! The result is `[batch..., lhs free..., rhs free...]`, i.e. `B` row-major `M×N`
+//! matrices. Each operand is seen as `B` matrices (`M×K` for the lhs, `K×N` for the
+//! rhs) through strides: transposes and any order of the contracted axes cost nothing
+//! as long as the row axes (and the column axes) collapse to one stride each. When
+//! they do not (e.g. free axes interleaved with contracted ones in a way no single
+//! stride describes), that operand alone is copied into scratch as contiguous
+//! `[B, rows, cols]` first. Batches are a loop of calls. f32 and f64 use
+//! `faer::linalg::matmul::matmul` (`Par::Seq`: no thread pool yet); i32 is a plain
+//! loop with wrapping arithmetic (exactly the interpreter's result).
+
+use faer::linalg::matmul::matmul;
+use faer::mat::{MatMut, MatRef};
+use faer::{Accum, Par};
+use ferrax_ir::prim::linalg::DotDims;
+use ferrax_ir::{DType, Type};
+
+/// How one operand is read: element `(b, r, c)` is at `batch[b] + rows[r] + cols[c]`
+/// (element offsets), or, when `copy`, it is first copied contiguously to scratch.
+struct Side {
+    batch: Vec<isize>,
+    rows: Vec<isize>,
+    cols: Vec<isize>,
+    /// Strides of the 2-D view, when the rows and columns each collapse to one stride.
+    view: Option<(isize, isize)>,
+    /// Byte offset of this operand's copy in the scratch buffer.
+    scratch: usize,
+}
+
+/// A planned `dot_general`.
+pub(crate) struct Gemm {
+    dtype: DType,
+    b: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+    lhs: Side,
+    rhs: Side,
+    scratch: usize,
+}
+
+fn strides(shape: &[usize]) -> Vec<isize> {
+    let mut s = vec![1isize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1] as isize;
+    }
+    s
+}
+
+/// Offsets of every multi-index over `axes` (C order over the listed axes).
+fn offsets(axes: &[usize], shape: &[usize], st: &[isize]) -> Vec<isize> {
+    let mut out = vec![0isize];
+    for &a in axes {
+        out = out.iter().flat_map(|&o| (0..shape[a]).map(move |i| o + i as isize * st[a])).collect();
+    }
+    out
+}
+
+/// The single stride of `axes` if they collapse (size-1 axes ignored).
+fn collapse(axes: &[usize], shape: &[usize], st: &[isize]) -> Option<isize> {
+    let live: Vec<usize> = axes.iter().copied().filter(|&a| shape[a] != 1).collect();
+    for w in live.windows(2) {
+        if st[w[0]] != st[w[1]] * shape[w[1]] as isize {
+            return None;
+        }
+    }
+    Some(live.last().map_or(1, |&a| st[a]))
+}
+
+fn side(ty: &Type, batch: &[usize], rows: &[usize], cols: &[usize]) -> Side {
+    let st = strides(&ty.shape);
+    let view = collapse(rows, &ty.shape, &st).zip(collapse(cols, &ty.shape, &st));
+    Side {
+        batch: offsets(batch, &ty.shape, &st),
+        rows: offsets(rows, &ty.shape, &st),
+        cols: offsets(cols, &ty.shape, &st),
+        view,
+        scratch: 0,
+    }
+}
+
+impl Gemm {
+    /// Plans `dot_general[dims](lhs, rhs) -> out`.
+    pub(crate) fn new(dims: &DotDims, lhs: &Type, rhs: &Type, out: &Type) -> Result<Gemm, String> {
+        if lhs.dtype != rhs.dtype || lhs.dtype != out.dtype || lhs.dtype == DType::Bool {
+            return Err(format!("jit: dot_general of {lhs} and {rhs} into {out} is not supported"));
+        }
+        let l = side(lhs, &dims.lhs_batch, &dims.lhs_free(lhs.rank()), &dims.lhs_contract);
+        let r = side(rhs, &dims.rhs_batch, &dims.rhs_contract, &dims.rhs_free(rhs.rank()));
+        let (b, m, k, n) = (l.batch.len(), l.rows.len(), l.cols.len(), r.cols.len());
+        let mut g = Gemm { dtype: lhs.dtype, b, m, n, k, lhs: l, rhs: r, scratch: 0 };
+        let size = g.dtype.size_bytes();
+        if g.lhs.view.is_none() {
+            g.lhs.scratch = 0;
+            g.scratch = (b * m * k * size).div_ceil(64) * 64;
+        }
+        if g.rhs.view.is_none() {
+            g.rhs.scratch = g.scratch;
+            g.scratch += b * k * n * size;
+        }
+        Ok(g)
+    }
+
+    /// Bytes of scratch memory a run needs (operand copies; 0 when none is copied).
+    pub(crate) fn scratch_bytes(&self) -> usize {
+        self.scratch
+    }
+
+    /// Whether an operand is copied (for the dump and tests): (lhs, rhs).
+    #[cfg(test)]
+    pub(crate) fn copies(&self) -> (bool, bool) {
+        (self.lhs.view.is_none(), self.rhs.view.is_none())
+    }
+
+    /// Computes `out = lhs · rhs`.
+    ///
+    /// # Safety
+    /// The pointers are buffers of the planned types (`scratch` of `scratch_bytes()`),
+    /// `out` not overlapping the others.
+    pub(crate) unsafe fn run(&self, lhs: *const u8, rhs: *const u8, out: *mut u8, scratch: *mut u8) {
+        // SAFETY: by the caller's contract.
+        unsafe {
+            match self.dtype {
+                DType::F32 => self.float::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32, scratch),
+                DType::F64 => self.float::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64, scratch),
+                DType::I32 => self.int(lhs as *const i32, rhs as *const i32, out as *mut i32),
+                DType::Bool => {}
+            }
+        }
+    }
+
+    /// Copies an operand that has no 2-D view into scratch; returns its view.
+    unsafe fn prepare<T: Copy>(s: &Side, src: *const T, scratch: *mut u8) -> (*const T, Vec<isize>, isize, isize) {
+        match s.view {
+            Some((rs, cs)) => (src, s.batch.clone(), rs, cs),
+            None => {
+                let dst = unsafe { scratch.add(s.scratch) } as *mut T;
+                let mut i = 0;
+                for &bo in &s.batch {
+                    for &ro in &s.rows {
+                        for &co in &s.cols {
+                            // SAFETY: offsets come from the operand's shape; dst has b*rows*cols slots.
+                            unsafe { dst.add(i).write(src.offset(bo + ro + co).read()) };
+                            i += 1;
+                        }
+                    }
+                }
+                let (r, c) = (s.rows.len() as isize, s.cols.len() as isize);
+                (dst, (0..s.batch.len() as isize).map(|b| b * r * c).collect(), c, 1)
+            }
+        }
+    }
+
+    unsafe fn float<T: faer::traits::ComplexField + Copy + Default>(
+        &self,
+        lhs: *const T,
+        rhs: *const T,
+        out: *mut T,
+        scratch: *mut u8,
+    ) {
+        let (m, n, k) = (self.m, self.n, self.k);
+        if m == 0 || n == 0 {
+            return;
+        }
+        if k == 0 {
+            // SAFETY: out holds b*m*n elements.
+            unsafe { std::slice::from_raw_parts_mut(out, self.b * m * n).fill(T::default()) };
+            return;
+        }
+        // SAFETY: by the caller's contract.
+        let (lp, lb, lrs, lcs) = unsafe { Self::prepare(&self.lhs, lhs, scratch) };
+        let (rp, rb, rrs, rcs) = unsafe { Self::prepare(&self.rhs, rhs, scratch) };
+        for b in 0..self.b {
+            // SAFETY: the views stay inside the operands (offsets from their shapes).
+            unsafe {
+                let a = MatRef::from_raw_parts(lp.offset(lb[b]), m, k, lrs, lcs);
+                let bm = MatRef::from_raw_parts(rp.offset(rb[b]), k, n, rrs, rcs);
+                let c = MatMut::from_raw_parts_mut(out.add(b * m * n), m, n, n as isize, 1);
+                matmul(c, Accum::Replace, a, bm, T::one_impl(), Par::Seq);
+            }
+        }
+    }
+
+    unsafe fn int(&self, lhs: *const i32, rhs: *const i32, out: *mut i32) {
+        let mut o = 0;
+        for b in 0..self.b {
+            for &ro in &self.lhs.rows {
+                for &co in &self.rhs.cols {
+                    let mut acc = 0i32;
+                    for (&lk, &rk) in self.lhs.cols.iter().zip(&self.rhs.rows) {
+                        // SAFETY: offsets come from the operands' shapes.
+                        let (x, y) = unsafe {
+                            (
+                                lhs.offset(self.lhs.batch[b] + ro + lk).read(),
+                                rhs.offset(self.rhs.batch[b] + rk + co).read(),
+                            )
+                        };
+                        acc = acc.wrapping_add(x.wrapping_mul(y));
+                    }
+                    // SAFETY: out holds b*m*n elements.
+                    unsafe { out.add(o).write(acc) };
+                    o += 1;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Gemm;
+    use ferrax_ir::prim::linalg::DotDims;
+    use ferrax_ir::{DType, Type};
+
+    fn dims(lc: &[usize], rc: &[usize], lb: &[usize], rb: &[usize]) -> DotDims {
+        DotDims { lhs_contract: lc.to_vec(), rhs_contract: rc.to_vec(), lhs_batch: lb.to_vec(), rhs_batch: rb.to_vec() }
+    }
+
+    #[test]
+    fn transposes_are_strides_and_only_unviewable_operands_are_copied() {
+        let f = |s: &[usize]| Type::new(DType::F32, s);
+        // x^T · y: contracting the lhs's axis 0 is a column stride, no copy.
+        let g = Gemm::new(&dims(&[0], &[0], &[], &[]), &f(&[4, 3]), &f(&[4, 5]), &f(&[3, 5])).unwrap();
+        assert_eq!(g.copies(), (false, false));
+        // Batch axis in the middle of both operands: still strides.
+        let g = Gemm::new(&dims(&[2], &[0], &[1], &[1]), &f(&[3, 2, 4]), &f(&[4, 2, 5]), &f(&[2, 3, 5])).unwrap();
+        assert_eq!(g.copies(), (false, false));
+        // Free axes 0 and 2 of the lhs around a contracted axis 1: no single row stride.
+        let g = Gemm::new(&dims(&[1], &[0], &[], &[]), &f(&[2, 4, 3]), &f(&[4, 5]), &f(&[2, 3, 5])).unwrap();
+        assert_eq!(g.copies(), (true, false));
+        assert_eq!(g.scratch_bytes(), (2 * 3 * 4 * 4_usize).div_ceil(64) * 64);
+    }
+}

@@ -1,0 +1,269 @@
+//! The public API: argument checks, the zero-copy path, the cache, the budget,
+//! concurrency, control flow and every `dot_general` layout, against the interpreter.
+
+use ferrax_ir::{Array, EvalOptions, Module};
+use ferrax_jit::{ArgRef, JitCache, JitOptions, Miss, OutRef, compile, policy};
+use std::sync::Arc;
+
+fn module(text: &str) -> Module {
+    ferrax_ir::parse(text).unwrap()
+}
+
+fn f32s(shape: &[usize], seed: u32) -> Array {
+    let n: usize = shape.iter().product();
+    Array::from_f32(shape, (0..n).map(|i| ((i as u32 * 7 + seed * 13) % 17) as f32 * 0.25 - 2.0).collect()).unwrap()
+}
+
+const AXPY: &str = "func @axpy(%a: f32[], %x: f32[3], %y: f32[3]) -> (f32[3]) {
+  %b: f32[3] = broadcast_in_dim[shape=[3], dims=[]](%a)
+  %m: f32[3] = mul(%b, %x)
+  %r: f32[3] = add(%m, %y)
+  return %r
+}";
+
+#[test]
+fn a_call_checks_arity_dtypes_and_shapes() {
+    let exe = compile(&module(AXPY), &JitOptions::default()).unwrap();
+    let good = [Array::scalar_f32(2.0), f32s(&[3], 1), f32s(&[3], 2)];
+    let out = exe.call(&good).unwrap();
+    let want = ferrax_ir::eval_entry(&module(AXPY), &good, &EvalOptions::default()).unwrap();
+    policy::agree(&want, &out, true).unwrap();
+
+    let e = exe.call(&good[..2]).unwrap_err().to_string();
+    assert!(e.contains("takes 3 arguments") && e.contains("got 2"), "{e}");
+    let e = exe.call(&[Array::scalar_f64(2.0), f32s(&[3], 1), f32s(&[3], 2)]).unwrap_err().to_string();
+    assert!(e.contains("argument 0 of @axpy: expected f32[], got f64[]"), "{e}");
+    let e = exe.call(&[Array::scalar_f32(2.0), f32s(&[4], 1), f32s(&[3], 2)]).unwrap_err().to_string();
+    assert!(e.contains("argument 1 of @axpy: expected f32[3], got f32[4]"), "{e}");
+}
+
+#[test]
+fn the_zero_copy_path_writes_into_the_callers_buffers() {
+    let exe = compile(&module(AXPY), &JitOptions::default()).unwrap();
+    let (a, x, y) = ([2.0f32], [1.0f32, 2.0, 3.0], [10.0f32, 20.0, 30.0]);
+    let mut out = [0.0f32; 3];
+    exe.call_raw(&[ArgRef::F32(&a), ArgRef::F32(&x), ArgRef::F32(&y)], &mut [OutRef::F32(&mut out)]).unwrap();
+    assert_eq!(out, [12.0, 24.0, 36.0]);
+    let e = exe.call_raw(&[ArgRef::F32(&a), ArgRef::I32(&[1, 2, 3]), ArgRef::F32(&y)], &mut [OutRef::F32(&mut out)]);
+    assert!(e.unwrap_err().to_string().contains("argument 1 of @axpy: expected f32[3], got 3 i32 elements"));
+    let mut short = [0.0f32; 2];
+    let e = exe.call_raw(&[ArgRef::F32(&a), ArgRef::F32(&x), ArgRef::F32(&y)], &mut [OutRef::F32(&mut short)]);
+    assert!(e.unwrap_err().to_string().contains("result 0 of @axpy"));
+}
+
+#[test]
+fn the_cache_compiles_once_per_types_and_says_why_it_missed() {
+    let cache = JitCache::new(2, JitOptions::default());
+    let m = module(AXPY);
+    let first = cache.get(&m).unwrap();
+    let second = cache.get(&m).unwrap();
+    assert!(Arc::ptr_eq(&first, &second), "a second lookup with the same types compiles nothing");
+    let wider = module(&AXPY.replace("f32[3]", "f32[5]").replace("shape=[3]", "shape=[5]"));
+    cache.get(&wider).unwrap();
+    let other = module(&AXPY.replace("add(%m, %y)", "sub(%m, %y)"));
+    cache.get(&other).unwrap();
+    let stats = cache.stats();
+    assert_eq!(stats.hits, 1);
+    assert_eq!(stats.evictions, 1);
+    assert_eq!(stats.misses.len(), 3);
+    assert_eq!(stats.misses[0], Miss::NewModule);
+    assert_eq!(stats.misses[1].to_string(), "argument 1 changed from f32[3] to f32[5]");
+    assert_eq!(stats.misses[2].to_string(), "argument 1 changed from f32[5] to f32[3]");
+    assert_eq!(cache.len(), 2);
+}
+
+#[test]
+fn eight_threads_match_sequential_calls() {
+    let text = "func @f(%x: f32[64,32], %w: f32[32,16]) -> (f32[64,16]) {
+  %y: f32[64,16] = dot_general[lhs_contract=[1], rhs_contract=[0]](%x, %w)
+  %t: f32[64,16] = tanh(%y)
+  return %t
+}";
+    let exe = Arc::new(compile(&module(text), &JitOptions::default()).unwrap());
+    let inputs: Vec<Vec<Array>> = (0..8).map(|s| vec![f32s(&[64, 32], s), f32s(&[32, 16], s + 100)]).collect();
+    let sequential: Vec<Vec<Array>> = inputs.iter().map(|a| exe.call(a).unwrap()).collect();
+    let threads: Vec<_> = inputs
+        .into_iter()
+        .map(|a| {
+            let exe = exe.clone();
+            std::thread::spawn(move || (0..20).map(|_| exe.call(&a).unwrap()).collect::<Vec<_>>())
+        })
+        .collect();
+    for (t, want) in threads.into_iter().zip(&sequential) {
+        for got in t.join().unwrap() {
+            policy::agree(want, &got, true).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_budget_is_an_error_not_an_abort() {
+    let text = "func @f(%x: f32[1000]) -> (f32[1000]) {
+  %y: f32[1000] = exp(%x)
+  %z: f32[1000] = mul(%y, %y)
+  return %z
+}";
+    let exe = compile(&module(text), &JitOptions { max_bytes: Some(9000), ..JitOptions::default() }).unwrap();
+    let e = exe.call(&[f32s(&[1000], 0)]).unwrap_err().to_string();
+    assert!(e.contains("the workspace of @f"), "{e}");
+    let roomy = compile(&module(text), &JitOptions { max_bytes: Some(1 << 20), ..JitOptions::default() }).unwrap();
+    assert!(roomy.call(&[f32s(&[1000], 0)]).is_ok());
+}
+
+#[test]
+fn dead_buffers_are_reused() {
+    // Four f32[1024] temporaries in a chain: at most two are live at once.
+    let text = "func @f(%x: f32[1024]) -> (f32[1024]) {
+  %a: f32[1024] = neg(%x)
+  %b: f32[1024] = abs(%a)
+  %c: f32[1024] = neg(%b)
+  %d: f32[1024] = abs(%c)
+  %e: f32[1024] = neg(%d)
+  return %e
+}";
+    let exe = compile(&module(text), &JitOptions::default()).unwrap();
+    assert!(exe.workspace_bytes() <= 3 * 4096, "workspace {} bytes", exe.workspace_bytes());
+}
+
+fn both(text: &str, args: &[Array]) {
+    let m = module(text);
+    let want = ferrax_ir::eval_entry(&m, args, &EvalOptions::default()).unwrap();
+    let got = compile(&m, &JitOptions::default()).unwrap().call(args).unwrap();
+    policy::agree(&want, &got, policy::inexact_ops(&m).is_empty()).unwrap();
+}
+
+#[test]
+fn control_flow_runs_natively() {
+    let scan = "func @main(%c: f32[], %xs: f32[5,3]) -> (f32[], f32[5,3], f32[], f32[5,3]) {
+  %s: f32[], %ys: f32[5,3] = scan[body=@acc, length=5, num_carry=1](%c, %xs)
+  %r: f32[], %rs: f32[5,3] = scan[body=@acc, length=5, num_carry=1, reverse=true](%c, %xs)
+  return %s, %ys, %r, %rs
+}
+func @acc(%c: f32[], %x: f32[3]) -> (f32[], f32[3]) {
+  %t: f32[] = reduce_sum[axes=[0]](%x)
+  %n: f32[] = add(%c, %t)
+  %b: f32[3] = broadcast_in_dim[shape=[3], dims=[]](%n)
+  %y: f32[3] = mul(%b, %x)
+  return %n, %y
+}";
+    both(scan, &[Array::scalar_f32(0.5), f32s(&[5, 3], 3)]);
+    let wh = "func @main(%n: i32[]) -> (i32[], i32[], i32[], i32[]) {
+  %z: i32[] = constant[value=0]()
+  %i: i32[], %s: i32[] = while[cond=@below, body=@inc](%z, %n)
+  %j: i32[], %t: i32[] = while[cond=@below, body=@inc, max_iters=3](%z, %n)
+  return %i, %s, %j, %t
+}
+func @below(%i: i32[], %n: i32[]) -> (bool[]) {
+  %b: bool[] = lt(%i, %n)
+  return %b
+}
+func @inc(%i: i32[], %n: i32[]) -> (i32[], i32[]) {
+  %one: i32[] = constant[value=1]()
+  %j: i32[] = add(%i, %one)
+  return %j, %n
+}";
+    both(wh, &[Array::scalar_i32(7)]);
+    let cond = "func @main(%k: i32[], %x: f32[2]) -> (f32[2]) {
+  %y: f32[2] = cond[branches=[@neg, @same]](%k, %x)
+  return %y
+}
+func @neg(%x: f32[2]) -> (f32[2]) {
+  %y: f32[2] = neg(%x)
+  return %y
+}
+func @same(%x: f32[2]) -> (f32[2]) {
+  return %x
+}";
+    for k in [-3, 0, 1, 9] {
+        both(cond, &[Array::scalar_i32(k), f32s(&[2], 1)]);
+    }
+}
+
+#[test]
+fn fuel_bounds_loops() {
+    let text = "func @main(%x: i32[]) -> (i32[]) {
+  %y: i32[] = while[cond=@always, body=@id](%x)
+  return %y
+}
+func @always(%x: i32[]) -> (bool[]) {
+  %t: bool[] = constant[value=true]()
+  return %t
+}
+func @id(%x: i32[]) -> (i32[]) {
+  return %x
+}";
+    let exe = compile(&module(text), &JitOptions { fuel: Some(100), ..JitOptions::default() }).unwrap();
+    let e = exe.call(&[Array::scalar_i32(1)]).unwrap_err().to_string();
+    assert!(e.contains("out of fuel") && e.contains("while"), "{e}");
+}
+
+#[test]
+fn every_dot_general_layout_matches_the_interpreter() {
+    // (lhs shape, rhs shape, lhs_contract, rhs_contract, lhs_batch, rhs_batch)
+    type Case =
+        (&'static [usize], &'static [usize], &'static [usize], &'static [usize], &'static [usize], &'static [usize]);
+    let cases: [Case; 9] = [
+        (&[4, 3], &[3, 5], &[1], &[0], &[], &[]),
+        (&[3, 4], &[3, 5], &[0], &[0], &[], &[]),
+        (&[4, 3], &[5, 3], &[1], &[1], &[], &[]),
+        (&[3, 4], &[5, 3], &[0], &[1], &[], &[]),
+        (&[2, 4, 3], &[2, 3, 5], &[2], &[1], &[0], &[0]),
+        (&[4, 2, 3], &[3, 5, 2], &[2], &[0], &[1], &[2]),
+        (&[2, 3, 4], &[3, 2, 5], &[0, 1], &[1, 0], &[], &[]),
+        (&[0, 3], &[3, 5], &[1], &[0], &[], &[]),
+        (&[4, 0], &[0, 5], &[1], &[0], &[], &[]),
+    ];
+    let list = |v: &[usize]| v.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ");
+    for (ls, rs, lc, rc, lb, rb) in cases {
+        for dt in ["f32", "f64", "i32"] {
+            let dims = ferrax_ir::prim::linalg::DotDims {
+                lhs_contract: lc.to_vec(),
+                rhs_contract: rc.to_vec(),
+                lhs_batch: lb.to_vec(),
+                rhs_batch: rb.to_vec(),
+            };
+            let batch: Vec<usize> = lb.iter().map(|&a| ls[a]).collect();
+            let mut out: Vec<usize> = batch;
+            out.extend(dims.lhs_free(ls.len()).iter().map(|&a| ls[a]));
+            out.extend(dims.rhs_free(rs.len()).iter().map(|&a| rs[a]));
+            let text = format!(
+                "func @d(%x: {dt}[{}], %y: {dt}[{}]) -> ({dt}[{}]) {{\n  %z: {dt}[{}] = dot_general[lhs_contract=[{}], rhs_contract=[{}], lhs_batch=[{}], rhs_batch=[{}]](%x, %y)\n  return %z\n}}",
+                list(ls),
+                list(rs),
+                list(&out),
+                list(&out),
+                list(lc),
+                list(rc),
+                list(lb),
+                list(rb)
+            );
+            let m = module(&text);
+            let f = m.entry().unwrap();
+            let mut rng = ferrax_ir::testing::Rng::new(5);
+            let args = ferrax_ir::testing::random_inputs(f, &mut rng, false);
+            let want = ferrax_ir::eval_entry(&m, &args, &EvalOptions::default()).unwrap();
+            let got = compile(&m, &JitOptions::default()).unwrap().call(&args).unwrap();
+            policy::agree(&want, &got, dt == "i32").unwrap_or_else(|e| panic!("{text}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn native_opaque_ops_are_bit_identical_to_the_interpreter() {
+    let text = "func @main(%x: f32[3,4], %u: f32[2,2], %i: i32[], %j: i32[], %k: i32[6]) -> (f32[3,4], f32[3,4], f32[3,4], i32[6]) {
+  %a: f32[3,4] = cumsum[axis=1](%x)
+  %b: f32[3,4] = cumsum[axis=0, reverse=true](%x)
+  %c: f32[3,4] = dynamic_update_slice(%x, %u, %i, %j)
+  %d: i32[6] = cumsum[axis=0](%k)
+  return %a, %b, %c, %d
+}";
+    let m = module(text);
+    let k = Array::from_i32(&[6], vec![i32::MAX, 1, -5, 7, i32::MIN, 3]).unwrap();
+    let x = Array::from_f32(&[3, 4], vec![1e8, 1.0, -1e8, 0.1, -0.0, 0.3, 0.7, -2.5, 3.0, 1e-7, 1.5, -0.0]).unwrap();
+    for (i, j) in [(0, 0), (1, 2), (-4, 9), (7, -1)] {
+        let args = [x.clone(), f32s(&[2, 2], 4), Array::scalar_i32(i), Array::scalar_i32(j), k.clone()];
+        let want = ferrax_ir::eval_entry(&m, &args, &EvalOptions::default()).unwrap();
+        let got = compile(&m, &JitOptions::default()).unwrap().call(&args).unwrap();
+        policy::agree(&want, &got, true).unwrap();
+    }
+}
