@@ -4,9 +4,10 @@
 //! `random_bits` (the public Threefry helpers of `ferrax_ir`), `cumsum` (the
 //! interpreter's summation order: each running sum starts from 0 and adds one element
 //! at a time, i32 wrapping) and `dynamic_update_slice` (clamped starts) are native;
-//! the others (`scatter_add`, anything else left by fuse) run the interpreter's own rule
+//! `scatter_add` likewise (rows added in the interpreter's order); anything else (only
+//! ill-typed leftovers, which fuse's contract excludes) runs the interpreter's own rule
 //! on a one-equation module, which gives its exact semantics at the cost of copying
-//! operands in and out. A native `scatter_add` is a follow-up.
+//! operands in and out.
 
 use super::buf::{read_array, write_array};
 use ferrax_ir::prim::Prim;
@@ -21,6 +22,9 @@ pub(crate) enum Opaque {
     Cumsum { dtype: ferrax_ir::DType, outer: usize, n: usize, inner: usize, reverse: bool },
     /// `dynamic_update_slice(x, update, starts...)`.
     Dus { elem: usize, x: Vec<usize>, update: Vec<usize> },
+    /// `scatter_add[axis, batch_dims](x, idx, updates)`: rows of `inner` elements added
+    /// in the interpreter's order (batch, pre, index row), indices clamped.
+    ScatterAdd { dtype: ferrax_ir::DType, batch: usize, pre: usize, dim: usize, inner: usize, idx: usize },
     /// Any other primitive, through the interpreter.
     Interp { module: Module, ins: Vec<Type>, outs: Vec<Type> },
 }
@@ -40,6 +44,19 @@ impl Opaque {
                     n: sh[*axis],
                     inner: sh[axis + 1..].iter().product(),
                     reverse: *reverse,
+                });
+            }
+            Prim::ScatterAdd { axis, batch_dims }
+                if ins.len() == 3 && *batch_dims <= *axis && *axis < ins[0].rank() && *batch_dims <= ins[1].rank() =>
+            {
+                let (x, idx) = (&ins[0].shape, &ins[1].shape);
+                return Ok(Opaque::ScatterAdd {
+                    dtype: ins[0].dtype,
+                    batch: x[..*batch_dims].iter().product(),
+                    pre: x[*batch_dims..*axis].iter().product(),
+                    dim: x[*axis],
+                    inner: x[axis + 1..].iter().product(),
+                    idx: idx[*batch_dims..].iter().product(),
                 });
             }
             Prim::DynamicUpdateSlice if ins.len() == 2 + ins[0].rank() && ins[0].rank() == ins[1].rank() => {
@@ -137,6 +154,20 @@ impl Opaque {
                 }
                 Ok(())
             }
+            Opaque::ScatterAdd { dtype, batch, pre, dim, inner, idx } => {
+                let shape = Rows { batch: *batch, pre: *pre, dim: *dim, inner: *inner, idx: *idx };
+                // SAFETY: x and the result hold batch*pre*dim*inner elements, the indices
+                // batch*idx i32 and the updates batch*pre*idx*inner elements.
+                unsafe {
+                    match dtype {
+                        ferrax_ir::DType::F32 => scatter_add::<f32>(ins, outs[0], &shape, |a, b| a + b),
+                        ferrax_ir::DType::F64 => scatter_add::<f64>(ins, outs[0], &shape, |a, b| a + b),
+                        ferrax_ir::DType::I32 => scatter_add::<i32>(ins, outs[0], &shape, i32::wrapping_add),
+                        ferrax_ir::DType::Bool => return Err("scatter_add: bool operand".into()),
+                    }
+                }
+                Ok(())
+            }
             Opaque::Interp { module, ins: tys, outs: out_tys } => {
                 // SAFETY: by the caller's contract.
                 let args = tys
@@ -184,6 +215,51 @@ unsafe fn cumsum<T: Copy + Default>(
                     acc = add(acc, src.add(at).read_unaligned());
                     dst.add(at).write_unaligned(acc);
                 }
+            }
+        }
+    }
+}
+
+/// The loop nest of `scatter_add`.
+struct Rows {
+    batch: usize,
+    pre: usize,
+    dim: usize,
+    inner: usize,
+    idx: usize,
+}
+
+/// `out = x` then, for each (batch, pre, index row), `out[row k] += updates[row]` with
+/// `k` the clamped index: the interpreter's order, so results are bit-identical.
+///
+/// # Safety
+/// `ins` = x, indices (i32), updates, and `out` are valid buffers of the sizes `r` implies;
+/// `out` does not overlap the inputs.
+unsafe fn scatter_add<T: Copy>(ins: &[*mut u8], out: *mut u8, r: &Rows, add: impl Fn(T, T) -> T) {
+    let total = r.batch * r.pre * r.dim * r.inner;
+    // SAFETY: by the caller's contract.
+    unsafe { std::ptr::copy_nonoverlapping(ins[0], out, total * std::mem::size_of::<T>()) };
+    if r.dim == 0 {
+        return;
+    }
+    let (indices, updates, out) = (ins[1] as *const i32, ins[2] as *const T, out as *mut T);
+    let mut from = 0;
+    for b in 0..r.batch {
+        for p in 0..r.pre {
+            let base = (b * r.pre + p) * r.dim;
+            for j in 0..r.idx {
+                // SAFETY: `b * idx + j` is inside the indices buffer.
+                let i = unsafe { indices.add(b * r.idx + j).read_unaligned() };
+                let k = usize::try_from(i).unwrap_or(0).min(r.dim - 1);
+                let to = (base + k) * r.inner;
+                for q in 0..r.inner {
+                    // SAFETY: `to + q` < total and `from + q` is inside the updates.
+                    unsafe {
+                        let d = out.add(to + q);
+                        d.write_unaligned(add(d.read_unaligned(), updates.add(from + q).read_unaligned()));
+                    }
+                }
+                from += r.inner;
             }
         }
     }
