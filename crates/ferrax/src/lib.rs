@@ -18,6 +18,7 @@ mod constant;
 pub mod control;
 pub mod nn;
 pub mod ops;
+pub mod optim;
 pub mod random;
 mod tracer;
 pub mod tree;
