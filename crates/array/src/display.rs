@@ -5,9 +5,11 @@
 //! dtype=float32)`. Nested brackets follow the axes; rows of a matrix start under
 //! each other, blocks of higher rank are separated by blank lines; elements are
 //! right-aligned to a common width. Floats are printed in their shortest round-trip
-//! form, with NumPy's `1.` for whole numbers and `nan`/`inf`; bools as
+//! form cut to at most eight fractional digits (NumPy's default precision), with
+//! NumPy's `1.` for whole numbers and `nan`/`inf`; bools as
 //! `True`/`False`. The dtype is named for every type but float64 (NumPy's default).
-//! An array of more than 1000 elements shows the first and last three entries of
+//! A number that needs an exponent keeps Rust's form (`1e-7`) where NumPy would
+//! switch the whole array to scientific notation. An array of more than 1000 elements shows the first and last three entries of
 //! each axis longer than six around `...`, as NumPy does. Unlike NumPy, lines are not
 //! wrapped at 75 characters.
 //!
@@ -24,7 +26,16 @@ use std::fmt;
 
 /// NumPy's text of element `i`: `1.`, `0.5`, `nan`, `True`, `-3`.
 fn numpy_element(data: &Data, i: usize) -> String {
-    fn float(text: String) -> String {
+    /// NumPy's default float mode: the shortest round-trip text, but at most eight
+    /// fractional digits (rounded, trailing zeros dropped), and `1.` for whole numbers.
+    fn float(text: String, value: f64) -> String {
+        let text = match text.find('.') {
+            Some(p) if !text.contains('e') && text.len() - p - 1 > 8 => {
+                let rounded = format!("{value:.8}");
+                rounded.trim_end_matches('0').to_string()
+            }
+            _ => text,
+        };
         match text.strip_suffix(".0") {
             Some(whole) if !whole.contains('e') => format!("{whole}."),
             _ => text,
@@ -33,8 +44,8 @@ fn numpy_element(data: &Data, i: usize) -> String {
     match data {
         Data::Bool(v) => if v[i] { "True" } else { "False" }.to_string(),
         Data::I32(v) => v[i].to_string(),
-        Data::F32(v) => float(crate::format_f32(v[i])),
-        Data::F64(v) => float(crate::format_f64(v[i])),
+        Data::F32(v) => float(crate::format_f32(v[i]), f64::from(v[i])),
+        Data::F64(v) => float(crate::format_f64(v[i]), v[i]),
     }
 }
 
@@ -185,6 +196,9 @@ mod tests {
         assert_eq!(b.to_string(), "array([ True, False])");
         let f = Array::from(vec![f32::NAN, f32::INFINITY, 1.0]);
         assert_eq!(f.to_string(), "array([nan, inf,  1.], dtype=float32)");
+        let sines = Array::from(vec![0.0f64, 1f64.sin(), 3.0f64.sqrt()]);
+        assert_eq!(sines.to_string(), "array([0.        , 0.84147098, 1.73205081])");
+        assert_eq!(Array::from(vec![0.1f32, 1e-7]).to_string(), "array([ 0.1, 1e-7], dtype=float32)");
         let cube = Array::from_i32(&[2, 1, 2], vec![1, 2, 3, 4]).unwrap();
         assert_eq!(cube.to_string(), "array([[[1, 2]],\n\n       [[3, 4]]], dtype=int32)");
         assert_eq!(Array::from_f64(&[0], vec![]).unwrap().to_string(), "array([], dtype=float64)");
