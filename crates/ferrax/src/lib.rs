@@ -48,3 +48,8 @@ pub use ferrax_derive::Tree;
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The user guide's Rust snippets (`docs/guide.md`), compiled and run as doctests.
+#[doc = include_str!("../../../docs/guide.md")]
+#[cfg(doctest)]
+pub struct GuideDoctests;
