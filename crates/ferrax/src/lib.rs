@@ -10,6 +10,13 @@
 //! let ir = make_ir(|[x, y]: [ferrax::Tensor; 2]| (&x + &y) * y.sin(), &[Type::scalar(DType::F32), Type::scalar(DType::F32)]).unwrap();
 //! assert!(ir.contains("sin"));
 //! ```
+//!
+//! # Quickstart
+//!
+//! `grad`, `vmap` and the IR of a gradient (`docs/quickstart.rs`, compiled and run as
+//! this doctest); `docs/guide.md` is the user guide and `examples/` has runnable
+//! programs.
+#![doc = concat!("```\n", include_str!("../../../docs/quickstart.rs"), "```")]
 
 mod api;
 pub mod autodiff;
