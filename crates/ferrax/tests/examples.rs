@@ -10,6 +10,9 @@ mod per_example_grads;
 #[path = "../../../examples/physics.rs"]
 mod physics;
 
+#[path = "../../../examples/custom_rules.rs"]
+mod custom_rules;
+
 #[path = "../../../examples/snapshot.rs"]
 mod snapshot;
 
@@ -26,6 +29,11 @@ fn per_example_grads_runs() {
 #[test]
 fn physics_runs() {
     physics::main().unwrap();
+}
+
+#[test]
+fn custom_rules_runs() {
+    custom_rules::main().unwrap();
 }
 
 #[test]
