@@ -111,6 +111,11 @@ fn same_count(what: &str, got: usize, params: usize) -> Result<(), Error> {
     }
 }
 
+/// A copy of a traced tree (what an update returns after recording an error).
+fn same<P: Tree<Tensor, With<Tensor> = P>>(tree: &P) -> P {
+    tree.map_leaves(&mut |t| t.clone())
+}
+
 /// Host zeros shaped like every leaf of `params`.
 fn zeros_like<P: Tree<Array, With<Array> = P>>(params: &P) -> Result<P, Error> {
     let zeros: Result<Vec<Array>, _> =
@@ -155,6 +160,13 @@ impl Sgd {
     }
 
     /// The initial state inside a trace: zero velocities shaped like `params`.
+    ///
+    /// ```
+    /// use ferrax::{Array, Tensor, optim::Sgd};
+    /// let sgd = Sgd::new(0.1, 0.9);
+    /// let v = ferrax::eval(|p: Vec<Tensor>| sgd.init_traced(&p).velocity, &vec![Array::scalar(3.0f32)]).unwrap();
+    /// assert_eq!(v, vec![Array::scalar(0.0f32)]);
+    /// ```
     pub fn init_traced<P: Tree<Tensor, With<Tensor> = P>>(&self, params: &P) -> SgdState<P> {
         SgdState { velocity: params.map_leaves(&mut |p| p.zeros_like()) }
     }
@@ -186,16 +198,18 @@ impl Sgd {
         if g.len() != n || v.len() != n {
             let message =
                 format!("optim::Sgd::update: {} gradients and {} velocities for {n} parameters", g.len(), v.len());
+            // The error is recorded in the trace, which fails when it is finished.
             crate::tracer::fail(Location::caller(), message, Type::scalar(DType::F32));
+            return (same(params), SgdState { velocity: same(params) });
         }
         let velocity: Vec<Tensor> = g.iter().zip(&v).map(|(g, v)| v * self.momentum + g).collect();
         let mut k = 0;
         let new_params = params.map_leaves(&mut |p| {
-            let out = p - &velocity[k.min(velocity.len().saturating_sub(1))] * self.lr;
+            let out = p - &velocity[k] * self.lr;
             k += 1;
             out
         });
-        let velocity = unflatten(params, velocity).unwrap_or_else(|| state.velocity.map_leaves(&mut |v| v.clone()));
+        let velocity = unflatten(params, velocity).unwrap_or_else(|| same(params));
         (new_params, SgdState { velocity })
     }
 
@@ -273,7 +287,14 @@ impl Adam {
         Ok(AdamState { count: Array::scalar(0.0f32), mu: zeros_like(params)?, nu: zeros_like(params)? })
     }
 
-    /// The initial state inside a trace.
+    /// The initial state inside a trace: count 0 and zero moments.
+    ///
+    /// ```
+    /// use ferrax::{Array, Tensor, optim::Adam};
+    /// let adam = Adam::new(0.1);
+    /// let count = ferrax::eval(|p: Vec<Tensor>| adam.init_traced(&p).count, &vec![Array::scalar(3.0f32)]).unwrap();
+    /// assert_eq!(count, Array::scalar(0.0f32));
+    /// ```
     pub fn init_traced<P: Tree<Tensor, With<Tensor> = P>>(&self, params: &P) -> AdamState<P, Tensor> {
         AdamState {
             count: Tensor::zeros(DType::F32, &[]),
@@ -316,6 +337,8 @@ impl Adam {
                 v.len()
             );
             crate::tracer::fail(Location::caller(), message, Type::scalar(DType::F32));
+            let state = AdamState { count: state.count.clone(), mu: same(params), nu: same(params) };
+            return (same(params), state);
         }
         let count: Tensor = &state.count + 1.0;
         // 1 - β^t as -expm1(t ln β): t stays a traced value, and expm1 keeps the f32
@@ -328,14 +351,14 @@ impl Adam {
         let nu: Vec<Tensor> = g.iter().zip(&v).map(|(g, v)| v * self.b2 + g * g * (1.0 - self.b2)).collect();
         let mut k = 0;
         let new_params = params.map_leaves(&mut |p| {
-            let i = k.min(mu.len().saturating_sub(1));
+            let i = k;
             k += 1;
             let m_hat = &mu[i] / correction1.cast(p.dtype());
             let v_hat = &nu[i] / correction2.cast(p.dtype());
             p - m_hat * self.lr / (v_hat.sqrt() + self.eps)
         });
-        let mu = unflatten(params, mu).unwrap_or_else(|| state.mu.map_leaves(&mut |x| x.clone()));
-        let nu = unflatten(params, nu).unwrap_or_else(|| state.nu.map_leaves(&mut |x| x.clone()));
+        let mu = unflatten(params, mu).unwrap_or_else(|| same(params));
+        let nu = unflatten(params, nu).unwrap_or_else(|| same(params));
         (new_params, AdamState { count, mu, nu })
     }
 

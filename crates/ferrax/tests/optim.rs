@@ -141,4 +141,17 @@ fn mismatched_trees_are_errors() {
         ferrax::trace(|p: Vec<Tensor>| sgd.update(&p[..1].to_vec(), &SgdState { velocity: p.clone() }, &p).0, &spec)
             .unwrap_err();
     assert!(err.to_string().contains("1 gradients and 2 velocities for 2 parameters"), "{err}");
+    // No gradients at all, and Adam too: errors, not panics.
+    let err =
+        ferrax::trace(|p: Vec<Tensor>| sgd.update(&vec![], &SgdState { velocity: vec![] }, &p).0, &spec).unwrap_err();
+    assert!(err.to_string().contains("0 gradients and 0 velocities for 2 parameters"), "{err}");
+    let err = ferrax::trace(
+        |p: Vec<Tensor>| {
+            let s = AdamState { count: p[0].zeros_like(), mu: vec![], nu: p.clone() };
+            adam.update(&p, &s, &p).0
+        },
+        &spec,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("2 gradients, 0 and 2 moments for 2 parameters"), "{err}");
 }
