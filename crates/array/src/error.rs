@@ -28,6 +28,8 @@ pub enum Error {
     },
     /// A malformed or unsupported `.npy` file.
     Npy(String),
+    /// A malformed or unsupported `.npz` archive (the entry is named when known).
+    Npz(String),
     /// An I/O failure, with the path.
     Io(String),
     /// Arguments no array can be made from (a zero step of `arange`, say).
@@ -45,6 +47,7 @@ impl fmt::Display for Error {
                 write!(f, "data has {actual} elements but the shape needs {expected}")
             }
             Error::Npy(msg) => write!(f, "bad .npy data: {msg}"),
+            Error::Npz(msg) => write!(f, "bad .npz archive: {msg}"),
             Error::Io(msg) | Error::Invalid(msg) => f.write_str(msg),
         }
     }

@@ -4,16 +4,19 @@
 //! shapes ([`Shape`]), the contiguous C-order host buffer ([`Array`]) with its
 //! constructors (`from_vec`, `scalar`, `full`, `ones`, `arange`, `linspace`, generic
 //! over the [`Element`] types) and approximate equality for tests, NumPy `.npy`
-//! reading and writing ([`npy`]), and the allocation budget ([`Budget`]) that keeps any
+//! reading and writing ([`npy`]) and `.npz` archives ([`npz`]), NumPy-style printing
+//! (`Display`) and conversions from vectors and slices, and the allocation budget ([`Budget`]) that keeps any
 //! input from allocating past a limit (DESIGN section 7). The IR crate builds its types
 //! from these; the interpreter, the JIT and the CLI all exchange `Array`s.
 
 mod array;
 mod budget;
 mod construct;
+mod display;
 mod dtype;
 mod error;
 pub mod npy;
+pub mod npz;
 
 pub use array::{Array, Data, format_f32, format_f64};
 pub use budget::{Budget, byte_size, element_count};

@@ -10,6 +10,13 @@
 //! let ir = make_ir(|[x, y]: [ferrax::Tensor; 2]| (&x + &y) * y.sin(), &[Type::scalar(DType::F32), Type::scalar(DType::F32)]).unwrap();
 //! assert!(ir.contains("sin"));
 //! ```
+//!
+//! # Quickstart
+//!
+//! `grad`, `vmap` and the IR of a gradient (`docs/quickstart.rs`, compiled and run as
+//! this doctest); `docs/guide.md` is the user guide and `examples/` has runnable
+//! programs.
+#![doc = concat!("```\n", include_str!("../../../docs/quickstart.rs"), "```")]
 
 mod api;
 pub mod autodiff;
@@ -19,6 +26,7 @@ pub mod control;
 mod jit;
 pub mod nn;
 pub mod ops;
+pub mod optim;
 pub mod random;
 mod tracer;
 pub mod tree;
@@ -49,3 +57,8 @@ pub use ferrax_derive::Tree;
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The user guide's Rust snippets (`docs/guide.md`), compiled and run as doctests.
+#[doc = include_str!("../../../docs/guide.md")]
+#[cfg(doctest)]
+pub struct GuideDoctests;

@@ -1,0 +1,42 @@
+//! Runs every example under `examples/` (their `main`s check their own numbers and
+//! return an error when one is wrong), so that `cargo test` keeps them working.
+
+#[path = "../../../examples/quickstart.rs"]
+mod quickstart;
+
+#[path = "../../../examples/per_example_grads.rs"]
+mod per_example_grads;
+
+#[path = "../../../examples/physics.rs"]
+mod physics;
+
+#[path = "../../../examples/custom_rules.rs"]
+mod custom_rules;
+
+#[path = "../../../examples/snapshot.rs"]
+mod snapshot;
+
+#[test]
+fn quickstart_runs() {
+    quickstart::main().unwrap();
+}
+
+#[test]
+fn per_example_grads_runs() {
+    per_example_grads::main().unwrap();
+}
+
+#[test]
+fn physics_runs() {
+    physics::main().unwrap();
+}
+
+#[test]
+fn custom_rules_runs() {
+    custom_rules::main().unwrap();
+}
+
+#[test]
+fn snapshot_runs() {
+    snapshot::main().unwrap();
+}
