@@ -3,7 +3,8 @@
 //! This crate is the project's only API boundary. A user writes an ordinary closure
 //! over symbolic [`Tensor`]s; [`trace`] records it as an IR module ([`make_ir`] prints
 //! it, with the user's source lines), and [`eval`] runs it with the reference
-//! interpreter. Transforms (`grad`, `vmap`, `jit`) arrive with their issues.
+//! interpreter; the transforms (`grad`, `jvp`, `vjp`, `hvp`, `vmap`, Jacobians) work on
+//! closures, and [`jit`] compiles any of them to native code with Cranelift.
 //!
 //! ```
 //! use ferrax::{DType, Type, make_ir};
