@@ -16,6 +16,14 @@ mod custom_rules;
 #[path = "../../../examples/snapshot.rs"]
 mod snapshot;
 
+#[path = "../../../examples/newton_cg.rs"]
+mod newton_cg;
+
+#[test]
+fn newton_cg_runs() {
+    newton_cg::main().unwrap();
+}
+
 #[test]
 fn quickstart_runs() {
     quickstart::main().unwrap();
