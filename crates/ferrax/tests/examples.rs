@@ -19,6 +19,14 @@ mod snapshot;
 #[path = "../../../examples/newton_cg.rs"]
 mod newton_cg;
 
+#[path = "../../../examples/mlp.rs"]
+mod mlp;
+
+#[test]
+fn mlp_runs() {
+    mlp::main().unwrap();
+}
+
 #[test]
 fn newton_cg_runs() {
     newton_cg::main().unwrap();
