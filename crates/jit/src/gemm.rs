@@ -7,7 +7,8 @@
 //! they do not (e.g. free axes interleaved with contracted ones in a way no single
 //! stride describes), that operand alone is copied into scratch as contiguous
 //! `[B, rows, cols]` first. Batches are a loop of calls. f32 and f64 use
-//! `faer::linalg::matmul::matmul` (`Par::Seq`: no thread pool yet); i32 is a plain
+//! `faer::linalg::matmul::matmul` (on rayon's pool when `m·n·k >= GEMM_SPLIT` and more than one
+//! thread is allowed, else sequential); i32 is a plain
 //! loop with wrapping arithmetic (exactly the interpreter's result).
 
 use faer::linalg::matmul::matmul;
@@ -29,6 +30,9 @@ struct Side {
 }
 
 /// A planned `dot_general`.
+/// `m·n·k` from which a GEMM runs on several threads (about 320³).
+pub(crate) const GEMM_SPLIT: usize = 1 << 25;
+
 pub(crate) struct Gemm {
     dtype: DType,
     b: usize,
@@ -118,12 +122,15 @@ impl Gemm {
     /// # Safety
     /// The pointers are buffers of the planned types (`scratch` of `scratch_bytes()`),
     /// `out` not overlapping the others.
-    pub(crate) unsafe fn run(&self, lhs: *const u8, rhs: *const u8, out: *mut u8, scratch: *mut u8) {
+    pub(crate) unsafe fn run(&self, lhs: *const u8, rhs: *const u8, out: *mut u8, scratch: *mut u8, threads: usize) {
+        // Two threads pay off only for large products (notes: 1.5x at 512^3, slower at
+        // 128^3 and below), so smaller GEMMs stay sequential.
+        let par = if threads > 1 && self.m * self.n * self.k >= GEMM_SPLIT { Par::rayon(threads) } else { Par::Seq };
         // SAFETY: by the caller's contract.
         unsafe {
             match self.dtype {
-                DType::F32 => self.float::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32, scratch),
-                DType::F64 => self.float::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64, scratch),
+                DType::F32 => self.float::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32, scratch, par),
+                DType::F64 => self.float::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64, scratch, par),
                 DType::I32 => self.int(lhs as *const i32, rhs as *const i32, out as *mut i32),
                 DType::Bool => {}
             }
@@ -158,6 +165,7 @@ impl Gemm {
         rhs: *const T,
         out: *mut T,
         scratch: *mut u8,
+        par: Par,
     ) {
         let (m, n, k) = (self.m, self.n, self.k);
         if m == 0 || n == 0 {
@@ -177,7 +185,7 @@ impl Gemm {
                 let a = MatRef::from_raw_parts(lp.offset(lb[b]), m, k, lrs, lcs);
                 let bm = MatRef::from_raw_parts(rp.offset(rb[b]), k, n, rrs, rcs);
                 let c = MatMut::from_raw_parts_mut(out.add(b * m * n), m, n, n as isize, 1);
-                matmul(c, Accum::Replace, a, bm, T::one_impl(), Par::Seq);
+                matmul(c, Accum::Replace, a, bm, T::one_impl(), par);
             }
         }
     }

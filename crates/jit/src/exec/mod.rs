@@ -158,11 +158,12 @@ impl Kernel {
         let shared = Bufs(bufs);
         let (f, shared) = (self.f, &shared);
         let chunk = (outer + threads - 1) / threads;
-        std::thread::scope(|scope| {
+        // Rayon's global pool: started once, shared with faer's parallel GEMM.
+        rayon::scope(|scope| {
             for t in 1..threads {
                 let (start, end) = (t * chunk, ((t + 1) * chunk).min(outer));
                 // SAFETY: as above; the slices `[start, end)` of different threads are disjoint.
-                scope.spawn(move || unsafe { f(shared.0.as_ptr(), start, end) });
+                scope.spawn(move |_| unsafe { f(shared.0.as_ptr(), start, end) });
             }
             // SAFETY: as above.
             unsafe { f(shared.0.as_ptr(), 0, chunk.min(outer)) };

@@ -58,7 +58,7 @@ impl Run<'_> {
                         plan.kernels[*kernel].run(&ptrs(bufs), *outer, plan.threads)?
                     }
                     Step::Gemm { gemm, lhs, rhs, out, scratch } => {
-                        gemm.run(ptr(*lhs), ptr(*rhs), ptr(*out), ptr(*scratch))
+                        gemm.run(ptr(*lhs), ptr(*rhs), ptr(*out), ptr(*scratch), plan.threads)
                     }
                     Step::Opaque { op, ins, outs } => {
                         op.run(&ptrs(ins), &ptrs(outs), &self.options).map_err(|m| at(p, s, m))?
