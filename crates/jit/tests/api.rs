@@ -298,3 +298,22 @@ fn split_launches_match_one_thread() {
     let want = ferrax_ir::eval(&m, "g", &args, &EvalOptions::default()).unwrap();
     policy::agree(&want, &two, false).unwrap();
 }
+
+/// An elementwise kernel writes its result over an input that dies there: the GEMM's
+/// result and the kernel's share one 64-byte buffer.
+#[test]
+fn elementwise_kernels_run_in_place() {
+    let text = "func @f(%a: f32[4,4], %b: f32[4,4]) -> (f32[4,4]) {
+  %c: f32[4,4] = dot_general[lhs_contract=[1], rhs_contract=[0]](%a, %b)
+  %d: f32[4,4] = tanh(%c)
+  %e: f32[4,4] = mul(%d, %d)
+  return %e
+}
+";
+    let m = module(text);
+    let exe = compile(&m, &JitOptions::default()).unwrap();
+    assert_eq!(exe.workspace_bytes(), 64, "the kernel reuses the GEMM's buffer");
+    let args = [f32s(&[4, 4], 1), f32s(&[4, 4], 2)];
+    let want = ferrax_ir::eval(&m, "f", &args, &EvalOptions::default()).unwrap();
+    policy::agree(&want, &exe.call(&args).unwrap(), false).unwrap();
+}

@@ -289,9 +289,35 @@ impl Builder<'_> {
                         .ok_or_else(|| fail(format!("jit: {v} is used before it is defined")))
                 })
                 .collect::<Result<_, _>>()?;
+            // In place: a one-result elementwise kernel may write over an input that dies
+            // here, has the result's byte size and is read only at the loop index.
+            let mut donated = None;
+            if let Prim::Call { func: callee } = &eqn.prim
+                && eqn.outputs.len() == 1
+                && let Some(kernel) = module_func(self.module, callee)
+            {
+                let size = bytes(func.ty(eqn.outputs[0]), fname)?;
+                let candidates = in_place_inputs(kernel);
+                for &k in &candidates {
+                    let v = eqn.inputs[k];
+                    // Every position that passes `v` must read it only at the loop index.
+                    let only_identity = eqn.inputs.iter().enumerate().all(|(j, &u)| u != v || candidates.contains(&j));
+                    if only_identity
+                        && let Loc::Arena(off) = ins[k]
+                        && last[v.index()] == i
+                        && bytes(func.ty(v), fname)? == size
+                    {
+                        donated = Some((v, off));
+                        break;
+                    }
+                }
+            }
             let mut outs = Vec::new();
             for o in &eqn.outputs {
-                let off = arena.alloc(bytes(func.ty(*o), fname)?);
+                let off = match donated {
+                    Some((_, off)) => off,
+                    None => arena.alloc(bytes(func.ty(*o), fname)?),
+                };
                 loc[o.index()] = Some(Loc::Arena(off));
                 outs.push(Loc::Arena(off));
             }
@@ -389,6 +415,9 @@ impl Builder<'_> {
             // Inputs whose last use is here, and outputs nobody uses, die now.
             let mut dead: Vec<ferrax_ir::Value> = Vec::new();
             for &v in eqn.inputs.iter().chain(&eqn.outputs) {
+                if donated.is_some_and(|(d, _)| d == v) {
+                    continue; // its buffer now holds the kernel's result
+                }
                 if let Some(Loc::Arena(off)) = loc[v.index()]
                     && (last[v.index()] == i || last[v.index()] == usize::MAX - 1)
                     && !dead.contains(&v)
@@ -417,4 +446,50 @@ impl Builder<'_> {
 
 fn module_func<'m>(module: &'m Module, name: &str) -> Option<&'m Func> {
     module.func(name)
+}
+
+/// The parameters of a kernel whose buffer its result may overwrite: the kernel has one
+/// result and no reduction, and everything computed from the parameter is elementwise
+/// at the result's shape, so each element of it is read only in the iteration that
+/// writes the same element of the result (after reading it: loads of an iteration come
+/// before its store, vector iterations included).
+pub(crate) fn in_place_inputs(kernel: &Func) -> Vec<usize> {
+    let [result] = kernel.results[..] else { return Vec::new() };
+    let shape = &kernel.ty(result).shape;
+    let elementwise = |prim: &Prim| {
+        matches!(
+            prim,
+            Prim::Unary(_)
+                | Prim::IntegerPow { .. }
+                | Prim::Convert { .. }
+                | Prim::StopGradient
+                | Prim::Name { .. }
+                | Prim::Binary(_)
+                | Prim::Compare(_)
+                | Prim::Select
+                | Prim::Clamp
+        )
+    };
+    let mut out = Vec::new();
+    for (k, &p) in kernel.params.iter().enumerate() {
+        if &kernel.ty(p).shape != shape {
+            continue;
+        }
+        let mut derived = vec![false; kernel.value_types.len()];
+        derived[p.index()] = true;
+        let mut ok = true;
+        for e in &kernel.eqns {
+            if e.inputs.iter().any(|v| derived[v.index()]) {
+                if !elementwise(&e.prim) || e.outputs.iter().any(|o| &kernel.ty(*o).shape != shape) {
+                    ok = false;
+                    break;
+                }
+                e.outputs.iter().for_each(|o| derived[o.index()] = true);
+            }
+        }
+        if ok {
+            out.push(k);
+        }
+    }
+    out
 }
