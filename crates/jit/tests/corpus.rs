@@ -44,7 +44,7 @@ fn compare(module: &Module, func: &str, args: &[Array]) -> Result<bool, String> 
 fn every_corpus_func_agrees_with_the_interpreter() {
     let mut failures = Vec::new();
     let mut ran = 0;
-    for dir in ["eval", "jvp", "vjp", "vmap", "opt"] {
+    for dir in ["eval", "jvp", "vjp", "vmap", "opt", "fuse"] {
         let mut paths: Vec<_> = std::fs::read_dir(corpus().join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
         paths.sort();
         for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "fx")) {
