@@ -20,8 +20,10 @@ pub struct JitOptions {
     /// Bound on the bytes of a call's workspace plus its arguments and results
     /// (DESIGN section 7); `None` for the default budget (half of physical memory).
     pub max_bytes: Option<u64>,
-    /// Threads a large kernel launch is split across (default: the available cores; a
-    /// launch is split only above `exec::SPLIT_WORK`, about a millisecond of work).
+    /// Threads a large kernel launch or GEMM is split across (default 1; a launch is
+    /// split only above `exec::SPLIT_WORK`, about a millisecond of work). Off by default:
+    /// on this project's 2-vCPU machine, splitting a memory-bound 1M-element kernel ran
+    /// far slower than one thread (see the notes of the JIT issue).
     pub threads: usize,
     /// Keep the CLIF and disassembly of each kernel for [`Executable::dump`].
     pub dump: bool,
@@ -34,14 +36,7 @@ pub struct JitOptions {
 
 impl Default for JitOptions {
     fn default() -> JitOptions {
-        JitOptions {
-            fma: true,
-            max_bytes: None,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            dump: false,
-            fuel: None,
-            precise_math: false,
-        }
+        JitOptions { fma: true, max_bytes: None, threads: 1, dump: false, fuel: None, precise_math: false }
     }
 }
 
