@@ -64,7 +64,6 @@ use cranelift_codegen::ir::{AbiParam, types};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Linkage, Module as _};
-use ferrax_ir::prim::{ArgOp, ReduceOp};
 use ferrax_ir::{Error, Func, Module, Place, Prim};
 
 /// The ABI of a compiled kernel: `bufs` holds the kernel's parameters then its results, in
@@ -168,42 +167,8 @@ pub(crate) fn define_kernel(
 
 /// Whether `prim` may appear inside a kernel (the kernel-able set of the contract).
 pub(crate) fn is_kernel_prim(prim: &Prim) -> bool {
-    match prim {
-        Prim::Unary(_)
-        | Prim::IntegerPow { .. }
-        | Prim::Convert { .. }
-        | Prim::StopGradient
-        | Prim::Name { .. }
-        | Prim::Binary(_)
-        | Prim::Compare(_)
-        | Prim::Select
-        | Prim::Clamp
-        | Prim::Constant { .. }
-        | Prim::Iota { .. }
-        | Prim::BroadcastInDim { .. }
-        | Prim::Reshape { .. }
-        | Prim::Transpose { .. }
-        | Prim::Rev { .. }
-        | Prim::Slice { .. }
-        | Prim::Pad { .. }
-        | Prim::Concatenate { .. }
-        | Prim::DynamicSlice { .. }
-        | Prim::Gather { .. } => true,
-        Prim::Reduce { op, .. } => matches!(op, ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min | ReduceOp::Prod),
-        Prim::ArgReduce { op, .. } => matches!(op, ArgOp::Argmax | ArgOp::Argmin),
-        Prim::DynamicUpdateSlice
-        | Prim::ScatterAdd { .. }
-        | Prim::Cumsum { .. }
-        | Prim::DotGeneral(_)
-        | Prim::RandomBits { .. }
-        | Prim::Call { .. }
-        | Prim::Cond { .. }
-        | Prim::While { .. }
-        | Prim::Scan(_)
-        | Prim::CustomJvp { .. }
-        | Prim::CustomVjp { .. }
-        | Prim::Remat { .. } => false,
-    }
+    // One definition of the contract's kernel-able set: the fusion pass's.
+    ferrax_fuse::is_kernel_prim(prim)
 }
 
 #[cfg(test)]
