@@ -54,7 +54,7 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     let accuracy = jit(|(p, x, y): (Vec<Tensor>, Tensor, Tensor)| {
         let predicted = logits(&p, &x).argmax(1);
-        predicted.eq_(&y.argmax(1)).cast(DType::F32).mean_all()
+        predicted.eq_(y.argmax(1)).cast(DType::F32).mean_all()
     });
 
     let mut first = None;
@@ -64,8 +64,8 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut total = 0.0;
         for b in 0..n / batch {
             let rows = s((b * batch) as i64..((b + 1) * batch) as i64);
-            let xb = ferrax::eval(|x: Tensor| x.slice(&[rows.clone()]), &x)?;
-            let yb = ferrax::eval(|y: Tensor| y.slice(&[rows.clone()]), &y)?;
+            let xb = ferrax::eval(|x: Tensor| x.slice(&[rows]), &x)?;
+            let yb = ferrax::eval(|y: Tensor| y.slice(&[rows]), &y)?;
             let (value, p, s) = step.call(&(params, state, xb, yb))?;
             (params, state) = (p, s);
             total += value.to_f64_vec()[0];
