@@ -10,10 +10,10 @@
 //! [`check_fuse_on_corpus`] applies the checks to every Func of the corpus and to its
 //! `jvp`, `vjp`, `grad`, `hvp` and `vmap`, fused directly and after `opt`.
 
-use crate::ad::{SplitMix, draw, uncomment};
+use crate::ad::{SplitMix, draw};
 use crate::eval::parse_array;
 use crate::expect::{directive, func_before, is_comment};
-use crate::opt::{same_results, special};
+use crate::opt::{expect_block, same_on_runs, same_results, special};
 use ferrax_array::Array;
 use ferrax_ir::Module;
 
@@ -38,29 +38,8 @@ pub(crate) fn check(text: &str, bless: bool) -> Result<Option<String>, String> {
             return Err(format!("{line}: {got} launches, the file states {want}"));
         }
     }
-    let types = entry.param_types();
-    let mut runs = vec![
-        types.iter().map(|t| draw(t, &mut SplitMix(0xF05E))).collect::<Vec<_>>(),
-        types.iter().map(special).collect(),
-    ];
-    if !inputs.is_empty() {
-        runs.push(inputs);
-    }
-    for (k, args) in runs.iter().enumerate() {
-        same_results(&module, &fused, args).map_err(|e| format!("{at}: run {k}: {e}"))?;
-    }
-    let expected: String = lines[block.0 + 1..block.1].iter().map(|l| format!("{}\n", uncomment(l))).collect();
-    if actual.trim_end() == expected.trim_end() {
-        return Ok(None);
-    }
-    if !bless {
-        return Err(format!("{at}: the fused @{} differs:\n{}", entry.name, crate::diff(&expected, &actual)));
-    }
-    let (start, end) = block;
-    let mut blessed: Vec<String> = lines[..=start].iter().map(|l| l.to_string()).collect();
-    blessed.extend(actual.trim_end().lines().map(|l| if l.is_empty() { ";".to_string() } else { format!("; {l}") }));
-    blessed.extend(lines[end..].iter().map(|l| l.to_string()));
-    Ok(Some(format!("{}\n", blessed.join("\n"))))
+    same_on_runs(at, &module, &fused, 0xF05E, inputs)?;
+    expect_block(at, &lines, block, &actual, &format!("the fused @{}", entry.name), bless)
 }
 
 /// The block's line range, the `; in:` arguments and the `; launches:` line.

@@ -28,23 +28,49 @@ pub(crate) fn check(text: &str, bless: bool) -> Result<Option<String>, String> {
     let actual = ferrax_ir::print(&optimised);
     let reparsed = ferrax_ir::parse(&actual).map_err(|e| format!("{at}: the printed module does not parse: {e}"))?;
     ferrax_ir::verify(&reparsed).map_err(|e| format!("{at}: the printed module does not verify: {e}"))?;
-    let types = entry.param_types();
+    same_on_runs(at, &module, &optimised, 0x0B7_5EED, inputs)?;
+    expect_block(at, &lines, block, &actual, &format!("the optimised @{}", entry.name), bless)
+}
+
+/// Runs `before` and `after` on arguments drawn from `seed`, on special values and on
+/// the file's `; in:` arguments (if any); an error names the first run that differs.
+pub(crate) fn same_on_runs(
+    at: usize,
+    before: &Module,
+    after: &Module,
+    seed: u64,
+    inputs: Vec<Array>,
+) -> Result<(), String> {
+    let types = before.entry().ok_or(" has no Func")?.param_types();
     let mut runs = vec![
-        { types.iter().map(|t| draw(t, &mut SplitMix(0x0B7_5EED))).collect::<Vec<_>>() },
+        types.iter().map(|t| draw(t, &mut SplitMix(seed))).collect::<Vec<_>>(),
         types.iter().map(special).collect(),
     ];
     if !inputs.is_empty() {
         runs.push(inputs);
     }
     for (k, args) in runs.iter().enumerate() {
-        same_results(&module, &optimised, args).map_err(|e| format!("{at}: run {k}: {e}"))?;
+        same_results(before, after, args).map_err(|e| format!("{at}: run {k}: {e}"))?;
     }
+    Ok(())
+}
+
+/// Compares `actual` with the expected block `block` of `lines`; with `bless`, returns
+/// the file's text with the block replaced instead of an error naming `what`.
+pub(crate) fn expect_block(
+    at: usize,
+    lines: &[&str],
+    block: (usize, usize),
+    actual: &str,
+    what: &str,
+    bless: bool,
+) -> Result<Option<String>, String> {
     let expected: String = lines[block.0 + 1..block.1].iter().map(|l| format!("{}\n", uncomment(l))).collect();
     if actual.trim_end() == expected.trim_end() {
         return Ok(None);
     }
     if !bless {
-        return Err(format!("{at}: the optimised @{} differs:\n{}", entry.name, crate::diff(&expected, &actual)));
+        return Err(format!("{at}: {what} differs:\n{}", crate::diff(&expected, actual)));
     }
     let (start, end) = block;
     let mut blessed: Vec<String> = lines[..=start].iter().map(|l| l.to_string()).collect();

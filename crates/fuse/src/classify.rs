@@ -60,7 +60,14 @@ pub(crate) fn class(prim: &Prim) -> Class {
     }
 }
 
-/// True for the primitives a kernel may contain (the contract's kernel-able set).
+/// True for elementwise primitives (one output element from the same element of each
+/// operand: unary, `integer_pow`, `convert`, `stop_gradient`, `name`, binary, compare,
+/// `select`, `clamp`).
+pub fn is_elementwise(prim: &Prim) -> bool {
+    matches!(class(prim), Class::Elementwise { .. })
+}
+
+/// Whether `prim` may appear inside a kernel (the contract's kernel-able set).
 pub fn is_kernel_prim(prim: &Prim) -> bool {
     !matches!(class(prim), Class::Launch)
 }

@@ -98,7 +98,7 @@ mod lower;
 mod partition;
 mod schedule;
 
-pub use classify::is_kernel_prim;
+pub use classify::{is_elementwise, is_kernel_prim};
 pub use contract::{check_kernel, check_schedule, is_kernel};
 pub use partition::{MAX_COPIES, MAX_COPIES_PER_KERNEL, MAX_KERNEL_EQNS, MAX_KERNEL_PARAMS};
 

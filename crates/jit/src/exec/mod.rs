@@ -147,13 +147,13 @@ impl Kernel {
     /// # Safety
     /// `bufs` holds one valid buffer per parameter and result of the kernel, of their
     /// types; result buffers do not overlap parameter buffers.
-    pub(crate) unsafe fn run(&self, bufs: &[*mut u8], outer: i64, threads: usize) -> Result<(), Error> {
+    pub(crate) unsafe fn run(&self, bufs: &[*mut u8], outer: i64, threads: usize) {
         let threads = threads.clamp(1, outer.max(1) as usize) as i64;
         if threads < 2 || self.work_per_outer * outer as f64 <= SPLIT_WORK {
             // SAFETY: by the caller's contract; the kernel reads and writes only inside its
             // buffers (every index is clamped) and never unwinds.
             unsafe { (self.f)(bufs.as_ptr(), 0, outer) };
-            return Ok(());
+            return;
         }
         let shared = Bufs(bufs);
         let (f, shared) = (self.f, &shared);
@@ -168,7 +168,6 @@ impl Kernel {
             // SAFETY: as above.
             unsafe { f(shared.0.as_ptr(), 0, chunk.min(outer)) };
         });
-        Ok(())
     }
 }
 
@@ -456,20 +455,6 @@ fn module_func<'m>(module: &'m Module, name: &str) -> Option<&'m Func> {
 pub(crate) fn in_place_inputs(kernel: &Func) -> Vec<usize> {
     let [result] = kernel.results[..] else { return Vec::new() };
     let shape = &kernel.ty(result).shape;
-    let elementwise = |prim: &Prim| {
-        matches!(
-            prim,
-            Prim::Unary(_)
-                | Prim::IntegerPow { .. }
-                | Prim::Convert { .. }
-                | Prim::StopGradient
-                | Prim::Name { .. }
-                | Prim::Binary(_)
-                | Prim::Compare(_)
-                | Prim::Select
-                | Prim::Clamp
-        )
-    };
     let mut out = Vec::new();
     for (k, &p) in kernel.params.iter().enumerate() {
         if &kernel.ty(p).shape != shape {
@@ -480,7 +465,7 @@ pub(crate) fn in_place_inputs(kernel: &Func) -> Vec<usize> {
         let mut ok = true;
         for e in &kernel.eqns {
             if e.inputs.iter().any(|v| derived[v.index()]) {
-                if !elementwise(&e.prim) || e.outputs.iter().any(|o| &kernel.ty(*o).shape != shape) {
+                if !ferrax_fuse::is_elementwise(&e.prim) || e.outputs.iter().any(|o| &kernel.ty(*o).shape != shape) {
                     ok = false;
                     break;
                 }

@@ -25,11 +25,13 @@ pub(crate) fn check_batch_dims(em: &Emitter, op: &str, inputs: &[Value], dims: &
 
 /// The only input of a one-operand primitive and its batch axis (it must be batched).
 fn batched_operand(op: &str, inputs: &[Value], dims: &[Option<usize>]) -> Result<(Value, usize), String> {
-    match (inputs, dims) {
-        ([x], [Some(d)]) => Ok((*x, *d)),
-        ([_], [None]) => Err(format!("{op}: the batching rule was called with no batched input")),
-        _ => Err(format!("{op}: expects 1 operand, got {}", inputs.len())),
-    }
+    let ([x], [dim]) = (inputs, dims) else {
+        return Err(format!("{op}: expects 1 operand, got {}", inputs.len()));
+    };
+    let Some(d) = dim else {
+        return Err(format!("{op}: the batching rule was called with no batched input"));
+    };
+    Ok((*x, *d))
 }
 
 /// Axis `axis` of an unbatched value, renumbered for the value batched at `batch`.

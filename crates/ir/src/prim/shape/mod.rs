@@ -359,10 +359,12 @@ pub(crate) fn jvp_structural(
         | Prim::Reshape { .. }
         | Prim::Transpose { .. }
         | Prim::Rev { .. }
-        | Prim::Slice { .. } => match tangents {
-            [Some(t)] => vec![*t],
-            _ => return Err(format!("{}: expects one operand tangent, got {}", prim.name(), tangents.len())),
-        },
+        | Prim::Slice { .. } => {
+            let [Some(t)] = tangents else {
+                return Err(format!("{}: expects one operand tangent, got {}", prim.name(), tangents.len()));
+            };
+            vec![*t]
+        }
         Prim::Pad { .. } | Prim::Concatenate { .. } => {
             if primals.len() != tangents.len() {
                 return Err(format!("{}: {} tangents for {} operands", prim.name(), tangents.len(), primals.len()));
@@ -485,10 +487,12 @@ fn one_operand(
     ct: Option<Value>,
     rule: impl FnOnce(&mut Emitter, &Type, Value) -> Result<Value, String>,
 ) -> Result<Vec<Option<Value>>, String> {
-    match (inputs, ct) {
-        ([LinearIn::Linear(x)], Some(ct)) => Ok(vec![Some(rule(em, x, ct)?)]),
-        ([_], _) => Ok(vec![None]),
-        _ => Err(format!("{op}: transpose expects 1 input, got {}", inputs.len())),
+    let [input] = inputs else {
+        return Err(format!("{op}: transpose expects 1 input, got {}", inputs.len()));
+    };
+    match (input, ct) {
+        (LinearIn::Linear(x), Some(ct)) => Ok(vec![Some(rule(em, x, ct)?)]),
+        (LinearIn::Linear(_), None) | (LinearIn::Residual(_), _) => Ok(vec![None]),
     }
 }
 
