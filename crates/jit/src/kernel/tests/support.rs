@@ -36,30 +36,16 @@ fn module_for(isa_builder: cranelift_codegen::isa::Builder) -> JITModule {
 
 /// The little-endian bytes of an array's elements (bool as one byte), in a u64-aligned buffer.
 fn to_buffer(a: &Array) -> Vec<u64> {
-    let bytes: Vec<u8> = match a.data() {
-        Data::Bool(v) => v.iter().map(|&b| u8::from(b)).collect(),
-        Data::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Data::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Data::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-    };
-    let mut out = vec![0u64; bytes.len().div_ceil(8) + 1];
-    // SAFETY: `out` holds at least `bytes.len()` bytes.
-    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr() as *mut u8, bytes.len()) };
+    let mut out = vec![0u64; (a.len() * a.dtype().size_bytes()).div_ceil(8) + 1];
+    // SAFETY: `out` holds at least the array's bytes.
+    unsafe { crate::exec::buf::write_array(a, out.as_mut_ptr() as *mut u8) };
     out
 }
 
 /// An array of `shape` and `dtype` read from a buffer.
 fn from_buffer(buf: &[u64], dtype: DType, shape: &[usize]) -> Array {
-    let n: usize = shape.iter().product();
-    // SAFETY: the buffer holds at least `n * size` bytes.
-    let bytes = unsafe { std::slice::from_raw_parts(buf.as_ptr() as *const u8, n * dtype.size_bytes()) };
-    let data = match dtype {
-        DType::Bool => Data::Bool(bytes.iter().map(|&b| b != 0).collect()),
-        DType::I32 => Data::I32(bytes.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect()),
-        DType::F32 => Data::F32(bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()),
-        DType::F64 => Data::F64(bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect()),
-    };
-    Array::new(shape, data).unwrap()
+    // SAFETY: the buffer holds at least the array's bytes.
+    unsafe { crate::exec::buf::read_array(buf.as_ptr() as *const u8, &ferrax_ir::Type::new(dtype, shape)) }.unwrap()
 }
 
 /// A compiled kernel with its module.
