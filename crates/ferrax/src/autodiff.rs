@@ -260,7 +260,7 @@ pub(crate) fn apply_transform<O: Tree<Tensor>>(
 }
 
 /// A module of `func` and the bodies of `pool` it refers to.
-fn with_bodies(func: Func, pool: &Module) -> Module {
+pub(crate) fn with_bodies(func: Func, pool: &Module) -> Module {
     let mut module = Module::new();
     module.push(func);
     for f in pool.funcs.values() {
@@ -271,7 +271,7 @@ fn with_bodies(func: Func, pool: &Module) -> Module {
 
 /// Adds every Func of `module` to the module being built under fresh names (rewriting
 /// the references); returns the new name of its entry.
-fn import(module: &Module, shared: &mut crate::tracer::Shared) -> String {
+pub(crate) fn import(module: &Module, shared: &mut crate::tracer::Shared) -> String {
     let mut names: HashMap<String, String> = HashMap::new();
     for name in module.funcs.keys() {
         let fresh = shared.fresh_name(name);

@@ -17,10 +17,10 @@ use std::panic::Location;
 use std::rc::Rc;
 
 /// A body traced into a Func, with the outer tensors it captured.
-struct Body<O> {
-    func: Func,
-    out: O,
-    captured: Vec<Tensor>,
+pub(crate) struct Body<O> {
+    pub(crate) func: Func,
+    pub(crate) out: O,
+    pub(crate) captured: Vec<Tensor>,
 }
 
 /// Traces `f` on parameters of `template`'s structure and types into a Func named
@@ -43,7 +43,7 @@ where
 }
 
 /// Traces `f` on parameters of `types` into a Func named after `prefix`.
-fn trace_flat_body<O: Tree<Tensor>>(
+pub(crate) fn trace_flat_body<O: Tree<Tensor>>(
     prefix: &str,
     types: &[Type],
     f: impl FnOnce(Vec<Tensor>) -> O,
@@ -67,7 +67,7 @@ fn same_value(a: &Tensor, b: &Tensor) -> bool {
 }
 
 /// The captures of several bodies, without repeats, in first-seen order.
-fn union_of_captures<'a>(bodies: impl Iterator<Item = &'a [Tensor]>) -> Vec<Tensor> {
+pub(crate) fn union_of_captures<'a>(bodies: impl Iterator<Item = &'a [Tensor]>) -> Vec<Tensor> {
     let mut union: Vec<Tensor> = Vec::new();
     for captured in bodies {
         for t in captured {
@@ -81,7 +81,7 @@ fn union_of_captures<'a>(bodies: impl Iterator<Item = &'a [Tensor]>) -> Vec<Tens
 
 /// Rewrites `func`'s parameters to `declared..., union...`: its own captures move to
 /// their place in `union`, and captures it does not use become unused parameters.
-fn align_captures(func: &mut Func, declared: usize, own: &[Tensor], union: &[Tensor]) {
+pub(crate) fn align_captures(func: &mut Func, declared: usize, own: &[Tensor], union: &[Tensor]) {
     let own_params: Vec<Value> = func.params[declared..].to_vec();
     let mut params: Vec<Value> = func.params[..declared].to_vec();
     for u in union {
@@ -95,7 +95,7 @@ fn align_captures(func: &mut Func, declared: usize, own: &[Tensor], union: &[Ten
 }
 
 /// Adds `func` to the module under construction.
-fn register(func: Func) {
+pub(crate) fn register(func: Func) {
     if let Some(trace) = tracer::current() {
         let shared = trace.borrow().shared.clone();
         shared.borrow_mut().module.push(func);
@@ -103,7 +103,7 @@ fn register(func: Func) {
 }
 
 /// Records `error` and returns poisoned results shaped like `template`.
-fn poisoned_like<O: Tree<Tensor> + ?Sized>(
+pub(crate) fn poisoned_like<O: Tree<Tensor> + ?Sized>(
     template: &O,
     error: TraceError,
     location: &'static Location<'static>,
@@ -116,7 +116,7 @@ fn poisoned_like<O: Tree<Tensor> + ?Sized>(
 }
 
 /// A poisoned copy of `leaf` that records no second error.
-fn fail_silently(leaf: &Tensor, location: &'static Location<'static>) -> Tensor {
+pub(crate) fn fail_silently(leaf: &Tensor, location: &'static Location<'static>) -> Tensor {
     tracer::poison_quietly(leaf.ty().clone(), TraceError::at(location, "a result of a failed control-flow body"))
 }
 
@@ -209,7 +209,7 @@ where
 }
 
 /// Rebuilds `template`'s structure from `outputs`.
-fn rebuild<O: Tree<Tensor> + ?Sized>(
+pub(crate) fn rebuild<O: Tree<Tensor> + ?Sized>(
     template: &O,
     outputs: Vec<Tensor>,
     location: &'static Location<'static>,

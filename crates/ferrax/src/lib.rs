@@ -24,6 +24,7 @@ pub mod autodiff;
 pub mod batching;
 mod constant;
 pub mod control;
+pub mod custom;
 mod jit;
 pub mod nn;
 pub mod ops;
@@ -37,6 +38,7 @@ pub use autodiff::{CheckpointReport, Grad, grad, hvp, jvp, jvp_apply, value_and_
 pub use batching::{Jacobian, Vmap, hessian, jacfwd, jacrev, vmap};
 pub use constant::constant;
 pub use control::{Branch, ScanOptions, cond, fori_loop, scan, scan_with, switch, while_loop};
+pub use custom::{CustomJvp, CustomVjp, custom_jvp, custom_vjp};
 pub use jit::{Jit, jit, jit_module, jit_with};
 pub use ops::Scalar;
 pub use ops::compare::where_;
