@@ -15,8 +15,10 @@ Figures:
   first_call   ms, the first call of a fresh `jax.jit(f)` (trace, compile, one run).
   call_*       us, median/min/max of `compiled(*args)` + `block_until_ready`, each call
                timed on its own after calls/10 (at least 3) warm-up calls.
-  peak_bytes   bytes, `compiled.memory_analysis()` temp + argument bytes; the parts as
-               temp_bytes, arg_bytes, result_bytes.
+  peak_bytes   bytes, `compiled.memory_analysis()` temp + argument bytes (DESIGN
+               section 6's memory target); the parts as temp_bytes, arg_bytes,
+               result_bytes, and total_bytes = temp + argument + result (ferrax's
+               peak_bytes counts results too: total_bytes is the like-for-like one).
 
 --write-outputs saves each workload's results as DIR/jax_out/<workload>_<i>.npy: the
 reference of ferrax-bench's correctness gate.
@@ -211,6 +213,7 @@ def run_one(name, make, args, calls, rounds, write_dir, dtype):
         return
     temp, arg, out = memory.temp_size_in_bytes, memory.argument_size_in_bytes, memory.output_size_in_bytes
     figure(name, "peak_bytes", temp + arg, "bytes")
+    figure(name, "total_bytes", temp + arg + out, "bytes")
     figure(name, "temp_bytes", temp, "bytes")
     figure(name, "arg_bytes", arg, "bytes")
     figure(name, "result_bytes", out, "bytes")

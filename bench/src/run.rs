@@ -15,7 +15,9 @@
 //!   the floor of the call.
 //! - `peak_bytes`: argument + result + `Executable::workspace_bytes()` (the planned
 //!   intermediate buffers after reuse), with the three parts as `arg_bytes`,
-//!   `result_bytes` and `workspace_bytes`.
+//!   `result_bytes` and `workspace_bytes`. JAX's `peak_bytes` is temp + argument bytes
+//!   (DESIGN section 6's target), without its results; `total_bytes` (the same sum as
+//!   `peak_bytes` here, temp + argument + result there) is the like-for-like figure.
 
 use crate::data::{Inputs, read_npy};
 use crate::gate::{Comparison, compare_all};
@@ -170,6 +172,7 @@ fn run_one(w: &Workload, inputs: &mut Inputs, options: &Options, jax_dir: Option
     let result_bytes: u64 = got.iter().map(Array::byte_len).sum();
     let workspace = exe.workspace_bytes() as u64;
     figure(w.name, "peak_bytes", (arg_bytes + result_bytes + workspace) as f64, "bytes");
+    figure(w.name, "total_bytes", (arg_bytes + result_bytes + workspace) as f64, "bytes");
     figure(w.name, "arg_bytes", arg_bytes as f64, "bytes");
     figure(w.name, "result_bytes", result_bytes as f64, "bytes");
     figure(w.name, "workspace_bytes", workspace as f64, "bytes");
