@@ -1,0 +1,249 @@
+"""The JAX side of ferrax's benchmark harness: DESIGN section 6's workloads W1-W6.
+
+Same shapes, dtypes, inputs (the .npy files `ferrax-bench gen --data DIR` wrote),
+argument and result order, call counts and output format as `ferrax-bench run`:
+one `workload<TAB>metric<TAB>value<TAB>unit` line per figure on stdout, notes on
+stderr.
+
+  python bench/jax/bench.py --data DIR [--only W1,W3|NAME,...] [--rounds N]
+                            [--calls N] [--write-outputs]
+
+Figures:
+  compile      ms, median over --rounds of `jax.jit(f).lower(*args).compile()` wall
+               time, a fresh function object each round (no trace cache hit); the
+               persistent compilation cache is off.
+  first_call   ms, the first call of a fresh `jax.jit(f)` (trace, compile, one run).
+  call_*       us, median/min/max of `compiled(*args)` + `block_until_ready`, each call
+               timed on its own after calls/10 (at least 3) warm-up calls.
+  peak_bytes   bytes, `compiled.memory_analysis()` temp + argument bytes (DESIGN
+               section 6's memory target); the parts as temp_bytes, arg_bytes,
+               result_bytes, and total_bytes = temp + argument + result (ferrax's
+               peak_bytes counts results too: total_bytes is the like-for-like one).
+
+--write-outputs saves each workload's results as DIR/jax_out/<workload>_<i>.npy: the
+reference of ferrax-bench's correctness gate.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+# W2 is f64; every other workload's arrays stay f32 (checked in `load`).
+jax.config.update("jax_enable_x64", True)
+# No persistent compilation cache: every compile below is a real one.
+jax.config.update("jax_enable_compilation_cache", False)
+jax.config.update("jax_compilation_cache_dir", None)
+
+
+# --- the workloads: functions of the flat argument list returning a tuple ---
+
+
+def mlp_loss(params, x, y):
+    w1, b1, w2, b2, w3, b3 = params
+    h1 = jnp.tanh(x @ w1 + b1)
+    h2 = jnp.tanh(h1 @ w2 + b2)
+    logits = h2 @ w3 + b3
+    return -jnp.mean(jnp.sum(y * jax.nn.log_softmax(logits, axis=-1), axis=-1))
+
+
+def mlp_grad():
+    def f(x, y, *params):
+        value, grads = jax.value_and_grad(mlp_loss)(tuple(params), x, y)
+        return (value, *grads)
+
+    return f
+
+
+def rosenbrock(x):
+    return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def rosenbrock_grad():
+    return lambda x: (jax.grad(rosenbrock)(x),)
+
+
+def hvp_rosenbrock():
+    return lambda x, v: (jax.jvp(jax.grad(rosenbrock), (x,), (v,))[1],)
+
+
+def chain(a, b, c):
+    return jnp.sum(jnp.tanh(a * b + c) * jnp.exp(-a) / (1.0 + b * b))
+
+
+def elementwise_chain():
+    return lambda a, b, c: (chain(a, b, c),)
+
+
+def elementwise_chain_grad():
+    def f(a, b, c):
+        value, grads = jax.value_and_grad(chain, argnums=(0, 1, 2))(a, b, c)
+        return (value, *grads)
+
+    return f
+
+
+def per_sample_loss(params, x, y):
+    w1, b1, w2, b2 = params
+    hidden = jnp.tanh(x @ w1 + b1)
+    prediction = hidden @ w2 + b2
+    return jnp.sum((prediction - y) ** 2)
+
+
+def per_sample_grads():
+    def f(w1, b1, w2, b2, x, y):
+        grads = jax.vmap(jax.grad(per_sample_loss), in_axes=(None, 0, 0))((w1, b1, w2, b2), x, y)
+        return tuple(grads)
+
+    return f
+
+
+def dispatch():
+    return lambda x: (x * 2.0 + 1.0,)
+
+
+def deep(x, ws):
+    h = x
+    for w in ws:
+        h = jnp.tanh(h @ w)
+    return jnp.sum(h)
+
+
+def compile_latency_grad():
+    return lambda x, *ws: (jax.grad(deep)(x, ws),)
+
+
+def compile_latency_hvp():
+    return lambda x, v, *ws: (jax.jvp(lambda x: jax.grad(deep)(x, ws), (x,), (v,))[1],)
+
+
+MLP = ["mlp_x", "mlp_y", "mlp_w1", "mlp_b1", "mlp_w2", "mlp_b2", "mlp_w3", "mlp_b3"]
+CHAIN = ["chain_a", "chain_b", "chain_c"]
+PER_SAMPLE = ["ps_w1", "ps_b1", "ps_w2", "ps_b2", "ps_x", "ps_y"]
+
+# (name, id, make function, input stems ("*" splits a stacked file), timed calls, dtype)
+# The call counts are ferrax-bench's (bench/src/w*.rs); keep them equal.
+WORKLOADS = [
+    ("mlp_grad", "W1", mlp_grad, MLP, 100, np.float32),
+    ("rosenbrock_grad", "W2", rosenbrock_grad, ["rosen_x"], 50, np.float64),
+    ("hvp_rosenbrock", "W2", hvp_rosenbrock, ["rosen_x", "rosen_v"], 50, np.float64),
+    ("elementwise_chain", "W3", elementwise_chain, CHAIN, 30, np.float32),
+    ("elementwise_chain_grad", "W3", elementwise_chain_grad, CHAIN, 30, np.float32),
+    ("per_sample_grads", "W4", per_sample_grads, PER_SAMPLE, 50, np.float32),
+    ("dispatch", "W5", dispatch, ["dispatch_x"], 10_000, np.float32),
+    ("compile_latency_grad", "W6", compile_latency_grad, ["deep_x", "*deep_ws"], 1000, np.float32),
+    ("compile_latency_hvp", "W6", compile_latency_hvp, ["deep_x", "deep_v", "*deep_ws"], 1000, np.float32),
+]
+
+
+def figure(workload, metric, value, unit):
+    text = str(int(round(value))) if unit == "bytes" else f"{value:.3f}"
+    print(f"{workload}\t{metric}\t{text}\t{unit}", flush=True)
+
+
+def note(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def load(data, stems, dtype):
+    """The arguments: one array per stem, a `*stem` file split along its first axis."""
+    args = []
+    for stem in stems:
+        split = stem.startswith("*")
+        array = np.load(os.path.join(data, stem.lstrip("*") + ".npy"))
+        if array.dtype != dtype:
+            raise SystemExit(f"{stem}.npy is {array.dtype}, expected {np.dtype(dtype)}")
+        args.extend(list(array) if split else [array])
+    return [jax.device_put(a) for a in args]
+
+
+def block(outputs):
+    for o in outputs:
+        o.block_until_ready()
+    return outputs
+
+
+def timed_calls(fn, args, warmup, calls):
+    for _ in range(warmup):
+        block(fn(*args))
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        block(fn(*args))
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def run_one(name, make, args, calls, rounds, write_dir, dtype):
+    start = time.perf_counter()
+    outputs = block(jax.jit(make())(*args))
+    first_call = time.perf_counter() - start
+    for i, o in enumerate(outputs):
+        if o.dtype != dtype:
+            raise SystemExit(f"{name}: result {i} is {o.dtype}, expected {np.dtype(dtype)} (a dtype promotion)")
+    if write_dir is not None:
+        for i, o in enumerate(outputs):
+            np.save(os.path.join(write_dir, f"{name}_{i}.npy"), np.asarray(o))
+
+    compiles = []
+    compiled = None
+    for _ in range(max(rounds, 1)):
+        fn = make()  # a fresh function object: no trace or lowering cache hit
+        start = time.perf_counter()
+        compiled = jax.jit(fn).lower(*args).compile()
+        compiles.append(time.perf_counter() - start)
+    figure(name, "compile", statistics.median(compiles) * 1e3, "ms")
+    figure(name, "first_call", first_call * 1e3, "ms")
+
+    times = timed_calls(compiled, args, max(calls // 10, 3), calls)
+    figure(name, "call_median", statistics.median(times) * 1e6, "us")
+    figure(name, "call_min", min(times) * 1e6, "us")
+    figure(name, "call_max", max(times) * 1e6, "us")
+
+    memory = compiled.memory_analysis()
+    if memory is None:
+        note(f"{name}: no memory_analysis() on this backend")
+        return
+    temp, arg, out = memory.temp_size_in_bytes, memory.argument_size_in_bytes, memory.output_size_in_bytes
+    figure(name, "peak_bytes", temp + arg, "bytes")
+    figure(name, "total_bytes", temp + arg + out, "bytes")
+    figure(name, "temp_bytes", temp, "bytes")
+    figure(name, "arg_bytes", arg, "bytes")
+    figure(name, "result_bytes", out, "bytes")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--calls", type=int)
+    parser.add_argument("--write-outputs", action="store_true")
+    options = parser.parse_args()
+
+    wanted = [w.strip() for o in options.only for w in o.split(",") if w.strip()]
+    known = {n for n, *_ in WORKLOADS} | {i.lower() for _, i, *_ in WORKLOADS}
+    for w in wanted:
+        if w not in known and w.lower() not in known:
+            raise SystemExit(f"--only: no workload `{w}`")
+    write_dir = None
+    if options.write_outputs:
+        write_dir = os.path.join(options.data, "jax_out")
+        os.makedirs(write_dir, exist_ok=True)
+    note(f"jax {jax.__version__} on {jax.devices()[0].platform}, {os.cpu_count()} CPUs")
+    for name, wid, make, stems, calls, dtype in WORKLOADS:
+        if wanted and name not in wanted and wid.lower() not in [w.lower() for w in wanted]:
+            continue
+        args = load(options.data, stems, dtype)
+        run_one(name, make, args, options.calls or calls, options.rounds, write_dir, dtype)
+
+
+if __name__ == "__main__":
+    main()

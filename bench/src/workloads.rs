@@ -1,0 +1,74 @@
+//! The registry of workloads: DESIGN section 6's W1-W6 as named programs with their
+//! inputs, default call counts and tolerances.
+//!
+//! A workload's program is a boxed Rust closure from the flat list of argument tensors
+//! to the flat list of results, built fresh by [`Workload::program`] (so that no
+//! transform cache of an earlier build is reused when compile latency is measured).
+//! The order of arguments and results is the contract with `bench/jax/bench.py`: its
+//! functions take the same arrays in the same order and its `jax_out/<name>_<i>.npy`
+//! files are the results in the same order.
+
+use crate::data::Inputs;
+use crate::{Error, Result};
+use ferrax::{Array, Tensor};
+
+/// A traced program: argument tensors in, result tensors out.
+pub type Program = Box<dyn Fn(Vec<Tensor>) -> Vec<Tensor>>;
+
+/// One benchmarked function.
+pub struct Workload {
+    /// The name in the output lines (`mlp_grad`, `dispatch`, ...).
+    pub name: &'static str,
+    /// DESIGN section 6's label (`W1` ... `W6`), accepted by `--only`.
+    pub id: &'static str,
+    /// Builds the program (a fresh closure, with fresh transform objects, each call).
+    pub program: fn() -> Program,
+    /// The arguments, from the inputs.
+    pub args: fn(&mut Inputs) -> Result<Vec<Array>>,
+    /// Timed calls by default (the JAX side uses the same numbers); warm-up is a tenth.
+    pub calls: usize,
+    /// Results that are f32 sums of very many terms, whose value depends on the order
+    /// of summation more than elementwise results do: checked with a looser relative
+    /// tolerance ([`crate::gate::Tolerance::reduction`]).
+    pub reductions: &'static [usize],
+}
+
+impl Workload {
+    /// Warm-up calls before the timed ones for `calls` timed calls.
+    pub fn warmup(calls: usize) -> usize {
+        (calls / 10).max(3)
+    }
+}
+
+/// Every workload, in the order they run.
+pub fn all() -> Vec<Workload> {
+    let mut all = Vec::new();
+    all.extend(crate::w1_mlp::workloads());
+    all.extend(crate::w2_rosenbrock::workloads());
+    all.extend(crate::w3_elementwise::workloads());
+    all.extend(crate::w4_per_sample::workloads());
+    all.extend(crate::w5_dispatch::workloads());
+    all.extend(crate::w6_chain::workloads());
+    all
+}
+
+/// The workloads `only` names (by name or by id, comma lists allowed); all for none.
+pub fn select(only: &[String]) -> Result<Vec<Workload>> {
+    let wanted: Vec<&str> = only.iter().flat_map(|s| s.split(',')).map(str::trim).filter(|s| !s.is_empty()).collect();
+    let every = all();
+    for w in &wanted {
+        if !every.iter().any(|k| k.name == *w || k.id.eq_ignore_ascii_case(w)) {
+            let names: Vec<&str> = every.iter().map(|k| k.name).collect();
+            return Err(Error::at("--only", format!("no workload `{w}` (W1-W6 or one of {})", names.join(", "))));
+        }
+    }
+    Ok(every
+        .into_iter()
+        .filter(|k| wanted.is_empty() || wanted.iter().any(|w| k.name == *w || k.id.eq_ignore_ascii_case(w)))
+        .collect())
+}
+
+/// The arrays of `stems`, in order.
+pub(crate) fn load(inputs: &mut Inputs, stems: &[&str]) -> Result<Vec<Array>> {
+    stems.iter().map(|s| inputs.get(s)).collect()
+}
