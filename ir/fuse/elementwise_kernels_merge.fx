@@ -1,8 +1,9 @@
 ; value_and_grad of sum(tanh(a*b+c)*exp(-a)/(1+b*b)) wrt a, b, c (after opt). Partitioning
-; alone makes two elementwise kernels of one shape: the first writes tanh, exp and 1/(1+b*b)
-; as extra results and the second reads them back. Launched one after the other, with the
-; second reading them only at the loop index, they merge into one kernel: nothing is
-; recomputed and only the gradients and the reduction's input are written.
+; alone makes three kernels over one shape: the first writes tanh, exp and 1/(1+b*b) as
+; extra results, the second reads them back, and a third sums the forward values the second
+; writes. Launched one after the other, each reading the previous one's results only at the
+; loop index, they merge into one kernel: nothing is recomputed, only the gradients are
+; written, and the sum runs in the same loop.
 func @f(%0: f32[8], %1: f32[8], %2: f32[8]) -> (f32[], f32[8], f32[8], f32[8]) {
   %3: f32[8] = mul(%0, %1)
   %4: f32[8] = add(%3, %2)
@@ -35,12 +36,11 @@ func @f(%0: f32[8], %1: f32[8], %2: f32[8]) -> (f32[], f32[8], f32[8], f32[8]) {
 }
 ; fuse:
 ; func @f(%0: f32[8], %1: f32[8], %2: f32[8]) -> (f32[], f32[8], f32[8], f32[8]) {
-;   %3: f32[8], %4: f32[8], %5: f32[8], %6: f32[8] = call[func=@f_k0](%0, %1, %2)
-;   %7: f32[] = call[func=@f_k2](%5)
-;   return %7, %4, %6, %3
+;   %3: f32[8], %4: f32[8], %5: f32[8], %6: f32[] = call[func=@f_k0](%0, %1, %2)
+;   return %6, %4, %5, %3
 ; }
 ;
-; func @f_k0[kind="fusion"](%0: f32[8], %1: f32[8], %2: f32[8]) -> (f32[8], f32[8], f32[8], f32[8]) {
+; func @f_k0[kind="fusion"](%0: f32[8], %1: f32[8], %2: f32[8]) -> (f32[8], f32[8], f32[8], f32[]) {
 ;   %3: f32[8] = mul(%0, %1)
 ;   %4: f32[8] = add(%3, %2)
 ;   %5: f32[8] = tanh(%4)
@@ -70,10 +70,6 @@ func @f(%0: f32[8], %1: f32[8], %2: f32[8]) -> (f32[], f32[8], f32[8], f32[8]) {
 ;   %29: f32[8] = add(%28, %28)
 ;   %30: f32[8] = mul(%18, %0)
 ;   %31: f32[8] = add(%29, %30)
-;   return %18, %20, %25, %31
-; }
-;
-; func @f_k2[kind="fusion"](%0: f32[8]) -> (f32[]) {
-;   %1: f32[] = reduce_sum[axes=[0]](%0)
-;   return %1
+;   %32: f32[] = reduce_sum[axes=[0]](%25)
+;   return %18, %20, %31, %32
 ; }

@@ -68,10 +68,11 @@
 //! 8. **Reshapes sink** below elementwise ops that read only reshapes of one shape
 //!    (exact; see `lower`), so an epilogue read through a unit-axis reshape
 //!    (`log(reshape(sum))`) stays elementwise on the reduced shape and fuses.
-//! 9. **Consecutive elementwise kernels merge** (after scheduling, `merge`): two kernels
-//!    launched one after the other, both without a reduction and of one loop shape, where
-//!    the second reads the first's results only at the loop index (in elementwise
-//!    equations), become one kernel within the size caps; results of the first that only
+//! 9. **Consecutive kernels of one loop shape merge** (after scheduling, `merge`): two
+//!    kernels launched one after the other, the first without a reduction, the second
+//!    with at most one over the first's shape, where the second reads the first's results
+//!    only at the loop index (in elementwise equations, or as its reduction's input),
+//!    become one kernel within the size caps; results of the first that only
 //!    the second read are no longer written (a producer shared by two gradients is kept
 //!    in registers instead of a round trip through memory).
 //!

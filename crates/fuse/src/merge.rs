@@ -1,11 +1,13 @@
-//! Merging consecutive elementwise kernels of one loop shape (after scheduling).
+//! Merging consecutive kernels of one loop shape (after scheduling).
 //!
 //! Partitioning grows groups consumer-first, so a producer read by two groups (say
 //! `tanh(x)`, read by two gradients) becomes an extra result of one kernel and a
 //! parameter of the next: written to memory by one and read back by the other. When two
-//! kernels launched one after the other both have no reduction and one loop shape, and
-//! the second reads the first's results only at the loop index (in elementwise
-//! equations of the loop shape), the two are one kernel: the first's values are
+//! kernels launched one after the other loop over one shape, the first without a
+//! reduction and the second with at most one (over that shape), and the second reads
+//! the first's results only at the loop index (in elementwise equations of the loop
+//! shape, or as its reduction's input), the two are one kernel (the first's results it
+//! keeps are written during the reduction loop): the first's values are
 //! computed once per element and used in registers, and those no one else reads are no
 //! longer written. Nothing is recomputed, so the "no duplicated expensive work" rule
 //! holds; the size caps of the partition hold for the merged kernel too.
@@ -16,14 +18,27 @@ use ferrax_ir::prim::Prim;
 use ferrax_ir::{Eqn, Func, Value};
 use std::collections::HashMap;
 
+fn is_reduction(prim: &Prim) -> bool {
+    matches!(prim, Prim::Reduce { .. } | Prim::ArgReduce { .. })
+}
+
 /// The loop shape of kernel `k` when it has no reduction (its results' common shape).
 fn elementwise_shape(k: &Func) -> Option<Vec<usize>> {
-    if k.eqns.iter().any(|e| matches!(e.prim, Prim::Reduce { .. } | Prim::ArgReduce { .. })) {
+    if k.eqns.iter().any(|e| is_reduction(&e.prim)) {
         return None;
     }
     let first = k.results.first()?;
     let shape = k.ty(*first).shape.to_vec();
     k.results.iter().all(|r| k.ty(*r).shape[..] == shape[..]).then_some(shape)
+}
+
+/// The shape kernel `k` loops over: its results' shape without a reduction, the
+/// reduction's input shape with one.
+fn loop_shape(k: &Func) -> Option<Vec<usize>> {
+    match k.eqns.iter().find(|e| is_reduction(&e.prim)) {
+        Some(red) => Some(k.ty(*red.inputs.first()?).shape.to_vec()),
+        None => elementwise_shape(k),
+    }
 }
 
 /// Computing equations (sources are copied freely and not counted).
@@ -54,7 +69,7 @@ fn try_merge(fused: &mut Func, kernels: &mut Vec<Func>, i: usize) -> Option<()> 
     let (ka, kb) = (kernel_index(kernels, ea)?, kernel_index(kernels, eb)?);
     let (a, b) = (&kernels[ka], &kernels[kb]);
     let shape = elementwise_shape(a)?;
-    if elementwise_shape(b)? != shape || computing(a) + computing(b) > MAX_KERNEL_EQNS {
+    if loop_shape(b)? != shape || computing(a) + computing(b) > MAX_KERNEL_EQNS {
         return None;
     }
     // B's parameters that are A's results: read only at the loop index.
@@ -63,11 +78,11 @@ fn try_merge(fused: &mut Func, kernels: &mut Vec<Func>, i: usize) -> Option<()> 
         if !from_a.contains_key(outer) {
             continue;
         }
-        let at_index = b
-            .eqns
-            .iter()
-            .filter(|e| e.inputs.contains(p))
-            .all(|e| is_elementwise(&e.prim) && e.outputs.iter().all(|o| b.ty(*o).shape[..] == shape[..]));
+        let at_index = b.eqns.iter().filter(|e| e.inputs.contains(p)).all(|e| {
+            // A reduction reading it directly reads it at the loop index too.
+            is_reduction(&e.prim)
+                || is_elementwise(&e.prim) && e.outputs.iter().all(|o| b.ty(*o).shape[..] == shape[..])
+        });
         if !at_index {
             return None;
         }

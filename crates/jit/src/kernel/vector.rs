@@ -250,6 +250,17 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
+    /// Stores the S_in results (not the epilogue's) at `idx` from the vector body of a
+    /// reduction loop.
+    fn store_in_results(&mut self, idx: &[Cv], vmemo: &mut HashMap<(Value, Index), Cv>) -> Result<(), Error> {
+        for k in 0..self.func.results.len() {
+            if !self.plan.epilogue[k] {
+                self.store_vector(k, idx, vmemo)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The vector of `v` at lanes `idx[last] .. idx[last] + lanes` of its last axis.
     fn vec_at(&mut self, v: Value, idx: &[Cv], vmemo: &mut HashMap<(Value, Index), Cv>) -> Result<Cv, Error> {
         let key = (v, Index::from_slice(idx));
@@ -476,14 +487,16 @@ impl Lower<'_, '_> {
 }
 
 /// The lane count of a vector reduction loop, if the kernel's reduction can have one: a
-/// `reduce_*` over axes that include the innermost one, whose input is read contiguously
-/// along it, and no S_in results (multi-output kernels keep the scalar loop).
+/// `reduce_*` over axes that include the innermost one, whose input and S_in results are
+/// read contiguously along it (the S_in results are stored from the same vectors).
 pub(super) fn reduce_lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<u32> {
     let red = plan.reduction.as_ref()?;
     let RedKind::Reduce(op) = red.kind else { return None };
-    if red.axes.last() != Some(&(red.in_shape.len().checked_sub(1)?)) || plan.epilogue.iter().any(|&e| !e) {
+    if red.axes.last() != Some(&(red.in_shape.len().checked_sub(1)?)) {
         return None;
     }
+    let in_results: Vec<Value> =
+        func.results.iter().zip(&plan.epilogue).filter(|&(_, &e)| !e).map(|(&r, _)| r).collect();
     let dtype = func.ty(red.input).dtype;
     let lanes = vec_type(dtype)?.lane_count();
     if !dtype.is_float() && op != ReduceOp::Sum && !sse41 {
@@ -492,7 +505,8 @@ pub(super) fn reduce_lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<u32>
     let n = *red.in_shape.last()?;
     let mut a = Analysis::new(func, plan, lanes, sse41, n);
     // A pad restricting the range would need a scalar head in every row: scalar loop.
-    (a.contiguous(red.input, 0) && !a.restricted(n)).then_some(lanes)
+    let ok = a.contiguous(red.input, 0) && in_results.iter().all(|&r| a.contiguous(r, 0));
+    (ok && !a.restricted(n)).then_some(lanes)
 }
 
 impl Lower<'_, '_> {
@@ -506,7 +520,9 @@ impl Lower<'_, '_> {
     /// `(m + 2 + lanes + tail) · u · Σ|x_i|` with `u = 2^-24` (f32) or `2^-53` (f64), where
     /// `tail` is the number of tail elements: far below the `(n-1)·u·Σ|x_i|` of the
     /// sequential order. max/min and i32 results are exactly those of the interpreter
-    /// (associative; a NaN result may carry another NaN payload).
+    /// (associative; a NaN result may carry another NaN payload). Results of shape S_in
+    /// are stored from the same vectors (the scalar tail stores its elements).
+
     pub(super) fn reduce_vector(
         &mut self,
         red: &Reduction,
@@ -552,6 +568,7 @@ impl Lower<'_, '_> {
         for (j, &acc) in vacc.iter().enumerate() {
             in_idx[last] = if j == 0 { l.iv } else { self.fb.ins().iadd_imm_s(l.iv, j as i64 * w) };
             let x = self.vec_at(red.input, &in_idx, &mut vmemo)?;
+            self.store_in_results(&in_idx, &mut vmemo)?;
             let cur = self.fb.use_var(acc);
             let next = self.combine(op, dtype, cur, x);
             self.fb.def_var(acc, next);
@@ -564,6 +581,7 @@ impl Lower<'_, '_> {
         let mut vmemo = HashMap::new();
         in_idx[last] = l.iv;
         let x = self.vec_at(red.input, &in_idx, &mut vmemo)?;
+        self.store_in_results(&in_idx, &mut vmemo)?;
         let cur = self.fb.use_var(vacc[0]);
         let next = self.combine(op, dtype, cur, x);
         self.fb.def_var(vacc[0], next);
@@ -574,6 +592,11 @@ impl Lower<'_, '_> {
         self.memo.clear();
         in_idx[last] = l.iv;
         let x = self.value_at(red.input, &in_idx)?;
+        for k in 0..self.func.results.len() {
+            if !self.plan.epilogue[k] {
+                self.store_result(k, &in_idx)?;
+            }
+        }
         let cur = self.fb.use_var(sacc);
         let next = self.combine(op, dtype, cur, x);
         self.fb.def_var(sacc, next);

@@ -247,3 +247,34 @@ fn a_computed_predicate_keeps_the_scalar_loop() {
     let got = run(&c, &module, &args, &[]);
     assert!(same_bits(&got[0], &interp(&module, &args)[0]));
 }
+
+/// A reduction whose kernel also writes values of the reduction's input shape (how the
+/// merged forward-and-gradient kernel of value_and_grad looks): the vector loop stores
+/// them from the same vectors, bit-identical to the interpreter, around the width.
+#[test]
+fn vector_reductions_with_input_shaped_results() {
+    let dump = KernelOptions { fma: false, simd: true, dump: true, precise_math: true };
+    for n in 0..=19usize {
+        for dt in [DType::F32, DType::F64, DType::I32] {
+            let text = fusion(
+                &format!("%a: {dt}[3,{n}], %b: {dt}[3,{n}]) -> ({dt}[3,{n}], {dt}[3], {dt}[3,{n}]"),
+                &format!(
+                    "  %e: {dt}[3,{n}] = abs(%a)\n  %m: {dt}[3,{n}] = mul(%e, %b)\n  %r: {dt}[3] = reduce_max[axes=[1]](%m)\n  %s: {dt}[3,{n}] = sub(%m, %a)"
+                ),
+                "%e, %r, %s",
+            );
+            let module = ferrax_ir::parse(&text).unwrap();
+            let args = [values(dt, &[3, n], n as u64, true), values(dt, &[3, n], n as u64 + 7, true)];
+            let want = interp(&module, &args);
+            let c = compile(&module, &dump).unwrap();
+            assert!(has_vectors(c.dump.as_deref().unwrap()), "{text}");
+            let base = compile_on(baseline_module(), &module, &dump).unwrap();
+            for k in [&c, &base] {
+                let got = run(k, &module, &args, &[]);
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(same_bits(g, w), "n={n}\n{text}\n{}\n{}", g.describe(None), w.describe(None));
+                }
+            }
+        }
+    }
+}
