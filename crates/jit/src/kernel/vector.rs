@@ -522,7 +522,6 @@ impl Lower<'_, '_> {
     /// sequential order. max/min and i32 results are exactly those of the interpreter
     /// (associative; a NaN result may carry another NaN payload). Results of shape S_in
     /// are stored from the same vectors (the scalar tail stores its elements).
-
     pub(super) fn reduce_vector(
         &mut self,
         red: &Reduction,
