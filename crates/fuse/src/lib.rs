@@ -24,7 +24,8 @@
 //!   every result has shape S_out or S_in; S_in results do not depend on the reduction
 //!   (they are written during the reduction loop); values depending on the reduction
 //!   (the epilogue) are elementwise on S_out.
-//! - Parameters are C-order buffers of any shape; results go to fresh buffers.
+//! - Parameters are C-order buffers of any shape; results go to buffers of their own
+//!   (the JIT writes a Func's results straight into the caller's).
 //!
 //! [`check_schedule`] checks a module against this contract.
 //!
