@@ -24,7 +24,8 @@
 //!   every result has shape S_out or S_in; S_in results do not depend on the reduction
 //!   (they are written during the reduction loop); values depending on the reduction
 //!   (the epilogue) are elementwise on S_out.
-//! - Parameters are C-order buffers of any shape; results go to fresh buffers.
+//! - Parameters are C-order buffers of any shape; results go to buffers of their own
+//!   (the JIT writes a Func's results straight into the caller's).
 //!
 //! [`check_schedule`] checks a module against this contract.
 //!
@@ -68,6 +69,13 @@
 //! 8. **Reshapes sink** below elementwise ops that read only reshapes of one shape
 //!    (exact; see `lower`), so an epilogue read through a unit-axis reshape
 //!    (`log(reshape(sum))`) stays elementwise on the reduced shape and fuses.
+//! 9. **Consecutive kernels of one loop shape merge** (after scheduling, `merge`): two
+//!    kernels launched one after the other, the first without a reduction, the second
+//!    with at most one over the first's shape, where the second reads the first's results
+//!    only at the loop index (in elementwise equations, or as its reduction's input),
+//!    become one kernel within the size caps; results of the first that only
+//!    the second read are no longer written (a producer shared by two gradients is kept
+//!    in registers instead of a round trip through memory).
 //!
 //! And the fusions deliberately not made:
 //!
@@ -95,6 +103,7 @@
 mod classify;
 mod contract;
 mod lower;
+mod merge;
 mod partition;
 mod schedule;
 

@@ -79,6 +79,7 @@ pub(crate) fn schedule(func: &Func, name_kernel: &mut dyn FnMut(usize) -> String
             }
         }
     }
+    crate::merge::merge_elementwise(&mut fused, &mut kernels);
     (fused, kernels)
 }
 

@@ -8,7 +8,7 @@
 
 use crate::exec::{self, Plan, buf};
 use crate::kernel::KernelOptions;
-use ferrax_array::{Budget, Data};
+use ferrax_array::Budget;
 use ferrax_ir::{Array, DType, Error, EvalOptions, Module, Place, Type, format_types};
 use std::sync::{Arc, Mutex};
 
@@ -108,6 +108,7 @@ fn entry_err(entry: &str, msg: impl Into<String>) -> Error {
 /// kernels. No data is needed (ahead of time).
 pub fn compile(module: &Module, options: &JitOptions) -> Result<Executable, Error> {
     ferrax_ir::verify(module)?;
+    buf::tune_malloc();
     let entry = module.entry().ok_or_else(|| entry_err("", "jit: the module has no Funcs"))?;
     let (name, params, results) = (entry.name.clone(), entry.param_types(), entry.result_types.clone());
     let optimized = ferrax_transform::opt(module)?;
@@ -171,18 +172,26 @@ impl Executable {
         self.check_budget()?;
         let ins: Vec<*mut u8> = args.iter().map(buf::array_ptr).collect();
         let mut datas = Vec::with_capacity(self.results.len());
+        let mut counts = Vec::with_capacity(self.results.len());
         for t in &self.results {
             let n =
                 t.element_count().ok_or_else(|| entry_err(&self.entry, format!("jit: result type {t} too large")))?;
-            datas.push(Data::zeros(t.dtype, n));
+            datas.push(buf::data_with_capacity(t.dtype, n));
+            counts.push(n);
         }
-        let outs: Vec<*mut u8> = datas.iter_mut().map(buf::data_ptr_mut).collect();
+        // Not zeroed: a successful run writes every element of every result.
+        let outs: Vec<*mut u8> = datas.iter_mut().map(buf::spare_ptr).collect();
         // SAFETY: argument and result buffers match the entry's types (checked above).
         unsafe { self.run(&ins, &outs)? };
         datas
             .into_iter()
             .zip(&self.results)
-            .map(|(d, t)| Array::new(t.shape.clone(), d).map_err(|e| entry_err(&self.entry, e.to_string())))
+            .zip(counts)
+            .map(|((mut d, t), n)| {
+                // SAFETY: the run succeeded, so it wrote all `n` elements of this result.
+                unsafe { buf::assume_written(&mut d, n) };
+                Array::new(t.shape.clone(), d).map_err(|e| entry_err(&self.entry, e.to_string()))
+            })
             .collect()
     }
 

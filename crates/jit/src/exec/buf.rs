@@ -33,16 +33,6 @@ pub(crate) fn array_ptr(a: &Array) -> *mut u8 {
     }
 }
 
-/// The address of a data vector's elements, for writing.
-pub(crate) fn data_ptr_mut(d: &mut Data) -> *mut u8 {
-    match d {
-        Data::F32(v) => v.as_mut_ptr() as *mut u8,
-        Data::F64(v) => v.as_mut_ptr() as *mut u8,
-        Data::I32(v) => v.as_mut_ptr() as *mut u8,
-        Data::Bool(v) => v.as_mut_ptr() as *mut u8,
-    }
-}
-
 /// Copies an array's elements to `ptr`.
 ///
 /// # Safety
@@ -62,4 +52,79 @@ pub(crate) struct Line(pub [u8; 64]);
 /// valid even for zero-byte buffers.
 pub(crate) fn lines(bytes: usize) -> Vec<Line> {
     vec![Line([0; 64]); bytes.div_ceil(64).max(1)]
+}
+
+/// An empty data vector of `dtype` with room for `n` elements, for a call to write its
+/// result into (no zeroing: the program writes every element of every result).
+pub(crate) fn data_with_capacity(dtype: DType, n: usize) -> Data {
+    match dtype {
+        DType::F32 => Data::F32(Vec::with_capacity(n)),
+        DType::F64 => Data::F64(Vec::with_capacity(n)),
+        DType::I32 => Data::I32(Vec::with_capacity(n)),
+        DType::Bool => Data::Bool(Vec::with_capacity(n)),
+    }
+}
+
+/// The address of a data vector's allocation, for writing up to its capacity.
+pub(crate) fn spare_ptr(d: &mut Data) -> *mut u8 {
+    match d {
+        Data::F32(v) => v.spare_capacity_mut().as_mut_ptr() as *mut u8,
+        Data::F64(v) => v.spare_capacity_mut().as_mut_ptr() as *mut u8,
+        Data::I32(v) => v.spare_capacity_mut().as_mut_ptr() as *mut u8,
+        Data::Bool(v) => v.spare_capacity_mut().as_mut_ptr() as *mut u8,
+    }
+}
+
+/// Marks the first `n` elements of an empty data vector (made by [`data_with_capacity`]
+/// with room for `n`) as written.
+///
+/// # Safety
+/// All `n` elements were written through [`spare_ptr`] with valid values of the dtype
+/// (bools as 0 or 1).
+pub(crate) unsafe fn assume_written(d: &mut Data, n: usize) {
+    // SAFETY: by the caller's contract, the capacity is at least `n` and the elements are
+    // initialised.
+    unsafe {
+        match d {
+            Data::F32(v) => v.set_len(n),
+            Data::F64(v) => v.set_len(n),
+            Data::I32(v) => v.set_len(n),
+            Data::Bool(v) => v.set_len(n),
+        }
+    }
+}
+
+/// Keeps large freed blocks in the C heap instead of returning them to the OS (glibc on
+/// Linux; elsewhere nothing), once per process.
+///
+/// Every call returns fresh result arrays; with glibc's default (dynamic) thresholds a
+/// multi-megabyte result that the caller drops is unmapped or trimmed, and the next call
+/// takes a page fault and a kernel page clear on each of its 4 KiB pages: measured on the
+/// Rosenbrock hvp (two f64[1M] results), ~70% of the call was page-fault work (25 → 4.5
+/// ms with this). The heap then serves blocks below `MMAP_MAX` (64 MiB) and keeps up to
+/// `TRIM` (256 MiB) free at its top, as XLA's and other array runtimes' own pools keep
+/// their memory. The environment variable `FERRAX_MALLOC_TUNING=0` leaves malloc alone.
+pub(crate) fn tune_malloc() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if std::env::var("FERRAX_MALLOC_TUNING").is_ok_and(|v| v == "0") {
+            return;
+        }
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        {
+            const M_TRIM_THRESHOLD: i32 = -1;
+            const M_MMAP_THRESHOLD: i32 = -3;
+            const TRIM: i32 = 256 << 20;
+            const MMAP_MAX: i32 = 64 << 20;
+            unsafe extern "C" {
+                fn mallopt(param: i32, value: i32) -> i32;
+            }
+            // SAFETY: glibc's mallopt takes these parameters at any time; it only changes
+            // thresholds (a failure leaves the defaults, which is harmless).
+            unsafe {
+                mallopt(M_TRIM_THRESHOLD, TRIM);
+                mallopt(M_MMAP_THRESHOLD, MMAP_MAX);
+            }
+        }
+    });
 }

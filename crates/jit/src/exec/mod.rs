@@ -32,6 +32,9 @@ pub(crate) enum Loc {
     Param(usize),
     /// At this byte offset of the program's arena.
     Arena(usize),
+    /// The program's i-th result buffer (the caller's memory): a step computing a
+    /// result writes it there directly, so no copy is needed at the end.
+    Out(usize),
 }
 
 /// One step of a program.
@@ -271,8 +274,11 @@ impl Builder<'_> {
                 last[v.index()] = i;
             }
         }
-        for r in &func.results {
+        // The first result position of each value returned (written in place there).
+        let mut result_pos: Vec<Option<usize>> = vec![None; n];
+        for (k, r) in func.results.iter().enumerate() {
             last[r.index()] = usize::MAX;
+            result_pos[r.index()].get_or_insert(k);
         }
         let mut arena = Arena::default();
         let mut steps = Vec::with_capacity(func.eqns.len());
@@ -293,6 +299,7 @@ impl Builder<'_> {
             let mut donated = None;
             if let Prim::Call { func: callee } = &eqn.prim
                 && eqn.outputs.len() == 1
+                && result_pos[eqn.outputs[0].index()].is_none()
                 && let Some(kernel) = module_func(self.module, callee)
             {
                 let size = bytes(func.ty(eqn.outputs[0]), fname)?;
@@ -313,12 +320,13 @@ impl Builder<'_> {
             }
             let mut outs = Vec::new();
             for o in &eqn.outputs {
-                let off = match donated {
-                    Some((_, off)) => off,
-                    None => arena.alloc(bytes(func.ty(*o), fname)?),
+                let l = match (result_pos[o.index()], donated) {
+                    (Some(k), _) => Loc::Out(k),
+                    (None, Some((_, off))) => Loc::Arena(off),
+                    (None, None) => Loc::Arena(arena.alloc(bytes(func.ty(*o), fname)?)),
                 };
-                loc[o.index()] = Some(Loc::Arena(off));
-                outs.push(Loc::Arena(off));
+                loc[o.index()] = Some(l);
+                outs.push(l);
             }
             let in_ty = |k: usize| func.ty(eqn.inputs[k]).clone();
             let out_ty = |k: usize| func.ty(eqn.outputs[k]).clone();

@@ -48,6 +48,7 @@ impl Run<'_> {
             Loc::Param(i) => params[i],
             // SAFETY: arena offsets are inside the program's arena.
             Loc::Arena(off) => unsafe { base.add(off) },
+            Loc::Out(i) => outs[i],
         };
         let ptrs = |ls: &[Loc]| ls.iter().map(|&l| ptr(l)).collect::<Vec<_>>();
         for s in &p.steps {

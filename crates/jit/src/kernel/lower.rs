@@ -96,7 +96,7 @@ pub(super) fn build(
         tables: HashMap::new(),
     };
     match vector::lanes(func, plan, lw.has_sse41).filter(|_| opts.simd) {
-        Some(lanes) => lw.emit_vector_loops(start, end, lanes)?,
+        Some(vl) => lw.emit_vector_loops(start, end, vl)?,
         None => lw.emit_loops(start, end)?,
     }
     lw.fb.ins().return_(&[]);

@@ -44,7 +44,9 @@
 //! contiguously along the innermost loop axis (elementwise work, broadcasts) or does not
 //! depend on it (computed once in scalar code and splat), and no bool value is involved,
 //! the innermost loop runs F32X4 / F64X2 / I32X4 vectors with a scalar tail; other kernels
-//! (transposed or strided reads, gathers, pads...) keep the scalar loop. Cranelift
+//! (transposed or strided reads, gathers, interior pads...) keep the scalar loop; slices and
+//! pads along the innermost axis are shifted vector reads, with a scalar head and tail
+//! outside a pad's interior. Cranelift
 //! on x64 lowers only 128-bit vectors (cranelift-backend notes §4), so that is the widest
 //! width on every host; without SSE4.1 or FMA the same code lowers to SSE2 sequences or
 //! libcalls. Precompiled Rust AVX2/AVX-512 tile micro-kernels for expensive math are a later

@@ -5,13 +5,20 @@
 //! computed by the scalar code once and splat).
 //!
 //! Vectorised: loads of parameters, scalar constants, `broadcast_in_dim` (keeping or
-//! dropping the innermost axis), `stop_gradient`/`name`, and the elementwise operations
+//! dropping the innermost axis), `stop_gradient`/`name`, `slice` and `pad` that only shift
+//! the innermost axis (unit stride, no interior padding, other axes untouched: a read at a
+//! constant offset), `select` on a predicate that is a constant inside the pads (a padded
+//! or broadcast constant mask, as reverse mode makes for shifted reads), and the
+//! elementwise operations
 //! whose vector form is exact and cheap: float `add sub mul div neg abs sqrt rsqrt max min
 //! clamp integer_pow`, `floor ceil round` (SSE4.1), i32 `add sub and or not neg` and
 //! `mul max min abs` (SSE4.1), f32↔i32 `convert`, and the transcendentals (one call per
 //! lane through the math stand-in). All values must have the same lane count, and no bool
 //! value may appear (bools are bytes: 16 lanes would not match the 4-lane data); any other
-//! kernel keeps the scalar loop. Results are identical to the scalar code lane by lane: the
+//! kernel keeps the scalar loop. A pad restricts the vector loop to the innermost indices
+//! where it reads inside its operand (its interior); a scalar head and the scalar tail run
+//! the rest (reductions take the vector loop only without such a restriction). Results are
+//! identical to the scalar code lane by lane: the
 //! same operations in the same order, so the exactness policy of `ops` holds unchanged.
 
 use super::super::math::MathFn;
@@ -39,27 +46,105 @@ fn vec_type(dtype: DType) -> Option<Type> {
     }
 }
 
-/// Which values the vector body computes in vectors (true) or as splat scalars (false).
+/// Which values the vector body can generate in vectors, read at the loop's innermost
+/// index plus a constant offset (slices and pads shift it), and the range of innermost
+/// indices where that holds.
 struct Analysis<'a> {
     func: &'a Func,
     plan: &'a Plan,
     lanes: u32,
     sse41: bool,
-    mode: HashMap<Value, bool>,
+    mode: HashMap<(Value, i64), bool>,
+    /// Innermost loop indices `[lo, hi)` where every pad on the way reads inside its
+    /// operand (its interior): there a pad is a shifted read and a padded constant
+    /// predicate is its operand's constant. Outside, the scalar head and tail run.
+    lo: i64,
+    hi: i64,
+}
+
+/// The view of a pad or slice along the innermost axis, when every other axis is the
+/// identity (so only the innermost index shifts): the shift of the operand's index and,
+/// for a pad, its operand's extent (the interior).
+fn last_axis_shift(func: &Func, prim: &Prim, x: Value) -> Option<(i64, Option<i64>)> {
+    let xs = &func.ty(x).shape;
+    let last = xs.len().checked_sub(1)?;
+    match prim {
+        Prim::Slice { start, limit, strides } => {
+            let other_ok = (0..last).all(|k| start[k] == 0 && limit[k] == xs[k] && strides[k] == 1);
+            (other_ok && strides[last] == 1).then_some((start[last] as i64, None))
+        }
+        Prim::Pad { low, high, interior } => {
+            let other_ok = (0..last).all(|k| low[k] == 0 && high[k] == 0 && interior[k] == 0);
+            (other_ok && interior[last] == 0 && xs[last] > 0).then_some((-low[last], Some(xs[last] as i64)))
+        }
+        _ => None,
+    }
 }
 
 impl Analysis<'_> {
-    /// Whether `v`, read contiguously along its last axis, can be generated in vectors.
-    fn contiguous(&mut self, v: Value) -> bool {
-        if let Some(&ok) = self.mode.get(&v) {
+    fn new<'a>(func: &'a Func, plan: &'a Plan, lanes: u32, sse41: bool, n: usize) -> Analysis<'a> {
+        Analysis { func, plan, lanes, sse41, mode: HashMap::new(), lo: 0, hi: n as i64 }
+    }
+
+    /// Whether any pad restricts the vector range (then a scalar head may be needed).
+    fn restricted(&self, n: usize) -> bool {
+        self.lo > 0 || self.hi < n as i64
+    }
+
+    /// Restricts the range to the interior of a pad read at offset `off` whose operand,
+    /// of innermost extent `n`, is read at `i + off + shift`.
+    fn interior(&mut self, off: i64, shift: i64, n: i64) {
+        self.lo = self.lo.max(-(off + shift));
+        self.hi = self.hi.min(n - (off + shift));
+    }
+
+    /// Whether `v`, read at innermost index `i + off` contiguously along its last axis,
+    /// can be generated in vectors.
+    fn contiguous(&mut self, v: Value, off: i64) -> bool {
+        if let Some(&ok) = self.mode.get(&(v, off)) {
             return ok;
         }
-        let ok = self.check(v);
-        self.mode.insert(v, ok);
+        let ok = self.check(v, off);
+        self.mode.insert((v, off), ok);
         ok
     }
 
-    fn check(&mut self, v: Value) -> bool {
+    /// The value of bool `v` at `i + off` inside the vector range, when it is a constant
+    /// there (a constant, or one padded or broadcast).
+    fn predicate(&mut self, v: Value, off: i64) -> Option<bool> {
+        let func = self.func;
+        let (e, _) = self.plan.defs[v.index()]?;
+        let eqn = &func.eqns[e];
+        match &eqn.prim {
+            Prim::Constant { value, .. } => match value.data() {
+                ferrax_array::Data::Bool(b) => {
+                    let first = *b.first()?;
+                    b.iter().all(|&x| x == first).then_some(first)
+                }
+                _ => None,
+            },
+            Prim::StopGradient | Prim::Name { .. } => self.predicate(eqn.inputs[0], off),
+            Prim::BroadcastInDim { .. } => {
+                // A broadcast constant is that constant wherever it is read.
+                let x = eqn.inputs[0];
+                let constant =
+                    self.plan.defs[x.index()].is_some_and(|(d, _)| matches!(func.eqns[d].prim, Prim::Constant { .. }));
+                if constant { self.predicate(x, 0) } else { None }
+            }
+            Prim::Pad { .. } | Prim::Slice { .. } => {
+                let x = eqn.inputs[0];
+                let (shift, interior) = last_axis_shift(func, &eqn.prim, x)?;
+                let c = self.predicate(x, off + shift)?;
+                if let Some(n) = interior {
+                    self.interior(off, shift, n);
+                }
+                Some(c)
+            }
+            _ => None,
+        }
+    }
+
+    fn check(&mut self, v: Value, off: i64) -> bool {
         let func = self.func;
         let ty = func.ty(v);
         if vec_type(ty.dtype).map(|t| t.lane_count()) != Some(self.lanes) {
@@ -80,7 +165,19 @@ impl Analysis<'_> {
                 let xs = &func.ty(x).shape;
                 let last = shape.len() - 1;
                 let keeps = dims.last() == Some(&last) && xs[xs.len() - 1] == shape[last];
-                return !keeps || self.contiguous(x);
+                return !keeps || self.contiguous(x, off);
+            }
+            Prim::Slice { .. } | Prim::Pad { .. } => {
+                let x = eqn.inputs[0];
+                let Some((shift, interior)) = last_axis_shift(func, &eqn.prim, x) else { return false };
+                if let Some(n) = interior {
+                    self.interior(off, shift, n);
+                }
+                return self.contiguous(x, off + shift);
+            }
+            Prim::Select => {
+                let Some(c) = self.predicate(eqn.inputs[0], off) else { return false };
+                return self.contiguous(eqn.inputs[if c { 1 } else { 2 }], off);
             }
             Prim::Unary(op) => match op {
                 UnaryOp::Neg | UnaryOp::Not => true,
@@ -110,18 +207,29 @@ impl Analysis<'_> {
             Prim::Clamp => float || sse41,
             _ => false,
         };
-        prim_ok && eqn.inputs.iter().all(|&i| self.contiguous(i))
+        prim_ok && eqn.inputs.iter().all(|&i| self.contiguous(i, off))
     }
 }
 
-/// The lane count of the vector loop of `func`, if it can have one.
-pub(super) fn lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<u32> {
+/// The vector loop of a kernel without a reduction: lanes, and the innermost indices
+/// `[lo, hi)` it may cover (the rest runs in the scalar head and tail).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct VectorLoop {
+    pub lanes: u32,
+    pub lo: i64,
+    pub hi: i64,
+}
+
+/// The vector loop of `func`, if it can have one.
+pub(super) fn lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<VectorLoop> {
     if plan.reduction.is_some() || plan.loop_shape.is_empty() || func.results.is_empty() {
         return None;
     }
     let lanes = vec_type(func.ty(func.results[0]).dtype)?.lane_count();
-    let mut a = Analysis { func, plan, lanes, sse41, mode: HashMap::new() };
-    func.results.iter().all(|&r| a.contiguous(r)).then_some(lanes)
+    let n = *plan.loop_shape.last()?;
+    let mut a = Analysis::new(func, plan, lanes, sse41, n);
+    let ok = func.results.iter().all(|&r| a.contiguous(r, 0));
+    ok.then_some(VectorLoop { lanes, lo: a.lo.clamp(0, n as i64), hi: a.hi.clamp(0, n as i64) })
 }
 
 impl Lower<'_, '_> {
@@ -139,6 +247,17 @@ impl Lower<'_, '_> {
         let base = self.bufs[self.func.params.len() + k];
         let addr = self.addr(base, off, ty.dtype);
         self.fb.ins().store(vmem(), v, addr, 0);
+        Ok(())
+    }
+
+    /// Stores the S_in results (not the epilogue's) at `idx` from the vector body of a
+    /// reduction loop.
+    fn store_in_results(&mut self, idx: &[Cv], vmemo: &mut HashMap<(Value, Index), Cv>) -> Result<(), Error> {
+        for k in 0..self.func.results.len() {
+            if !self.plan.epilogue[k] {
+                self.store_vector(k, idx, vmemo)?;
+            }
+        }
         Ok(())
     }
 
@@ -186,6 +305,26 @@ impl Lower<'_, '_> {
                     let s = self.value_at(x, &at)?;
                     Ok(self.fb.ins().splat(vt, s))
                 }
+            }
+            Prim::Slice { .. } | Prim::Pad { .. } => {
+                let Some((shift, _)) = last_axis_shift(func, &eqn.prim, ins[0]) else {
+                    return Err(fail(self, "a strided or multi-axis view in a vector loop".to_string()));
+                };
+                let mut at = Index::from_slice(idx);
+                if let Some(last) = at.last_mut()
+                    && shift != 0
+                {
+                    *last = self.fb.ins().iadd_imm_s(*last, shift);
+                }
+                self.vec_at(ins[0], &at, vmemo)
+            }
+            Prim::Select => {
+                let n = *self.plan.loop_shape.last().unwrap_or(&0);
+                let mut a = Analysis::new(func, self.plan, 0, self.has_sse41, n);
+                let Some(c) = a.predicate(ins[0], 0) else {
+                    return Err(fail(self, "a select on a non-constant predicate in a vector loop".to_string()));
+                };
+                self.vec_at(ins[if c { 1 } else { 2 }], idx, vmemo)
             }
             Prim::Unary(op) => {
                 let x = self.vec_at(ins[0], idx, vmemo)?;
@@ -285,8 +424,10 @@ impl Lower<'_, '_> {
         self.imports.emit(&mut self.fb, self.jit, f, args, vt)
     }
 
-    /// The kernel's loop nest with a vector innermost loop of `lanes` and a scalar tail.
-    pub(super) fn emit_vector_loops(&mut self, start: Cv, end: Cv, lanes: u32) -> Result<(), Error> {
+    /// The kernel's loop nest with a vector innermost loop of `lanes` over `[lo, hi)`, and
+    /// a scalar head and tail for the rest.
+    pub(super) fn emit_vector_loops(&mut self, start: Cv, end: Cv, vl: VectorLoop) -> Result<(), Error> {
+        let lanes = vl.lanes;
         let dims = self.plan.loop_shape.clone();
         let rank = dims.len();
         let w = i64::from(lanes);
@@ -302,12 +443,28 @@ impl Lower<'_, '_> {
             }
             (self.i64c(0), self.i64c(dims[rank - 1] as i64))
         };
-        // The vector loop covers a multiple of `lanes` from `ilo`; the tail the rest.
-        let n = self.fb.ins().isub(ihi, ilo);
-        let nv = self.fb.ins().band_imm_s(n, -w);
-        let vend = self.fb.ins().iadd(ilo, nv);
         let mut idx: Index = outer.iter().map(|l| l.iv).collect();
-        let vl = self.open_loop(ilo, vend, w);
+        // The scalar head runs up to the vector range; the vector loop covers a multiple
+        // of `lanes` from there, inside the range; the tail the rest.
+        let (vlo, vhi) = (self.i64c(vl.lo), self.i64c(vl.hi));
+        let a = self.fb.ins().smax(ilo, vlo);
+        let a = self.fb.ins().smin(a, ihi);
+        if vl.lo > 0 {
+            let hl = self.open_loop(ilo, a, 1);
+            idx.push(hl.iv);
+            self.memo.clear();
+            for k in 0..self.func.results.len() {
+                self.store_result(k, &idx)?;
+            }
+            self.close_loop(hl);
+            idx.pop();
+        }
+        let b = self.fb.ins().smin(ihi, vhi);
+        let b = self.fb.ins().smax(b, a);
+        let n = self.fb.ins().isub(b, a);
+        let nv = self.fb.ins().band_imm_s(n, -w);
+        let vend = self.fb.ins().iadd(a, nv);
+        let vl = self.open_loop(a, vend, w);
         idx.push(vl.iv);
         self.memo.clear();
         let mut vmemo = HashMap::new();
@@ -330,21 +487,26 @@ impl Lower<'_, '_> {
 }
 
 /// The lane count of a vector reduction loop, if the kernel's reduction can have one: a
-/// `reduce_*` over axes that include the innermost one, whose input is read contiguously
-/// along it, and no S_in results (multi-output kernels keep the scalar loop).
+/// `reduce_*` over axes that include the innermost one, whose input and S_in results are
+/// read contiguously along it (the S_in results are stored from the same vectors).
 pub(super) fn reduce_lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<u32> {
     let red = plan.reduction.as_ref()?;
     let RedKind::Reduce(op) = red.kind else { return None };
-    if red.axes.last() != Some(&(red.in_shape.len().checked_sub(1)?)) || plan.epilogue.iter().any(|&e| !e) {
+    if red.axes.last() != Some(&(red.in_shape.len().checked_sub(1)?)) {
         return None;
     }
+    let in_results: Vec<Value> =
+        func.results.iter().zip(&plan.epilogue).filter(|&(_, &e)| !e).map(|(&r, _)| r).collect();
     let dtype = func.ty(red.input).dtype;
     let lanes = vec_type(dtype)?.lane_count();
     if !dtype.is_float() && op != ReduceOp::Sum && !sse41 {
         return None;
     }
-    let mut a = Analysis { func, plan, lanes, sse41, mode: HashMap::new() };
-    a.contiguous(red.input).then_some(lanes)
+    let n = *red.in_shape.last()?;
+    let mut a = Analysis::new(func, plan, lanes, sse41, n);
+    // A pad restricting the range would need a scalar head in every row: scalar loop.
+    let ok = a.contiguous(red.input, 0) && in_results.iter().all(|&r| a.contiguous(r, 0));
+    (ok && !a.restricted(n)).then_some(lanes)
 }
 
 impl Lower<'_, '_> {
@@ -358,7 +520,8 @@ impl Lower<'_, '_> {
     /// `(m + 2 + lanes + tail) · u · Σ|x_i|` with `u = 2^-24` (f32) or `2^-53` (f64), where
     /// `tail` is the number of tail elements: far below the `(n-1)·u·Σ|x_i|` of the
     /// sequential order. max/min and i32 results are exactly those of the interpreter
-    /// (associative; a NaN result may carry another NaN payload).
+    /// (associative; a NaN result may carry another NaN payload). Results of shape S_in
+    /// are stored from the same vectors (the scalar tail stores its elements).
     pub(super) fn reduce_vector(
         &mut self,
         red: &Reduction,
@@ -404,6 +567,7 @@ impl Lower<'_, '_> {
         for (j, &acc) in vacc.iter().enumerate() {
             in_idx[last] = if j == 0 { l.iv } else { self.fb.ins().iadd_imm_s(l.iv, j as i64 * w) };
             let x = self.vec_at(red.input, &in_idx, &mut vmemo)?;
+            self.store_in_results(&in_idx, &mut vmemo)?;
             let cur = self.fb.use_var(acc);
             let next = self.combine(op, dtype, cur, x);
             self.fb.def_var(acc, next);
@@ -416,6 +580,7 @@ impl Lower<'_, '_> {
         let mut vmemo = HashMap::new();
         in_idx[last] = l.iv;
         let x = self.vec_at(red.input, &in_idx, &mut vmemo)?;
+        self.store_in_results(&in_idx, &mut vmemo)?;
         let cur = self.fb.use_var(vacc[0]);
         let next = self.combine(op, dtype, cur, x);
         self.fb.def_var(vacc[0], next);
@@ -426,6 +591,11 @@ impl Lower<'_, '_> {
         self.memo.clear();
         in_idx[last] = l.iv;
         let x = self.value_at(red.input, &in_idx)?;
+        for k in 0..self.func.results.len() {
+            if !self.plan.epilogue[k] {
+                self.store_result(k, &in_idx)?;
+            }
+        }
         let cur = self.fb.use_var(sacc);
         let next = self.combine(op, dtype, cur, x);
         self.fb.def_var(sacc, next);

@@ -153,3 +153,128 @@ fn vector_reductions_around_the_width() {
         }
     }
 }
+
+/// Kernels with slices and pads along the innermost axis (the shape of a Rosenbrock
+/// gradient: shifted reads, a padded result, a select on a padded constant mask), for
+/// innermost size `n >= 2`, as `(text, arg dtypes and shapes)`.
+fn shifted_kernels(n: usize) -> Vec<(String, Vec<(DType, Vec<usize>)>)> {
+    let m = n - 1;
+    let mut out = Vec::new();
+    for dt in [DType::F32, DType::F64, DType::I32] {
+        let text = fusion(
+            &format!("%x: {dt}[{n}]) -> ({dt}[{n}]"),
+            &format!(
+                "  %a: {dt}[{m}] = slice[start=[1], limit=[{n}]](%x)
+  %b: {dt}[{m}] = slice[start=[0], limit=[{m}]](%x)
+  %bb: {dt}[{m}] = mul(%b, %b)
+  %d: {dt}[{m}] = sub(%a, %bb)
+  %z: {dt}[] = constant[value=0]()
+  %p: {dt}[{n}] = pad[low=[0], high=[1], interior=[0]](%d, %z)
+  %q: {dt}[{m}] = slice[start=[1], limit=[{n}]](%p)
+  %r: {dt}[{m}] = add(%q, %d)
+  %s: {dt}[{n}] = pad[low=[1], high=[0], interior=[0]](%r, %z)
+  %t: bool[{m}] = constant[value=true]()
+  %f: bool[] = constant[value=false]()
+  %u: bool[{n}] = pad[low=[1], high=[0], interior=[0]](%t, %f)
+  %v: {dt}[{n}] = select(%u, %s, %p)"
+            ),
+            "%v",
+        );
+        out.push((text, vec![(dt, vec![n])]));
+    }
+    // Rank 2, a pad wider than one element on each side and a negative (cropping) pad.
+    let text = fusion(
+        &format!("%x: f32[3,{n}], %y: f32[3,{}]) -> (f32[3,{}]", n + 3, n + 4),
+        &format!(
+            "  %z: f32[] = constant[value=1.5]()
+  %p: f32[3,{}] = pad[low=[0,3], high=[0,1], interior=[0,0]](%x, %z)
+  %c: f32[3,{}] = pad[low=[0,2], high=[0,-1], interior=[0,0]](%y, %z)
+  %e: f32[3,{}] = exp(%c)
+  %r: f32[3,{}] = mul(%p, %e)",
+            n + 4,
+            n + 4,
+            n + 4,
+            n + 4
+        ),
+        "%r",
+    );
+    out.push((text, vec![(DType::F32, vec![3, n]), (DType::F32, vec![3, n + 3])]));
+    out
+}
+
+#[test]
+fn shifted_and_padded_reads_vectorize_and_match() {
+    let simd = KernelOptions { fma: false, simd: true, dump: true, precise_math: true };
+    let scalar = KernelOptions { fma: false, simd: false, dump: false, precise_math: true };
+    for n in 2..=13usize {
+        for (text, types) in shifted_kernels(n) {
+            let module = ferrax_ir::parse(&text).unwrap();
+            ferrax_ir::verify(&module).unwrap();
+            let args: Vec<_> =
+                types.iter().enumerate().map(|(i, (dt, s))| values(*dt, s, i as u64 + n as u64, true)).collect();
+            let want = interp(&module, &args);
+            let v = compile(&module, &simd).unwrap();
+            assert!(has_vectors(v.dump.as_deref().unwrap()), "{text}");
+            let s = compile(&module, &scalar).unwrap();
+            let base = compile_on(baseline_module(), &module, &simd).unwrap();
+            let mut runs =
+                vec![run(&v, &module, &args, &[]), run(&s, &module, &args, &[]), run(&base, &module, &args, &[])];
+            if types.len() == 1 {
+                // Split launches: the head, vector and tail ranges are per call.
+                runs.push(run(&v, &module, &args, &[(0, 1), (1, 5.min(n as i64)), (5.min(n as i64), n as i64)]));
+            }
+            for got in runs {
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(same_bits(g, w), "n={n}\n{text}\njit: {}\nwant: {}", g.describe(None), w.describe(None));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_computed_predicate_keeps_the_scalar_loop() {
+    let text = fusion(
+        "%a: f32[9], %b: f32[9]) -> (f32[9]",
+        "  %c: bool[9] = lt(%a, %b)\n  %d: f32[9] = select(%c, %a, %b)",
+        "%d",
+    );
+    let module = ferrax_ir::parse(&text).unwrap();
+    let opts = KernelOptions { fma: false, simd: true, dump: true, precise_math: true };
+    let c = compile(&module, &opts).unwrap();
+    assert!(!has_vectors(c.dump.as_deref().unwrap()));
+    let args = [values(DType::F32, &[9], 1, true), values(DType::F32, &[9], 2, true)];
+    let got = run(&c, &module, &args, &[]);
+    assert!(same_bits(&got[0], &interp(&module, &args)[0]));
+}
+
+/// A reduction whose kernel also writes values of the reduction's input shape (how the
+/// merged forward-and-gradient kernel of value_and_grad looks): the vector loop stores
+/// them from the same vectors, bit-identical to the interpreter, around the width.
+#[test]
+fn vector_reductions_with_input_shaped_results() {
+    let dump = KernelOptions { fma: false, simd: true, dump: true, precise_math: true };
+    for n in 0..=19usize {
+        for dt in [DType::F32, DType::F64, DType::I32] {
+            let text = fusion(
+                &format!("%a: {dt}[3,{n}], %b: {dt}[3,{n}]) -> ({dt}[3,{n}], {dt}[3], {dt}[3,{n}]"),
+                &format!(
+                    "  %e: {dt}[3,{n}] = abs(%a)\n  %m: {dt}[3,{n}] = mul(%e, %b)\n  %r: {dt}[3] = reduce_max[axes=[1]](%m)\n  %s: {dt}[3,{n}] = sub(%m, %a)"
+                ),
+                "%e, %r, %s",
+            );
+            let module = ferrax_ir::parse(&text).unwrap();
+            let args = [values(dt, &[3, n], n as u64, true), values(dt, &[3, n], n as u64 + 7, true)];
+            let want = interp(&module, &args);
+            let c = compile(&module, &dump).unwrap();
+            assert!(has_vectors(c.dump.as_deref().unwrap()), "{text}");
+            let base = compile_on(baseline_module(), &module, &dump).unwrap();
+            for k in [&c, &base] {
+                let got = run(k, &module, &args, &[]);
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(same_bits(g, w), "n={n}\n{text}\n{}\n{}", g.describe(None), w.describe(None));
+                }
+            }
+        }
+    }
+}
