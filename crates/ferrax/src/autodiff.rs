@@ -259,12 +259,21 @@ pub(crate) fn apply_transform<O: Tree<Tensor>>(
     emit(Prim::Call { func: entry }, &inputs, location, &result_types)
 }
 
-/// A module of `func` and the bodies of `pool` it refers to.
+/// A module of `func` and the bodies of `pool` it refers to (directly or through
+/// other bodies); only those are copied, so a trace with many transformed closures
+/// does not copy every earlier one's Funcs again.
 pub(crate) fn with_bodies(func: Func, pool: &Module) -> Module {
     let mut module = Module::new();
+    let mut queue: Vec<String> = func.eqns.iter().flat_map(|e| e.prim.callees()).map(String::from).collect();
     module.push(func);
-    for f in pool.funcs.values() {
-        module.push(f.clone());
+    while let Some(name) = queue.pop() {
+        if module.funcs.contains_key(&name) {
+            continue;
+        }
+        if let Some(body) = pool.func(&name) {
+            queue.extend(body.eqns.iter().flat_map(|e| e.prim.callees()).map(String::from));
+            module.push(body.clone());
+        }
     }
     module
 }

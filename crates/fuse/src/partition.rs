@@ -183,7 +183,7 @@ fn grow(func: &Func, p: &mut Partition, g: usize) {
             Join::Copy => class(&func.eqns[c].prim) != Class::Source,
             Join::Primary => extra_result,
         };
-        if !fits || (may_cycle && !acyclic(func, p)) {
+        if !fits || (may_cycle && on_cycle(func, p, g)) {
             p.groups[g].members.remove(&c);
             p.member_of[c].retain(|&h| h != g);
             if join == Join::Primary {
@@ -388,46 +388,44 @@ fn pointwise_to(func: &Func, p: &Partition, g: usize, x: usize, target: usize, c
     })
 }
 
-/// True when the graph of groups (and of the equations outside every group) has no
-/// cycle.
-fn acyclic(func: &Func, p: &Partition) -> bool {
-    let n = func.eqns.len();
+/// True when group `g` lies on a cycle of the graph of groups (and of the equations
+/// outside every group). The graph had no cycle before `g` last changed and every
+/// edge that change added or moved touches `g`, so a new cycle passes through `g`: a
+/// search along data edges from `g` looks for `g` again. It visits only what `g`
+/// reaches, where checking the whole graph would cost every node and edge per
+/// candidate (quadratic in a long program).
+fn on_cycle(func: &Func, p: &Partition, g: usize) -> bool {
     let ng = p.groups.len();
-    let node_of = |e: usize| p.primary[e].unwrap_or(ng + e);
-    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); ng + n];
-    let mut indeg = vec![0usize; ng + n];
-    let add = |from: usize, to: usize, edges: &mut Vec<Vec<usize>>, indeg: &mut Vec<usize>| {
-        if from != to {
-            edges[from].push(to);
-            indeg[to] += 1;
+    let mut seen = vec![false; ng + func.eqns.len()];
+    let mut stack = vec![g];
+    let mut computed: Vec<usize> = Vec::new();
+    while let Some(node) = stack.pop() {
+        // The equations whose values leave `node`: a group's primary members, or the
+        // equation itself.
+        computed.clear();
+        match node < ng {
+            true => computed.extend(p.groups[node].members.iter().filter(|&&m| p.primary[m] == Some(node))),
+            false => computed.push(node - ng),
         }
-    };
-    for (h, group) in p.groups.iter().enumerate() {
-        for &m in &group.members {
-            for v in &func.eqns[m].inputs {
-                if let Some(d) = p.defs[v.index()].filter(|d| !group.members.contains(d)) {
-                    add(node_of(d), h, &mut edges, &mut indeg);
+        for &d in &computed {
+            for o in &func.eqns[d].outputs {
+                for &u in &p.users[o.index()] {
+                    let alone = (p.primary[u].is_none() && !p.dead[u]).then_some(ng + u);
+                    for next in p.member_of[u].iter().copied().chain(alone) {
+                        // A group reading `d` as its own (copied) member has no edge.
+                        let fresh = next != node && (next == g || !seen[next]);
+                        if !fresh || (next < ng && p.groups[next].members.contains(&d)) {
+                            continue;
+                        }
+                        if next == g {
+                            return true;
+                        }
+                        seen[next] = true;
+                        stack.push(next);
+                    }
                 }
             }
         }
     }
-    for e in (0..n).filter(|&e| p.primary[e].is_none() && !p.dead[e]) {
-        for v in &func.eqns[e].inputs {
-            if let Some(d) = p.defs[v.index()] {
-                add(node_of(d), ng + e, &mut edges, &mut indeg);
-            }
-        }
-    }
-    let mut ready: Vec<usize> = (0..ng + n).filter(|&k| indeg[k] == 0).collect();
-    let mut done = 0;
-    while let Some(k) = ready.pop() {
-        done += 1;
-        for &t in &edges[k] {
-            indeg[t] -= 1;
-            if indeg[t] == 0 {
-                ready.push(t);
-            }
-        }
-    }
-    done == ng + n
+    false
 }

@@ -112,7 +112,8 @@ pub fn compile(module: &Module, options: &JitOptions) -> Result<Executable, Erro
     let entry = module.entry().ok_or_else(|| entry_err("", "jit: the module has no Funcs"))?;
     let (name, params, results) = (entry.name.clone(), entry.param_types(), entry.result_types.clone());
     let optimized = ferrax_transform::opt(module)?;
-    let fused = Arc::new(ferrax_fuse::fuse(&optimized)?);
+    // Identical kernels (one per layer of a deep network) become one, compiled once.
+    let fused = Arc::new(ferrax_transform::merge_identical_funcs(&ferrax_fuse::fuse(&optimized)?));
     let kernel_options =
         KernelOptions { fma: options.fma, simd: true, dump: options.dump, precise_math: options.precise_math };
     let plan = exec::build(&fused, &kernel_options, options.threads)?;

@@ -24,6 +24,9 @@
 //!   `neg(neg x)`, reshape/transpose/exact convert chains, `select` on a constant
 //!   predicate, `broadcast_in_dim` of a splat); the module docs list each rule and the
 //!   ones deliberately left out (`0*x`, `x+0.0`).
+//! - [`merge_identical_funcs`]: sends references to a Func the same as an earlier
+//!   one (name aside) to that one; the JIT runs it on fused modules, so identical
+//!   kernels compile once.
 //! - [`opt`]: `inline_calls`, then `fold`, `simplify`, `hoist`, `cse` and `dce`
 //!   repeated to a fixed point (at most [`MAX_ROUNDS`] rounds); the result is verified.
 //!   The corpus `ir/opt` shows each rewrite, and the ones that must not happen.
@@ -64,6 +67,7 @@ mod linear;
 mod opt;
 mod partial;
 mod residuals;
+mod same;
 mod simplify;
 mod vjp;
 mod vmap;
@@ -83,6 +87,7 @@ pub use jvp::jvp;
 pub use linear::{linearize, transpose};
 pub use opt::{MAX_ROUNDS, opt};
 pub use residuals::{Residual, saved_residuals};
+pub use same::merge_identical_funcs;
 pub use simplify::simplify;
 pub use vjp::{grad, hvp, value_and_grad, vjp};
 pub use vmap::vmap;

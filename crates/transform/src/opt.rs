@@ -21,8 +21,8 @@ pub fn opt(module: &Module) -> Result<Module, Error> {
     let mut current = crate::inline_calls(module)?;
     for _ in 0..MAX_ROUNDS {
         let next = crate::dce(&crate::cse(&crate::hoist(&crate::simplify(&crate::fold(&current)?))));
-        // Printed text, not `==`: a NaN constant is never `==` to itself.
-        if ferrax_ir::print(&next) == ferrax_ir::print(&current) {
+        // Structural sameness, not `==`: a NaN constant is never `==` to itself.
+        if crate::same::same_module(&next, &current) {
             break;
         }
         current = next;
