@@ -23,7 +23,7 @@ pub struct Jit<F> {
     f: F,
     options: JitOptions,
     /// Per signature: the executable, the captured constants and the result structure.
-    cache: RefCell<HashMap<Vec<Type>, (Arc<Executable>, Vec<Array>, Rc<dyn Any>)>>,
+    cache: RefCell<HashMap<Vec<Type>, (Arc<Executable>, Rc<Vec<Array>>, Rc<dyn Any>)>>,
     compiles: Cell<usize>,
 }
 
@@ -52,8 +52,8 @@ impl<F> Jit<F> {
         F: Fn(A::With<Tensor>) -> Out,
     {
         let location = Location::caller();
-        let mut inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
-        let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+        let leaves: Vec<&Array> = args.leaves();
+        let types: Vec<Type> = leaves.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
         let hit = self.cache.borrow().get(&types).cloned();
         let (exe, consts, shape) = match hit {
             Some(hit) => hit,
@@ -62,13 +62,14 @@ impl<F> Jit<F> {
                 let (traced, out) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
                 let exe = Arc::new(ferrax_jit::compile(&traced.module, &self.options)?);
                 self.compiles.set(self.compiles.get() + 1);
-                let entry: (Arc<Executable>, Vec<Array>, Rc<dyn Any>) = (exe, traced.consts, Rc::new(out));
+                let entry: (Arc<Executable>, Rc<Vec<Array>>, Rc<dyn Any>) = (exe, Rc::new(traced.consts), Rc::new(out));
                 self.cache.borrow_mut().insert(types, entry.clone());
                 entry
             }
         };
-        inputs.extend(consts);
-        let outputs = exe.call(&inputs)?;
+        // Borrowed, not cloned: a call copies neither the arguments nor the captured constants.
+        let inputs: Vec<&Array> = leaves.into_iter().chain(consts.iter()).collect();
+        let outputs = exe.call_refs(&inputs)?;
         let out =
             shape.downcast_ref::<Out>().ok_or_else(|| Error::Arguments("jit: the result structure changed".into()))?;
         unflatten(out, outputs)

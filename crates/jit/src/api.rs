@@ -156,6 +156,12 @@ impl Executable {
 
     /// Calls the entry on `args`, checking each argument's dtype and shape.
     pub fn call(&self, args: &[Array]) -> Result<Vec<Array>, Error> {
+        self.call_refs(&args.iter().collect::<Vec<&Array>>())
+    }
+
+    /// [`Executable::call`] on borrowed arrays (no argument is copied), for callers that
+    /// gather their arguments from several places.
+    pub fn call_refs(&self, args: &[&Array]) -> Result<Vec<Array>, Error> {
         self.check_arity(args.len())?;
         for (i, (a, t)) in args.iter().zip(&self.params).enumerate() {
             if a.dtype() != t.dtype || a.shape() != t.shape.as_slice() {
@@ -171,7 +177,7 @@ impl Executable {
             }
         }
         self.check_budget()?;
-        let ins: Vec<*mut u8> = args.iter().map(buf::array_ptr).collect();
+        let ins: Vec<*mut u8> = args.iter().map(|a| buf::array_ptr(a)).collect();
         let mut datas = Vec::with_capacity(self.results.len());
         let mut counts = Vec::with_capacity(self.results.len());
         for t in &self.results {
