@@ -7,8 +7,13 @@
 //! they do not (e.g. free axes interleaved with contracted ones in a way no single
 //! stride describes), that operand alone is copied into scratch as contiguous
 //! `[B, rows, cols]` first. Batches are a loop of calls. f32 and f64 use
-//! `faer::linalg::matmul::matmul` (on rayon's pool when `m·n·k >= GEMM_SPLIT` and more than one
-//! thread is allowed, else sequential); i32 is a plain
+//! `faer::linalg::matmul::matmul`, always sequential (`Par::Seq`): with more than one
+//! thread allowed and `B·M·N·K >= GEMM_SPLIT`, the run is cut into independent blocks
+//! run on the JIT's own pool (`pool`): whole batches when there are enough, else blocks
+//! of output columns (or rows, when M > N), one faer call each. Every output element is
+//! then computed by the same sequential faer kernel over the same `K` (only the packing
+//! differs), so a split result equals the one-thread result up to faer's blocking of
+//! `K`, which does not depend on `M`/`N` (the tests check the tolerance). i32 is a plain
 //! loop with wrapping arithmetic (exactly the interpreter's result).
 
 use faer::linalg::matmul::matmul;
@@ -29,10 +34,41 @@ struct Side {
     scratch: usize,
 }
 
-/// A planned `dot_general`.
-/// `m·n·k` from which a GEMM runs on several threads (about 320³).
-pub(crate) const GEMM_SPLIT: usize = 1 << 25;
+/// `b·m·n·k` from which a GEMM is split across threads.
+pub(crate) const GEMM_SPLIT: usize = 1 << 21;
 
+/// How a GEMM is divided among threads: whole batches, or each product's output in
+/// blocks of rows or of columns (each block one sequential faer call).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Split {
+    None,
+    Batches(usize),
+    Rows(usize),
+    Cols(usize),
+}
+
+/// Part `i` of `0..d` cut into `t` parts, boundaries on multiples of 8 where possible.
+fn chunk(d: usize, t: usize, i: usize) -> (usize, usize) {
+    let cut = |j: usize| if j == t { d } else { (d * j / t).div_ceil(8) * 8 }.min(d);
+    (cut(i), cut(i + 1))
+}
+
+/// The operand and result pointers, shared by the threads of one split run.
+#[derive(Clone, Copy)]
+struct Ptrs<T>(*const T, *const T, *mut T);
+
+// SAFETY: the threads of one run only read the operands and write disjoint blocks of the
+// result; the run waits for all of them.
+unsafe impl<T> Send for Ptrs<T> {}
+unsafe impl<T> Sync for Ptrs<T> {}
+
+impl<T> Ptrs<T> {
+    fn get(&self) -> (*const T, *const T, *mut T) {
+        (self.0, self.1, self.2)
+    }
+}
+
+/// A planned `dot_general`.
 pub(crate) struct Gemm {
     dtype: DType,
     b: usize,
@@ -123,14 +159,15 @@ impl Gemm {
     /// The pointers are buffers of the planned types (`scratch` of `scratch_bytes()`),
     /// `out` not overlapping the others.
     pub(crate) unsafe fn run(&self, lhs: *const u8, rhs: *const u8, out: *mut u8, scratch: *mut u8, threads: usize) {
-        // Two threads pay off only for large products (notes: 1.5x at 512^3, slower at
-        // 128^3 and below), so smaller GEMMs stay sequential.
-        let par = if threads > 1 && self.m * self.n * self.k >= GEMM_SPLIT { Par::rayon(threads) } else { Par::Seq };
         // SAFETY: by the caller's contract.
         unsafe {
             match self.dtype {
-                DType::F32 => self.float::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32, scratch, par),
-                DType::F64 => self.float::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64, scratch, par),
+                DType::F32 => {
+                    self.float::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32, scratch, threads)
+                }
+                DType::F64 => {
+                    self.float::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64, scratch, threads)
+                }
                 DType::I32 => self.int(lhs as *const i32, rhs as *const i32, out as *mut i32),
                 DType::Bool => {}
             }
@@ -165,7 +202,7 @@ impl Gemm {
         rhs: *const T,
         out: *mut T,
         scratch: *mut u8,
-        par: Par,
+        threads: usize,
     ) {
         let (m, n, k) = (self.m, self.n, self.k);
         if m == 0 || n == 0 {
@@ -179,14 +216,56 @@ impl Gemm {
         // SAFETY: by the caller's contract.
         let (lp, lb, lrs, lcs) = unsafe { Self::prepare(&self.lhs, lhs, scratch) };
         let (rp, rb, rrs, rcs) = unsafe { Self::prepare(&self.rhs, rhs, scratch) };
-        for b in 0..self.b {
-            // SAFETY: the views stay inside the operands (offsets from their shapes).
+        let ptrs = Ptrs(lp, rp, out);
+        // `out[b][rows, cols] = lhs[b][rows, :] · rhs[b][:, cols]`.
+        let block = |b: usize, rows: (usize, usize), cols: (usize, usize)| {
+            let (lp, rp, out) = ptrs.get();
+            let ((r0, r1), (c0, c1)) = (rows, cols);
+            // SAFETY: the views stay inside the operands (offsets from their shapes);
+            // blocks of different calls write disjoint parts of `out`.
             unsafe {
-                let a = MatRef::from_raw_parts(lp.offset(lb[b]), m, k, lrs, lcs);
-                let bm = MatRef::from_raw_parts(rp.offset(rb[b]), k, n, rrs, rcs);
-                let c = MatMut::from_raw_parts_mut(out.add(b * m * n), m, n, n as isize, 1);
-                matmul(c, Accum::Replace, a, bm, T::one_impl(), par);
+                let a = MatRef::from_raw_parts(lp.offset(lb[b] + r0 as isize * lrs), r1 - r0, k, lrs, lcs);
+                let bm = MatRef::from_raw_parts(rp.offset(rb[b] + c0 as isize * rcs), k, c1 - c0, rrs, rcs);
+                let c = MatMut::from_raw_parts_mut(out.add(b * m * n + r0 * n + c0), r1 - r0, c1 - c0, n as isize, 1);
+                matmul(c, Accum::Replace, a, bm, T::one_impl(), Par::Seq);
             }
+        };
+        match self.split(threads) {
+            Split::None => (0..self.b).for_each(|b| block(b, (0, m), (0, n))),
+            Split::Batches(t) => crate::pool::Pool::global()
+                .run(t, &|i| (self.b * i / t..self.b * (i + 1) / t).for_each(|b| block(b, (0, m), (0, n)))),
+            Split::Rows(t) => {
+                (0..self.b).for_each(|b| crate::pool::Pool::global().run(t, &|i| block(b, chunk(m, t, i), (0, n))))
+            }
+            Split::Cols(t) => {
+                (0..self.b).for_each(|b| crate::pool::Pool::global().run(t, &|i| block(b, (0, m), chunk(n, t, i))))
+            }
+        }
+    }
+
+    /// How a run on up to `threads` threads is split (see [`GEMM_SPLIT`]).
+    fn split(&self, threads: usize) -> Split {
+        if threads < 2 || self.b * self.m * self.n * self.k < GEMM_SPLIT {
+            return Split::None;
+        }
+        let t = threads.min(crate::pool::Pool::global().workers() + 1);
+        if t < 2 {
+            return Split::None;
+        }
+        if self.b >= t {
+            return Split::Batches(t);
+        }
+        // Each part keeps at least one register block's worth of the split dimension.
+        let parts = |d: usize| t.min(d / 16);
+        let (rows, cols) = (parts(self.m), parts(self.n));
+        if rows < 2 && cols < 2 {
+            Split::None
+        } else if self.n >= self.m && cols >= 2 {
+            Split::Cols(cols)
+        } else if rows >= 2 {
+            Split::Rows(rows)
+        } else {
+            Split::Cols(cols)
         }
     }
 
@@ -217,7 +296,7 @@ impl Gemm {
 
 #[cfg(test)]
 mod tests {
-    use super::Gemm;
+    use super::{Gemm, Split};
     use ferrax_ir::prim::linalg::DotDims;
     use ferrax_ir::{DType, Type};
 
@@ -238,5 +317,53 @@ mod tests {
         let g = Gemm::new(&dims(&[1], &[0], &[], &[]), &f(&[2, 4, 3]), &f(&[4, 5]), &f(&[2, 3, 5])).unwrap();
         assert_eq!(g.copies(), (true, false));
         assert_eq!(g.scratch_bytes(), (2 * 3 * 4 * 4_usize).div_ceil(64) * 64);
+    }
+
+    /// Runs `g` on deterministic operands with `threads`, returning the result.
+    fn run_f32(g: &Gemm, lhs: &Type, rhs: &Type, out: &Type, threads: usize) -> Vec<f32> {
+        let fill = |t: &Type, seed: usize| -> Vec<f32> {
+            (0..t.element_count().unwrap()).map(|i| ((i * 7919 + seed * 104729) % 1999) as f32 / 999.5 - 1.0).collect()
+        };
+        let (a, b) = (fill(lhs, 1), fill(rhs, 2));
+        let mut c = vec![f32::NAN; out.element_count().unwrap()];
+        let mut scratch = vec![0u8; g.scratch_bytes()];
+        // SAFETY: the buffers have the planned types and sizes.
+        unsafe {
+            g.run(
+                a.as_ptr() as *const u8,
+                b.as_ptr() as *const u8,
+                c.as_mut_ptr() as *mut u8,
+                scratch.as_mut_ptr(),
+                threads,
+            )
+        };
+        c
+    }
+
+    #[test]
+    fn split_runs_equal_one_thread() {
+        let f = |s: &[usize]| Type::new(DType::F32, s);
+        let cases = [
+            // Columns (n >= m), the lhs transposed by stride.
+            (dims(&[0], &[0], &[], &[]), f(&[200, 96]), f(&[200, 130]), f(&[96, 130]), Split::Cols(2)),
+            // Rows (m > n).
+            (dims(&[1], &[0], &[], &[]), f(&[300, 120]), f(&[120, 64]), f(&[300, 64]), Split::Rows(2)),
+            // Whole batches.
+            (dims(&[2], &[1], &[0], &[0]), f(&[3, 64, 200]), f(&[3, 200, 70]), f(&[3, 64, 70]), Split::Batches(2)),
+            // Too small to split.
+            (dims(&[1], &[0], &[], &[]), f(&[16, 16]), f(&[16, 16]), f(&[16, 16]), Split::None),
+        ];
+        for (d, l, r, o, split) in cases {
+            let g = Gemm::new(&d, &l, &r, &o).unwrap();
+            let expect = if crate::pool::Pool::global().workers() == 0 { Split::None } else { split };
+            assert_eq!(g.split(2), expect, "{l} {r}");
+            assert_eq!(g.split(1), Split::None);
+            let one = run_f32(&g, &l, &r, &o, 1);
+            let two = run_f32(&g, &l, &r, &o, 2);
+            assert!(one.iter().all(|x| x.is_finite()));
+            for (i, (x, y)) in one.iter().zip(&two).enumerate() {
+                assert!((x - y).abs() <= 1e-5 * x.abs().max(1.0), "{l} {r} [{i}]: {x} vs {y}");
+            }
+        }
     }
 }

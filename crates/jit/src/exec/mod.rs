@@ -140,6 +140,12 @@ struct Bufs<'a>(&'a [*mut u8]);
 unsafe impl Send for Bufs<'_> {}
 unsafe impl Sync for Bufs<'_> {}
 
+impl Bufs<'_> {
+    fn ptr(&self) -> *const *mut u8 {
+        self.0.as_ptr()
+    }
+}
+
 impl Kernel {
     /// Runs the kernel's outer loop `[0, outer)` on `bufs` (params, then results), split
     /// into `threads` contiguous slices when the launch is large enough.
@@ -156,17 +162,11 @@ impl Kernel {
             return;
         }
         let shared = Bufs(bufs);
-        let (f, shared) = (self.f, &shared);
-        let chunk = (outer + threads - 1) / threads;
-        // Rayon's global pool: started once, shared with faer's parallel GEMM.
-        rayon::scope(|scope| {
-            for t in 1..threads {
-                let (start, end) = (t * chunk, ((t + 1) * chunk).min(outer));
-                // SAFETY: as above; the slices `[start, end)` of different threads are disjoint.
-                scope.spawn(move |_| unsafe { f(shared.0.as_ptr(), start, end) });
-            }
-            // SAFETY: as above.
-            unsafe { f(shared.0.as_ptr(), 0, chunk.min(outer)) };
+        let (f, chunk) = (self.f, (outer + threads - 1) / threads);
+        crate::pool::Pool::global().run(threads as usize, &|t| {
+            let (start, end) = (t as i64 * chunk, ((t as i64 + 1) * chunk).min(outer));
+            // SAFETY: as above; the slices `[start, end)` of different tasks are disjoint.
+            unsafe { f(shared.ptr(), start, end) };
         });
     }
 }
