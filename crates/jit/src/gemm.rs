@@ -14,13 +14,16 @@
 //! then computed by the same sequential faer kernel over the same `K` (only the packing
 //! differs), so a split result equals the one-thread result up to faer's blocking of
 //! `K`, which does not depend on `M`/`N` (the tests check the tolerance). i32 is a plain
-//! loop with wrapping arithmetic (exactly the interpreter's result).
+//! loop with wrapping arithmetic (exactly the interpreter's result). Float products with
+//! `K = 1` (outer products, batched elementwise products, as `vmap` of gradients makes)
+//! are a direct loop, bit-identical to the interpreter, not one faer call per batch.
 
 use faer::linalg::matmul::matmul;
 use faer::mat::{MatMut, MatRef};
 use faer::{Accum, Par};
 use ferrax_ir::prim::linalg::DotDims;
 use ferrax_ir::{DType, Type};
+use std::ops::{Add, Mul};
 
 /// How one operand is read: element `(b, r, c)` is at `batch[b] + rows[r] + cols[c]`
 /// (element offsets), or, when `copy`, it is first copied contiguously to scratch.
@@ -162,6 +165,8 @@ impl Gemm {
         // SAFETY: by the caller's contract.
         unsafe {
             match self.dtype {
+                DType::F32 if self.k == 1 => self.outer::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32),
+                DType::F64 if self.k == 1 => self.outer::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64),
                 DType::F32 => {
                     self.float::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32, scratch, threads)
                 }
@@ -170,6 +175,33 @@ impl Gemm {
                 }
                 DType::I32 => self.int(lhs as *const i32, rhs as *const i32, out as *mut i32),
                 DType::Bool => {}
+            }
+        }
+    }
+
+    /// A product with one contracted element (`K = 1`: outer products, batched
+    /// elementwise products): `out[b, i, j] = 0 + lhs[b, i] · rhs[b, j]`, the
+    /// interpreter's single accumulation step (so bit-identical to it), as one vectorisable
+    /// loop per output row instead of one GEMM call per batch.
+    unsafe fn outer<T: Copy + Default + Add<Output = T> + Mul<Output = T>>(
+        &self,
+        lhs: *const T,
+        rhs: *const T,
+        out: *mut T,
+    ) {
+        let (m, n) = (self.m, self.n);
+        let (lk, rk) = (self.lhs.cols[0], self.rhs.rows[0]);
+        let mut row = Vec::with_capacity(n);
+        for b in 0..self.b {
+            let (lb, rb) = (self.lhs.batch[b] + lk, self.rhs.batch[b] + rk);
+            row.clear();
+            // SAFETY: offsets come from the operands' shapes.
+            row.extend(self.rhs.cols.iter().map(|&c| unsafe { rhs.offset(rb + c).read() }));
+            for (i, &r) in self.lhs.rows.iter().enumerate() {
+                // SAFETY: as above; `out` holds b*m*n elements.
+                let (a, dst) =
+                    unsafe { (lhs.offset(lb + r).read(), std::slice::from_raw_parts_mut(out.add((b * m + i) * n), n)) };
+                dst.iter_mut().zip(&row).for_each(|(o, &y)| *o = T::default() + a * y);
             }
         }
     }
@@ -338,6 +370,37 @@ mod tests {
             )
         };
         c
+    }
+
+    #[test]
+    fn outer_products_match_the_interpreter() {
+        let f = |s: &[usize]| Type::new(DType::F32, s);
+        // Batched outer product [b,m] x [b,n] -> [b,m,n] (per-example weight gradients),
+        // a transposed one, and an elementwise product [b] x [b,n].
+        let cases = [
+            (dims(&[], &[], &[0], &[0]), f(&[5, 3]), f(&[5, 7]), f(&[5, 3, 7])),
+            (dims(&[], &[], &[1], &[0]), f(&[3, 5]), f(&[5, 7]), f(&[5, 3, 7])),
+            (dims(&[], &[], &[0], &[0]), f(&[6]), f(&[6, 9]), f(&[6, 9])),
+            (dims(&[1], &[0], &[], &[]), f(&[4, 1]), f(&[1, 6]), f(&[4, 6])),
+        ];
+        for (d, l, r, o) in cases {
+            let g = Gemm::new(&d, &l, &r, &o).unwrap();
+            assert_eq!(g.k, 1);
+            let got = run_f32(&g, &l, &r, &o, 1);
+            let fill = |t: &Type, seed: usize| {
+                let n = t.element_count().unwrap();
+                let v = (0..n).map(|i| ((i * 7919 + seed * 104729) % 1999) as f32 / 999.5 - 1.0).collect();
+                ferrax_ir::Array::from_f32(&t.shape, v).unwrap()
+            };
+            let m = ferrax_ir::parse(&format!(
+                "func @f(%a: {l}, %b: {r}) -> ({o}) {{\n  %c: {o} = dot_general[lhs_contract={:?}, rhs_contract={:?}, lhs_batch={:?}, rhs_batch={:?}](%a, %b)\n  return %c\n}}",
+                d.lhs_contract, d.rhs_contract, d.lhs_batch, d.rhs_batch
+            ))
+            .unwrap();
+            let want = ferrax_ir::eval(&m, "f", &[fill(&l, 1), fill(&r, 2)], &Default::default()).unwrap();
+            let want = want[0].as_f32().unwrap();
+            assert!(got.iter().zip(want).all(|(x, y)| x.to_bits() == y.to_bits()), "{l} {r}");
+        }
     }
 
     #[test]
