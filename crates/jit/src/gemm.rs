@@ -275,7 +275,9 @@ impl Gemm {
         }
     }
 
-    /// How a run on up to `threads` threads is split (see [`GEMM_SPLIT`]).
+    /// How a run on up to `threads` threads is split (see [`GEMM_SPLIT`]): into about
+    /// two tasks per thread (whole batches, else blocks of the larger of M and N, each
+    /// at least 32 wide), so that a thread the host does not schedule delays little.
     fn split(&self, threads: usize) -> Split {
         if threads < 2 || self.b * self.m * self.n * self.k < GEMM_SPLIT {
             return Split::None;
@@ -285,10 +287,9 @@ impl Gemm {
             return Split::None;
         }
         if self.b >= t {
-            return Split::Batches(t);
+            return Split::Batches(self.b.min(2 * t));
         }
-        // Each part keeps at least one register block's worth of the split dimension.
-        let parts = |d: usize| t.min(d / 16);
+        let parts = |d: usize| (2 * t).min(d / 32);
         let (rows, cols) = (parts(self.m), parts(self.n));
         if rows < 2 && cols < 2 {
             Split::None
@@ -408,11 +409,11 @@ mod tests {
         let f = |s: &[usize]| Type::new(DType::F32, s);
         let cases = [
             // Columns (n >= m), the lhs transposed by stride.
-            (dims(&[0], &[0], &[], &[]), f(&[200, 96]), f(&[200, 130]), f(&[96, 130]), Split::Cols(2)),
+            (dims(&[0], &[0], &[], &[]), f(&[200, 96]), f(&[200, 130]), f(&[96, 130]), Split::Cols(4)),
             // Rows (m > n).
-            (dims(&[1], &[0], &[], &[]), f(&[300, 120]), f(&[120, 64]), f(&[300, 64]), Split::Rows(2)),
+            (dims(&[1], &[0], &[], &[]), f(&[300, 120]), f(&[120, 64]), f(&[300, 64]), Split::Rows(4)),
             // Whole batches.
-            (dims(&[2], &[1], &[0], &[0]), f(&[3, 64, 200]), f(&[3, 200, 70]), f(&[3, 64, 70]), Split::Batches(2)),
+            (dims(&[2], &[1], &[0], &[0]), f(&[3, 64, 200]), f(&[3, 200, 70]), f(&[3, 64, 70]), Split::Batches(3)),
             // Too small to split.
             (dims(&[1], &[0], &[], &[]), f(&[16, 16]), f(&[16, 16]), f(&[16, 16]), Split::None),
         ];

@@ -3,13 +3,18 @@
 //! slower than one thread; these workers spin briefly after each job, so a launch that
 //! follows another within [`SPIN`] starts in well under a microsecond, then park).
 //!
-//! [`Pool::run`]`(tasks, f)` calls `f(0)` on the calling thread and `f(1..tasks)` on
-//! workers (task `i` always on worker `i - 1`: static assignment, no work stealing), and
-//! returns when all are done. One job runs at a time: a caller that finds the pool busy
+//! [`Pool::run`]`(tasks, f)` calls `f(0)`, ..., `f(tasks - 1)` once each and returns when
+//! all have finished. The calling thread and the workers claim task indices from one
+//! shared counter, so on a busy host where a worker is not scheduled the caller simply
+//! does more of the tasks; once the caller runs out of tasks it takes back the job from
+//! every worker that has not picked it up yet, and waits only for workers that did (each
+//! of them finishes at most the task it is running). Callers should cut work into a few
+//! more tasks than threads. One job runs at a time: a caller that finds the pool busy
 //! (another thread's call, or `f` itself calling `run`) runs all its tasks itself, in
 //! order, so concurrent calls never wait on each other and nesting cannot deadlock.
 //! A panicking task never unwinds through a worker: it is caught there, the worker
-//! survives, and the panic resumes on the caller once every task has finished.
+//! survives, and the panic resumes on the caller once every task has finished (the other
+//! tasks still run).
 //!
 //! The process-wide pool ([`Pool::global`]) has `available_parallelism() - 1` workers
 //! (at most [`MAX_WORKERS`]), started at its first use.
@@ -17,7 +22,7 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
@@ -28,16 +33,37 @@ pub(crate) const SPIN: Duration = Duration::from_micros(100);
 /// The most workers of the global pool.
 pub(crate) const MAX_WORKERS: usize = 15;
 
-/// A panic payload caught on a worker.
+/// A panic payload caught on a task.
 type Payload = Box<dyn Any + Send + 'static>;
 
-/// One task handed to one worker; lives on the caller's stack until `done` is set.
+/// One job; lives on the caller's stack until every worker that took it has finished.
 struct Job {
-    /// The task function, lifetime-erased (valid until the caller sees `done`).
+    /// The task function, lifetime-erased (valid while the job is).
     f: *const (dyn Fn(usize) + Sync),
-    index: usize,
+    tasks: usize,
+    /// The next unclaimed task.
+    next: AtomicUsize,
+    /// Workers done with this job (the last thing a worker does with it).
+    finished: AtomicUsize,
+    /// The first panic of a task.
     panic: Mutex<Option<Payload>>,
-    done: AtomicBool,
+}
+
+impl Job {
+    /// Claims and runs tasks until none is left.
+    fn work(&self) {
+        // SAFETY: the job (and so the function) is alive while anyone works on it.
+        let f = unsafe { &*self.f };
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            if i >= self.tasks {
+                return;
+            }
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| f(i))) {
+                self.panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
+            }
+        }
+    }
 }
 
 /// The mailbox of one worker.
@@ -85,57 +111,47 @@ impl Pool {
         self.slots.len()
     }
 
-    /// Runs `f(0)`, ..., `f(tasks - 1)`, `f(0)` on the calling thread and the others on
-    /// workers, and returns when all have finished. Tasks beyond `workers() + 1`, or
-    /// all of them when the pool is busy, run on the calling thread in order. A panic of
-    /// any task resumes on the caller after all tasks have finished.
+    /// Runs `f(0)`, ..., `f(tasks - 1)` on the calling thread and the workers (see the
+    /// module docs) and returns when all have finished; all on the calling thread, in
+    /// order, when the pool is busy. A panic of a task resumes on the caller after all
+    /// tasks have finished.
     pub(crate) fn run(&self, tasks: usize, f: &(dyn Fn(usize) + Sync)) {
-        if tasks <= 1 {
-            if tasks == 1 {
-                f(0);
-            }
-            return;
-        }
-        let Ok(guard) = self.busy.try_lock() else {
+        let guard = if tasks > 1 && !self.slots.is_empty() { self.busy.try_lock().ok() } else { None };
+        let Some(guard) = guard else {
             (0..tasks).for_each(f);
             return;
         };
-        let remote = (tasks - 1).min(self.slots.len());
-        // SAFETY: only the lifetime is erased; the jobs are finished before `f` can go.
+        // SAFETY: only the lifetime is erased; the job outlives every use of `f` below.
         let erased: *const (dyn Fn(usize) + Sync + 'static) = unsafe { std::mem::transmute(f) };
-        let jobs: Vec<Job> = (0..remote)
-            .map(|w| Job { f: erased, index: w + 1, panic: Mutex::new(None), done: AtomicBool::new(false) })
-            .collect();
-        for (slot, (job, t)) in self.slots.iter().zip(jobs.iter().zip(&self.threads)) {
-            slot.job.store(job as *const Job as *mut Job, Ordering::SeqCst);
+        let job =
+            Job { f: erased, tasks, next: AtomicUsize::new(0), finished: AtomicUsize::new(0), panic: Mutex::new(None) };
+        let jp = &job as *const Job as *mut Job;
+        let offered = (tasks - 1).min(self.slots.len());
+        for (slot, t) in self.slots.iter().zip(&self.threads).take(offered) {
+            slot.job.store(jp, Ordering::SeqCst);
             if slot.sleeping.load(Ordering::SeqCst) {
                 t.unpark();
             }
         }
-        let mine = catch_unwind(AssertUnwindSafe(|| {
-            f(0);
-            (remote + 1..tasks).for_each(f);
-        }));
+        job.work();
+        // Take the job back from workers that have not started it; wait for the others.
+        let taken = self.slots[..offered]
+            .iter()
+            .filter(|s| s.job.compare_exchange(jp, ptr::null_mut(), Ordering::AcqRel, Ordering::Acquire).is_err())
+            .count();
         let start = Instant::now();
-        for job in &jobs {
-            let mut spins = 0u32;
-            while !job.done.load(Ordering::Acquire) {
-                spins = spins.wrapping_add(1);
-                if spins.is_multiple_of(64) && start.elapsed() > SPIN {
-                    thread::yield_now();
-                } else {
-                    std::hint::spin_loop();
-                }
+        let mut spins = 0u32;
+        while job.finished.load(Ordering::Acquire) < taken {
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(64) && start.elapsed() > SPIN {
+                thread::yield_now();
+            } else {
+                std::hint::spin_loop();
             }
         }
         drop(guard);
-        if let Err(p) = mine {
+        if let Some(p) = job.panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
             resume_unwind(p);
-        }
-        for job in jobs {
-            if let Some(p) = job.panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                resume_unwind(p);
-            }
         }
     }
 }
@@ -146,7 +162,7 @@ pub(crate) fn cores() -> usize {
 }
 
 /// A worker: take a job from the slot (spinning up to [`SPIN`] after the last one, then
-/// parking), run it with panics caught, mark it done.
+/// parking), work on it, report that it is finished.
 fn worker(slot: &Slot) {
     loop {
         let mut idle = Instant::now();
@@ -168,14 +184,11 @@ fn worker(slot: &Slot) {
             slot.sleeping.store(false, Ordering::SeqCst);
             idle = Instant::now();
         };
-        // SAFETY: the caller keeps the job (and the function it points to) alive until
-        // it sees `done`, which is the last thing done with it here.
+        // SAFETY: a job taken from the slot stays alive until this worker has counted
+        // itself finished (the caller waits for every worker it could not take it back from).
         let job = unsafe { &*job };
-        let f = unsafe { &*job.f };
-        if let Err(p) = catch_unwind(AssertUnwindSafe(|| f(job.index))) {
-            *job.panic.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
-        }
-        job.done.store(true, Ordering::Release);
+        job.work();
+        job.finished.fetch_add(1, Ordering::Release);
     }
 }
 
@@ -198,15 +211,39 @@ mod tests {
     }
 
     #[test]
-    fn tasks_run_on_workers_when_free() {
+    fn a_waiting_worker_takes_tasks() {
+        // The first task waits until another thread has run a task: only a worker can.
         let pool = Pool::new(1);
         let caller = thread::current().id();
-        let ids = std::sync::Mutex::new(Vec::new());
-        pool.run(2, &|i| ids.lock().unwrap().push((i, thread::current().id())));
-        let ids = ids.into_inner().unwrap();
-        let other = ids.iter().find(|(i, _)| *i == 1).unwrap().1;
-        assert_ne!(other, caller);
-        assert_eq!(ids.iter().find(|(i, _)| *i == 0).unwrap().1, caller);
+        let others = AtomicUsize::new(0);
+        pool.run(2, &|_| {
+            if thread::current().id() == caller {
+                let start = std::time::Instant::now();
+                while others.load(Ordering::Acquire) == 0 {
+                    assert!(start.elapsed().as_secs() < 20, "no worker ran a task");
+                    thread::yield_now();
+                }
+            } else {
+                others.fetch_add(1, Ordering::Release);
+            }
+        });
+        assert_eq!(others.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn a_parked_worker_wakes_and_unclaimed_jobs_are_taken_back() {
+        let pool = Pool::new(1);
+        for round in 0..50 {
+            if round % 10 == 0 {
+                // Long enough for the worker to park.
+                thread::sleep(super::SPIN * 5);
+            }
+            let n = AtomicUsize::new(0);
+            pool.run(8, &|_| {
+                n.fetch_add(1, Ordering::Relaxed);
+            });
+            assert_eq!(n.load(Ordering::Relaxed), 8);
+        }
     }
 
     #[test]
