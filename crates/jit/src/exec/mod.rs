@@ -144,7 +144,7 @@ impl Bufs<'_> {
 
 impl Kernel {
     /// Runs the kernel's outer loop `[0, outer)` on `bufs` (params, then results), split
-    /// into `threads` contiguous slices when the launch is large enough.
+    /// into slices run on the pool when the launch is large enough (`split`).
     ///
     /// # Safety
     /// `bufs` holds one valid buffer per parameter and result of the kernel, of their
