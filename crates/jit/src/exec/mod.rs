@@ -14,6 +14,7 @@ pub(crate) mod code;
 mod opaque;
 pub(crate) mod plan;
 pub(crate) mod run;
+mod split;
 
 use crate::gemm::Gemm;
 use crate::kernel::{KernelCompiler, KernelFn, KernelOptions, define_kernel};
@@ -123,11 +124,6 @@ fn bytes(ty: &Type, func: &str) -> Result<usize, Error> {
         .ok_or_else(|| err(func, None, None, format!("jit: a buffer of type {ty} is too large")))
 }
 
-/// Estimated work (elements times operations) above which a kernel launch is split
-/// across threads: about a millisecond of single-core work, so that the cost of starting
-/// the threads (tens of µs) stays small (notes: splitting pays only above ~0.5–1 ms).
-pub(crate) const SPLIT_WORK: f64 = 2.0e6;
-
 /// A compiled kernel: native code behind the kernel ABI.
 pub(crate) struct Kernel {
     f: KernelFn,
@@ -143,33 +139,31 @@ struct Bufs<'a>(&'a [*mut u8]);
 unsafe impl Send for Bufs<'_> {}
 unsafe impl Sync for Bufs<'_> {}
 
+impl Bufs<'_> {
+    fn ptr(&self) -> *const *mut u8 {
+        self.0.as_ptr()
+    }
+}
+
 impl Kernel {
     /// Runs the kernel's outer loop `[0, outer)` on `bufs` (params, then results), split
-    /// into `threads` contiguous slices when the launch is large enough.
+    /// into slices run on the pool when the launch is large enough (`split`).
     ///
     /// # Safety
     /// `bufs` holds one valid buffer per parameter and result of the kernel, of their
     /// types; result buffers do not overlap parameter buffers.
     pub(crate) unsafe fn run(&self, bufs: &[*mut u8], outer: i64, threads: usize) {
-        let threads = threads.clamp(1, outer.max(1) as usize) as i64;
-        if threads < 2 || self.work_per_outer * outer as f64 <= SPLIT_WORK {
+        let Some((tasks, chunk)) = split::tasks(self.work_per_outer, outer, threads) else {
             // SAFETY: by the caller's contract; the kernel reads and writes only inside its
             // buffers (every index is clamped) and never unwinds.
             unsafe { (self.f)(bufs.as_ptr(), 0, outer) };
             return;
-        }
-        let shared = Bufs(bufs);
-        let (f, shared) = (self.f, &shared);
-        let chunk = (outer + threads - 1) / threads;
-        // Rayon's global pool: started once, shared with faer's parallel GEMM.
-        rayon::scope(|scope| {
-            for t in 1..threads {
-                let (start, end) = (t * chunk, ((t + 1) * chunk).min(outer));
-                // SAFETY: as above; the slices `[start, end)` of different threads are disjoint.
-                scope.spawn(move |_| unsafe { f(shared.0.as_ptr(), start, end) });
-            }
-            // SAFETY: as above.
-            unsafe { f(shared.0.as_ptr(), 0, chunk.min(outer)) };
+        };
+        let (shared, f) = (Bufs(bufs), self.f);
+        crate::pool::Pool::global().run(tasks, &|t| {
+            let (start, end) = (t as i64 * chunk, ((t as i64 + 1) * chunk).min(outer));
+            // SAFETY: as above; the slices `[start, end)` of different tasks are disjoint.
+            unsafe { f(shared.ptr(), start, end) };
         });
     }
 }

@@ -95,9 +95,14 @@ pub(super) fn build(
         has_sse41,
         tables: HashMap::new(),
     };
-    match vector::lanes(func, plan, lw.has_sse41).filter(|_| opts.simd) {
-        Some(vl) => lw.emit_vector_loops(start, end, vl)?,
-        None => lw.emit_loops(start, end)?,
+    if super::outer::applies(func, plan) {
+        let lanes = super::outer::lanes(func, plan, lw.has_sse41).filter(|_| opts.simd);
+        lw.emit_outer_reduce(start, end, lanes)?;
+    } else {
+        match vector::lanes(func, plan, lw.has_sse41).filter(|_| opts.simd) {
+            Some(vl) => lw.emit_vector_loops(start, end, vl)?,
+            None => lw.emit_loops(start, end)?,
+        }
     }
     lw.fb.ins().return_(&[]);
     lw.fb.finalize(config);

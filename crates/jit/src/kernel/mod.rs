@@ -19,7 +19,9 @@
 //! loop (multi-output); the reduction's epilogue (values depending on its result) runs once
 //! per S_out element after its inner loop. The outermost loop runs `[start, end)` of its
 //! extent (clamped to it), so threads can split a kernel without recompiling; a kernel with
-//! rank-0 loop shape, or a full reduction, has an outer extent of 1.
+//! rank-0 loop shape, or a full reduction, has an outer extent of 1. A `reduce_*` that keeps the
+//! innermost axis and is returned as is loops over S_in in natural order instead, accumulating
+//! into its result buffer ([`outer`]: contiguous and vectorised, still bit-identical).
 //!
 //! Exactness ([`ops`]): integer, bool, comparison, select, convert, structural and
 //! data-movement work matches the reference interpreter bit for bit, and so do the
@@ -58,6 +60,7 @@ mod index;
 pub(crate) mod libcalls;
 mod lower;
 mod ops;
+mod outer;
 mod plan;
 mod vector;
 
@@ -163,7 +166,14 @@ pub(crate) fn define_kernel(
         format!("; kernel {symbol}: Cranelift IR\n{clif}\n; disassembly\n{asm}")
     });
     jit.clear_context(&mut cc.ctx);
-    let info = KernelInfo { outer: plan.outer_extent(), work_per_outer: plan.work_per_outer(kernel), dump };
+    let (outer, work_per_outer) = if outer::applies(kernel, &plan) {
+        let outer = outer::outer_extent(&plan);
+        let total = plan.work_per_outer(kernel) * plan.outer_extent() as f64;
+        (outer, total / outer.max(1) as f64)
+    } else {
+        (plan.outer_extent(), plan.work_per_outer(kernel))
+    };
+    let info = KernelInfo { outer, work_per_outer, dump };
     Ok((id, info))
 }
 

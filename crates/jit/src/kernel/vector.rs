@@ -232,6 +232,14 @@ pub(super) fn lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<VectorLoop>
     ok.then_some(VectorLoop { lanes, lo: a.lo.clamp(0, n as i64), hi: a.hi.clamp(0, n as i64) })
 }
 
+/// The lane count at which every value of `values` (of one lane count) can be generated
+/// in vectors along its last axis, if there is one.
+pub(super) fn lanes_of(func: &Func, plan: &Plan, sse41: bool, values: &[Value]) -> Option<u32> {
+    let lanes = vec_type(func.ty(*values.first()?).dtype)?.lane_count();
+    let mut a = Analysis { func, plan, lanes, sse41, mode: HashMap::new() };
+    values.iter().all(|&v| a.contiguous(v)).then_some(lanes)
+}
+
 impl Lower<'_, '_> {
     /// Stores result `k` at `idx` (innermost index = first lane) from the vector body.
     pub(super) fn store_vector(
@@ -262,7 +270,12 @@ impl Lower<'_, '_> {
     }
 
     /// The vector of `v` at lanes `idx[last] .. idx[last] + lanes` of its last axis.
-    fn vec_at(&mut self, v: Value, idx: &[Cv], vmemo: &mut HashMap<(Value, Index), Cv>) -> Result<Cv, Error> {
+    pub(super) fn vec_at(
+        &mut self,
+        v: Value,
+        idx: &[Cv],
+        vmemo: &mut HashMap<(Value, Index), Cv>,
+    ) -> Result<Cv, Error> {
         let key = (v, Index::from_slice(idx));
         if let Some(&c) = vmemo.get(&key) {
             return Ok(c);

@@ -3,6 +3,7 @@
 //! vector path (also on a baseline SSE2 target), and generated kernels.
 
 mod ops;
+mod outer;
 mod random;
 mod reduce;
 mod simd;
