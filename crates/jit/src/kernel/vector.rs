@@ -235,9 +235,12 @@ pub(super) fn lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<VectorLoop>
 /// The lane count at which every value of `values` (of one lane count) can be generated
 /// in vectors along its last axis, if there is one.
 pub(super) fn lanes_of(func: &Func, plan: &Plan, sse41: bool, values: &[Value]) -> Option<u32> {
-    let lanes = vec_type(func.ty(*values.first()?).dtype)?.lane_count();
-    let mut a = Analysis { func, plan, lanes, sse41, mode: HashMap::new() };
-    values.iter().all(|&v| a.contiguous(v)).then_some(lanes)
+    let first = *values.first()?;
+    let lanes = vec_type(func.ty(first).dtype)?.lane_count();
+    let n = *func.ty(first).shape.last()?;
+    let mut a = Analysis::new(func, plan, lanes, sse41, n);
+    // The outer-axis loop has no scalar head: a pad must cover the whole innermost axis.
+    (values.iter().all(|&v| a.contiguous(v, 0)) && !a.restricted(n)).then_some(lanes)
 }
 
 impl Lower<'_, '_> {
