@@ -23,6 +23,7 @@ use ferrax_ir::prim::Prim;
 use ferrax_ir::{Error, Func, Module, Place, Type};
 use opaque::Opaque;
 use plan::Arena;
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -129,6 +130,8 @@ pub(crate) struct Kernel {
     f: KernelFn,
     /// Estimated work of one outer iteration.
     work_per_outer: f64,
+    /// Partial results of a two-stage full reduction (`KernelInfo::partials`), 0 if none.
+    partials: usize,
 }
 
 /// Buffer pointers handed to the threads of a split launch.
@@ -153,6 +156,28 @@ impl Kernel {
     /// `bufs` holds one valid buffer per parameter and result of the kernel, of their
     /// types; result buffers do not overlap parameter buffers.
     pub(crate) unsafe fn run(&self, bufs: &[*mut u8], outer: i64, threads: usize) {
+        if self.partials > 0 {
+            // A chunked full reduction: the chunks (possibly split), then the combination.
+            let mut scratch = [0u64; crate::kernel::MAX_PARTIALS];
+            let mut all: SmallVec<[*mut u8; 16]> = SmallVec::from_slice(bufs);
+            all.push(scratch.as_mut_ptr().cast());
+            // SAFETY: by the caller's contract, plus the scratch buffer of partials; the
+            // chunks' partials and S_in results are disjoint.
+            unsafe {
+                self.launch(&all, outer, threads);
+                (self.f)(all.as_ptr(), -1, -1);
+            }
+            return;
+        }
+        // SAFETY: by the caller's contract.
+        unsafe { self.launch(bufs, outer, threads) }
+    }
+
+    /// The outer loop `[0, outer)`, split across threads when large enough.
+    ///
+    /// # Safety
+    /// As [`Kernel::run`], with the scratch buffer of a chunked kernel in `bufs`.
+    unsafe fn launch(&self, bufs: &[*mut u8], outer: i64, threads: usize) {
         let Some((tasks, chunk)) = split::tasks(self.work_per_outer, outer, threads) else {
             // SAFETY: by the caller's contract; the kernel reads and writes only inside its
             // buffers (every index is clamped) and never unwinds.
@@ -201,9 +226,10 @@ pub(crate) fn build(fused: &Arc<Module>, options: &KernelOptions, threads: usize
         .kernels
         .iter()
         // SAFETY: each id was defined with the kernel ABI's signature and is finalized.
-        .map(|&(id, work_per_outer)| Kernel {
+        .map(|&(id, work_per_outer, partials)| Kernel {
             f: unsafe { std::mem::transmute::<*const u8, KernelFn>(jit.get_finalized_function(id)) },
             work_per_outer,
+            partials,
         })
         .collect();
     Ok(Plan { programs, kernels, dumps: b.dumps, workspace_bytes: base, threads, _code: code })
@@ -213,7 +239,7 @@ struct Builder<'a> {
     module: &'a Arc<Module>,
     ids: HashMap<String, usize>,
     programs: Vec<Option<Program>>,
-    kernels: Vec<(FuncId, f64)>,
+    kernels: Vec<(FuncId, f64, usize)>,
     kernel_ids: HashMap<String, (usize, i64)>,
     dumps: Vec<String>,
     code: code::Code,
@@ -249,7 +275,7 @@ impl Builder<'_> {
         if let Some(d) = info.dump {
             self.dumps.push(format!("; kernel @{name}\n{d}"));
         }
-        self.kernels.push((id, info.work_per_outer));
+        self.kernels.push((id, info.work_per_outer, info.partials));
         let known = (self.kernels.len() - 1, info.outer);
         self.kernel_ids.insert(name.to_string(), known);
         Ok(known)
