@@ -2,7 +2,7 @@
 //! (opt + fuse + plan + kernels) and the median steady-state call.
 //! `cargo run --release -p ferrax-jit --example timings [FILTER]`: only the workloads
 //! whose name contains FILTER, or a module read from FILTER when it ends in `.fx`. Environment: `FERRAX_THREADS=n` sets `JitOptions::threads`
-//! (default: the library's default), `FERRAX_FUSED=1` prints each fused module (the
+//! (default: the library's default), `FERRAX_CALLS=n` times n calls instead of the workload's default, `FERRAX_FUSED=1` prints each fused module (the
 //! JIT's schedule) before timing it.
 
 use ferrax_ir::{Array, DType, Module, Type};
@@ -50,6 +50,7 @@ fn time(name: &str, module: &Module, calls: usize) {
         let fused = ferrax_fuse::fuse(&ferrax_transform::opt(module).unwrap()).unwrap();
         println!("{}", ferrax_ir::print(&fused));
     }
+    let calls = std::env::var("FERRAX_CALLS").ok().and_then(|s| s.parse().ok()).unwrap_or(calls);
     let t = Instant::now();
     let exe = compile(module, &options()).unwrap();
     let compile_time = t.elapsed();
