@@ -2,8 +2,10 @@
 //! estimated work, into [`TASKS_PER_THREAD`] contiguous slices of the outer loop per
 //! thread, run on the JIT's pool (`crate::pool`). Every element is computed by the same
 //! code whatever the split (slices of 1-D kernels are cut on multiples of 16 iterations,
-//! between whole vectors), so a split launch is bit-identical to one call; kernels whose
-//! outer loop is a reduced axis have an outer extent of 1 and are never split.
+//! between whole vectors), so a split launch is bit-identical to one call. A full
+//! reduction has an outer extent of 1, except a large vectorised one, whose outer loop
+//! runs fixed chunks of the reduced range (`kernel/chunked.rs`): those launches split too,
+//! still bit-identical to one call since the chunks do not depend on the thread count.
 
 /// Estimated work (loop elements times equations, `Kernel::work_per_outer · outer`)
 /// above which a launch is split: at the ~0.1–0.5 ns per element-operation of the
