@@ -20,10 +20,16 @@ pub struct JitOptions {
     /// Bound on the bytes of a call's workspace plus its arguments and results
     /// (DESIGN section 7); `None` for the default budget (half of physical memory).
     pub max_bytes: Option<u64>,
-    /// Threads a large kernel launch or GEMM is split across (default 1; a launch is
-    /// split only above `exec::SPLIT_WORK`, about a millisecond of work). Off by default:
-    /// on this project's 2-vCPU machine, splitting a memory-bound 1M-element kernel ran
-    /// far slower than one thread (see the notes of the JIT issue).
+    /// Threads a large kernel launch or GEMM may be split across (default: the cores
+    /// this process may use, `std::thread::available_parallelism()`, at most 16; 1 on a
+    /// single-core host). A kernel launch is split only above `exec::split::SPLIT_WORK`
+    /// of estimated work (about 0.2–1 ms on one core) and a GEMM only above
+    /// `b·m·n·k = 2^21` (a 128³ product); the work runs on the JIT's own pool of spinning,
+    /// then parked, workers, and the calling thread takes every task no worker has started,
+    /// so a busy host costs little more than one thread. Elementwise and reduction kernels
+    /// give bit-identical results whatever the split (a reduced outer axis is never split);
+    /// a split GEMM computes blocks of the result by separate faer calls over the full
+    /// contraction, equal to one thread within the policy's GEMM tolerance.
     pub threads: usize,
     /// Keep the CLIF and disassembly of each kernel for [`Executable::dump`].
     pub dump: bool,
@@ -36,7 +42,14 @@ pub struct JitOptions {
 
 impl Default for JitOptions {
     fn default() -> JitOptions {
-        JitOptions { fma: true, max_bytes: None, threads: 1, dump: false, fuel: None, precise_math: false }
+        JitOptions {
+            fma: true,
+            max_bytes: None,
+            threads: crate::pool::cores().min(crate::pool::MAX_WORKERS + 1),
+            dump: false,
+            fuel: None,
+            precise_math: false,
+        }
     }
 }
 

@@ -7,15 +7,23 @@
 //! they do not (e.g. free axes interleaved with contracted ones in a way no single
 //! stride describes), that operand alone is copied into scratch as contiguous
 //! `[B, rows, cols]` first. Batches are a loop of calls. f32 and f64 use
-//! `faer::linalg::matmul::matmul` (on rayon's pool when `m·n·k >= GEMM_SPLIT` and more than one
-//! thread is allowed, else sequential); i32 is a plain
-//! loop with wrapping arithmetic (exactly the interpreter's result).
+//! `faer::linalg::matmul::matmul`, always sequential (`Par::Seq`): with more than one
+//! thread allowed and `B·M·N·K >= GEMM_SPLIT`, the run is cut into independent blocks
+//! run on the JIT's own pool (`pool`): whole batches when there are enough, else blocks
+//! of output columns (or rows, when M > N), one faer call each. Every output element is
+//! then computed by the same sequential faer kernel over the same `K` (only the packing
+//! differs), so a split result equals the one-thread result up to faer's blocking of
+//! `K`, which does not depend on `M`/`N` (the tests check the tolerance). i32 is a plain
+//! loop with wrapping arithmetic (exactly the interpreter's result). Float products with
+//! `K = 1` (outer products, batched elementwise products, as `vmap` of gradients makes)
+//! are a direct loop, bit-identical to the interpreter, not one faer call per batch.
 
 use faer::linalg::matmul::matmul;
 use faer::mat::{MatMut, MatRef};
 use faer::{Accum, Par};
 use ferrax_ir::prim::linalg::DotDims;
 use ferrax_ir::{DType, Type};
+use std::ops::{Add, Mul};
 
 /// How one operand is read: element `(b, r, c)` is at `batch[b] + rows[r] + cols[c]`
 /// (element offsets), or, when `copy`, it is first copied contiguously to scratch.
@@ -29,10 +37,41 @@ struct Side {
     scratch: usize,
 }
 
-/// A planned `dot_general`.
-/// `m·n·k` from which a GEMM runs on several threads (about 320³).
-pub(crate) const GEMM_SPLIT: usize = 1 << 25;
+/// `b·m·n·k` from which a GEMM is split across threads.
+pub(crate) const GEMM_SPLIT: usize = 1 << 21;
 
+/// How a GEMM is divided among threads: whole batches, or each product's output in
+/// blocks of rows or of columns (each block one sequential faer call).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Split {
+    None,
+    Batches(usize),
+    Rows(usize),
+    Cols(usize),
+}
+
+/// Part `i` of `0..d` cut into `t` parts, boundaries on multiples of 8 where possible.
+fn chunk(d: usize, t: usize, i: usize) -> (usize, usize) {
+    let cut = |j: usize| if j == t { d } else { (d * j / t).div_ceil(8) * 8 }.min(d);
+    (cut(i), cut(i + 1))
+}
+
+/// The operand and result pointers, shared by the threads of one split run.
+#[derive(Clone, Copy)]
+struct Ptrs<T>(*const T, *const T, *mut T);
+
+// SAFETY: the threads of one run only read the operands and write disjoint blocks of the
+// result; the run waits for all of them.
+unsafe impl<T> Send for Ptrs<T> {}
+unsafe impl<T> Sync for Ptrs<T> {}
+
+impl<T> Ptrs<T> {
+    fn get(&self) -> (*const T, *const T, *mut T) {
+        (self.0, self.1, self.2)
+    }
+}
+
+/// A planned `dot_general`.
 pub(crate) struct Gemm {
     dtype: DType,
     b: usize,
@@ -123,16 +162,46 @@ impl Gemm {
     /// The pointers are buffers of the planned types (`scratch` of `scratch_bytes()`),
     /// `out` not overlapping the others.
     pub(crate) unsafe fn run(&self, lhs: *const u8, rhs: *const u8, out: *mut u8, scratch: *mut u8, threads: usize) {
-        // Two threads pay off only for large products (notes: 1.5x at 512^3, slower at
-        // 128^3 and below), so smaller GEMMs stay sequential.
-        let par = if threads > 1 && self.m * self.n * self.k >= GEMM_SPLIT { Par::rayon(threads) } else { Par::Seq };
         // SAFETY: by the caller's contract.
         unsafe {
             match self.dtype {
-                DType::F32 => self.float::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32, scratch, par),
-                DType::F64 => self.float::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64, scratch, par),
+                DType::F32 if self.k == 1 => self.outer::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32),
+                DType::F64 if self.k == 1 => self.outer::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64),
+                DType::F32 => {
+                    self.float::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32, scratch, threads)
+                }
+                DType::F64 => {
+                    self.float::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64, scratch, threads)
+                }
                 DType::I32 => self.int(lhs as *const i32, rhs as *const i32, out as *mut i32),
                 DType::Bool => {}
+            }
+        }
+    }
+
+    /// A product with one contracted element (`K = 1`: outer products, batched
+    /// elementwise products): `out[b, i, j] = 0 + lhs[b, i] · rhs[b, j]`, the
+    /// interpreter's single accumulation step (so bit-identical to it), as one vectorisable
+    /// loop per output row instead of one GEMM call per batch.
+    unsafe fn outer<T: Copy + Default + Add<Output = T> + Mul<Output = T>>(
+        &self,
+        lhs: *const T,
+        rhs: *const T,
+        out: *mut T,
+    ) {
+        let (m, n) = (self.m, self.n);
+        let (lk, rk) = (self.lhs.cols[0], self.rhs.rows[0]);
+        let mut row = Vec::with_capacity(n);
+        for b in 0..self.b {
+            let (lb, rb) = (self.lhs.batch[b] + lk, self.rhs.batch[b] + rk);
+            row.clear();
+            // SAFETY: offsets come from the operands' shapes.
+            row.extend(self.rhs.cols.iter().map(|&c| unsafe { rhs.offset(rb + c).read() }));
+            for (i, &r) in self.lhs.rows.iter().enumerate() {
+                // SAFETY: as above; `out` holds b*m*n elements.
+                let (a, dst) =
+                    unsafe { (lhs.offset(lb + r).read(), std::slice::from_raw_parts_mut(out.add((b * m + i) * n), n)) };
+                dst.iter_mut().zip(&row).for_each(|(o, &y)| *o = T::default() + a * y);
             }
         }
     }
@@ -165,7 +234,7 @@ impl Gemm {
         rhs: *const T,
         out: *mut T,
         scratch: *mut u8,
-        par: Par,
+        threads: usize,
     ) {
         let (m, n, k) = (self.m, self.n, self.k);
         if m == 0 || n == 0 {
@@ -179,14 +248,57 @@ impl Gemm {
         // SAFETY: by the caller's contract.
         let (lp, lb, lrs, lcs) = unsafe { Self::prepare(&self.lhs, lhs, scratch) };
         let (rp, rb, rrs, rcs) = unsafe { Self::prepare(&self.rhs, rhs, scratch) };
-        for b in 0..self.b {
-            // SAFETY: the views stay inside the operands (offsets from their shapes).
+        let ptrs = Ptrs(lp, rp, out);
+        // `out[b][rows, cols] = lhs[b][rows, :] · rhs[b][:, cols]`.
+        let block = |b: usize, rows: (usize, usize), cols: (usize, usize)| {
+            let (lp, rp, out) = ptrs.get();
+            let ((r0, r1), (c0, c1)) = (rows, cols);
+            // SAFETY: the views stay inside the operands (offsets from their shapes);
+            // blocks of different calls write disjoint parts of `out`.
             unsafe {
-                let a = MatRef::from_raw_parts(lp.offset(lb[b]), m, k, lrs, lcs);
-                let bm = MatRef::from_raw_parts(rp.offset(rb[b]), k, n, rrs, rcs);
-                let c = MatMut::from_raw_parts_mut(out.add(b * m * n), m, n, n as isize, 1);
-                matmul(c, Accum::Replace, a, bm, T::one_impl(), par);
+                let a = MatRef::from_raw_parts(lp.offset(lb[b] + r0 as isize * lrs), r1 - r0, k, lrs, lcs);
+                let bm = MatRef::from_raw_parts(rp.offset(rb[b] + c0 as isize * rcs), k, c1 - c0, rrs, rcs);
+                let c = MatMut::from_raw_parts_mut(out.add(b * m * n + r0 * n + c0), r1 - r0, c1 - c0, n as isize, 1);
+                matmul(c, Accum::Replace, a, bm, T::one_impl(), Par::Seq);
             }
+        };
+        match self.split(threads) {
+            Split::None => (0..self.b).for_each(|b| block(b, (0, m), (0, n))),
+            Split::Batches(t) => crate::pool::Pool::global()
+                .run(t, &|i| (self.b * i / t..self.b * (i + 1) / t).for_each(|b| block(b, (0, m), (0, n)))),
+            Split::Rows(t) => {
+                (0..self.b).for_each(|b| crate::pool::Pool::global().run(t, &|i| block(b, chunk(m, t, i), (0, n))))
+            }
+            Split::Cols(t) => {
+                (0..self.b).for_each(|b| crate::pool::Pool::global().run(t, &|i| block(b, (0, m), chunk(n, t, i))))
+            }
+        }
+    }
+
+    /// How a run on up to `threads` threads is split (see [`GEMM_SPLIT`]): into about
+    /// two tasks per thread (whole batches, else blocks of the larger of M and N, each
+    /// at least 32 wide), so that a thread the host does not schedule delays little.
+    fn split(&self, threads: usize) -> Split {
+        if threads < 2 || self.b * self.m * self.n * self.k < GEMM_SPLIT {
+            return Split::None;
+        }
+        let t = threads.min(crate::pool::Pool::global().workers() + 1);
+        if t < 2 {
+            return Split::None;
+        }
+        if self.b >= t {
+            return Split::Batches(self.b.min(2 * t));
+        }
+        let parts = |d: usize| (2 * t).min(d / 32);
+        let (rows, cols) = (parts(self.m), parts(self.n));
+        if rows < 2 && cols < 2 {
+            Split::None
+        } else if self.n >= self.m && cols >= 2 {
+            Split::Cols(cols)
+        } else if rows >= 2 {
+            Split::Rows(rows)
+        } else {
+            Split::Cols(cols)
         }
     }
 
@@ -217,7 +329,7 @@ impl Gemm {
 
 #[cfg(test)]
 mod tests {
-    use super::Gemm;
+    use super::{Gemm, Split};
     use ferrax_ir::prim::linalg::DotDims;
     use ferrax_ir::{DType, Type};
 
@@ -238,5 +350,84 @@ mod tests {
         let g = Gemm::new(&dims(&[1], &[0], &[], &[]), &f(&[2, 4, 3]), &f(&[4, 5]), &f(&[2, 3, 5])).unwrap();
         assert_eq!(g.copies(), (true, false));
         assert_eq!(g.scratch_bytes(), (2 * 3 * 4 * 4_usize).div_ceil(64) * 64);
+    }
+
+    /// Runs `g` on deterministic operands with `threads`, returning the result.
+    fn run_f32(g: &Gemm, lhs: &Type, rhs: &Type, out: &Type, threads: usize) -> Vec<f32> {
+        let fill = |t: &Type, seed: usize| -> Vec<f32> {
+            (0..t.element_count().unwrap()).map(|i| ((i * 7919 + seed * 104729) % 1999) as f32 / 999.5 - 1.0).collect()
+        };
+        let (a, b) = (fill(lhs, 1), fill(rhs, 2));
+        let mut c = vec![f32::NAN; out.element_count().unwrap()];
+        let mut scratch = vec![0u8; g.scratch_bytes()];
+        // SAFETY: the buffers have the planned types and sizes.
+        unsafe {
+            g.run(
+                a.as_ptr() as *const u8,
+                b.as_ptr() as *const u8,
+                c.as_mut_ptr() as *mut u8,
+                scratch.as_mut_ptr(),
+                threads,
+            )
+        };
+        c
+    }
+
+    #[test]
+    fn outer_products_match_the_interpreter() {
+        let f = |s: &[usize]| Type::new(DType::F32, s);
+        // Batched outer product [b,m] x [b,n] -> [b,m,n] (per-example weight gradients),
+        // a transposed one, and an elementwise product [b] x [b,n].
+        let cases = [
+            (dims(&[], &[], &[0], &[0]), f(&[5, 3]), f(&[5, 7]), f(&[5, 3, 7])),
+            (dims(&[], &[], &[1], &[0]), f(&[3, 5]), f(&[5, 7]), f(&[5, 3, 7])),
+            (dims(&[], &[], &[0], &[0]), f(&[6]), f(&[6, 9]), f(&[6, 9])),
+            (dims(&[1], &[0], &[], &[]), f(&[4, 1]), f(&[1, 6]), f(&[4, 6])),
+        ];
+        for (d, l, r, o) in cases {
+            let g = Gemm::new(&d, &l, &r, &o).unwrap();
+            assert_eq!(g.k, 1);
+            let got = run_f32(&g, &l, &r, &o, 1);
+            let fill = |t: &Type, seed: usize| {
+                let n = t.element_count().unwrap();
+                let v = (0..n).map(|i| ((i * 7919 + seed * 104729) % 1999) as f32 / 999.5 - 1.0).collect();
+                ferrax_ir::Array::from_f32(&t.shape, v).unwrap()
+            };
+            let m = ferrax_ir::parse(&format!(
+                "func @f(%a: {l}, %b: {r}) -> ({o}) {{\n  %c: {o} = dot_general[lhs_contract={:?}, rhs_contract={:?}, lhs_batch={:?}, rhs_batch={:?}](%a, %b)\n  return %c\n}}",
+                d.lhs_contract, d.rhs_contract, d.lhs_batch, d.rhs_batch
+            ))
+            .unwrap();
+            let want = ferrax_ir::eval(&m, "f", &[fill(&l, 1), fill(&r, 2)], &Default::default()).unwrap();
+            let want = want[0].as_f32().unwrap();
+            assert!(got.iter().zip(want).all(|(x, y)| x.to_bits() == y.to_bits()), "{l} {r}");
+        }
+    }
+
+    #[test]
+    fn split_runs_equal_one_thread() {
+        let f = |s: &[usize]| Type::new(DType::F32, s);
+        let cases = [
+            // Columns (n >= m), the lhs transposed by stride.
+            (dims(&[0], &[0], &[], &[]), f(&[200, 96]), f(&[200, 130]), f(&[96, 130]), Split::Cols(4)),
+            // Rows (m > n).
+            (dims(&[1], &[0], &[], &[]), f(&[300, 120]), f(&[120, 64]), f(&[300, 64]), Split::Rows(4)),
+            // Whole batches.
+            (dims(&[2], &[1], &[0], &[0]), f(&[3, 64, 200]), f(&[3, 200, 70]), f(&[3, 64, 70]), Split::Batches(3)),
+            // Too small to split.
+            (dims(&[1], &[0], &[], &[]), f(&[16, 16]), f(&[16, 16]), f(&[16, 16]), Split::None),
+        ];
+        for (d, l, r, o, split) in cases {
+            let g = Gemm::new(&d, &l, &r, &o).unwrap();
+            let expect = if crate::pool::Pool::global().workers() == 0 { Split::None } else { split };
+            assert_eq!(g.split(2), expect, "{l} {r}");
+            assert_eq!(g.split(1), Split::None);
+            let one = run_f32(&g, &l, &r, &o, 1);
+            let two = run_f32(&g, &l, &r, &o, 2);
+            assert!(one.iter().all(|x| x.is_finite()));
+            for (i, (x, y)) in one.iter().zip(&two).enumerate() {
+                assert!((x - y).abs() <= 1e-5 * x.abs().max(1.0), "{l} {r} [{i}]: {x} vs {y}");
+            }
+        }
     }
 }

@@ -12,6 +12,7 @@ mod gemm;
 mod kernel;
 mod math;
 pub mod policy;
+mod pool;
 
 pub use api::{ArgRef, Executable, JitOptions, OutRef, compile, compile_func};
 pub use cache::{CacheStats, JitCache, Miss};

@@ -299,6 +299,46 @@ fn split_launches_match_one_thread() {
     policy::agree(&want, &two, false).unwrap();
 }
 
+/// A large full reduction (W3's shape: a value and a gradient from one kernel) is cut into
+/// fixed chunks reduced on the pool: the same bits with 1, 2 or 3 threads, and within the
+/// policy of the interpreter.
+#[test]
+fn full_reductions_are_the_same_whatever_the_threads() {
+    let n = 200_003;
+    let text = format!(
+        "func @f(%a: f32[{n}], %b: f32[{n}]) -> (f32[], f32[{n}]) {{
+  %c: f32[{n}] = mul(%a, %b)
+  %d: f32[{n}] = tanh(%c)
+  %e: f32[{n}] = mul(%d, %a)
+  %s: f32[] = reduce_sum[axes=[0]](%e)
+  %t: f32[{n}] = mul(%d, %b)
+  return %s, %t
+}}
+"
+    );
+    let m = module(&text);
+    let args = [f32s(&[n], 5), f32s(&[n], 6)];
+    let runs: Vec<Vec<Array>> = [1, 2, 3]
+        .iter()
+        .map(|&threads| compile(&m, &JitOptions { threads, ..Default::default() }).unwrap().call(&args).unwrap())
+        .collect();
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[0], runs[2]);
+    // The interpreter's sequential f32 sum of 200,003 terms is itself off by ~7e-5
+    // (relative): compare with the same module evaluated in f64, rounded to f32.
+    let m64 = module(&text.replace("f32", "f64"));
+    let args64: Vec<Array> = args
+        .iter()
+        .map(|a| Array::from_f64(&[n], a.as_f32().unwrap().iter().map(|&x| f64::from(x)).collect()).unwrap())
+        .collect();
+    let want64 = ferrax_ir::eval(&m64, "f", &args64, &EvalOptions::default()).unwrap();
+    let want: Vec<Array> = want64
+        .iter()
+        .map(|a| Array::from_f32(a.shape(), a.as_f64().unwrap().iter().map(|&x| x as f32).collect()).unwrap())
+        .collect();
+    policy::agree(&want, &runs[0], false).unwrap();
+}
+
 /// An elementwise kernel writes its result over an input that dies there: the GEMM's
 /// result and the kernel's share one 64-byte buffer (the last GEMM writes the caller's
 /// result buffer).

@@ -14,6 +14,7 @@ pub(crate) mod code;
 mod opaque;
 pub(crate) mod plan;
 pub(crate) mod run;
+mod split;
 
 use crate::gemm::Gemm;
 use crate::kernel::{KernelCompiler, KernelFn, KernelOptions, define_kernel};
@@ -22,6 +23,7 @@ use ferrax_ir::prim::Prim;
 use ferrax_ir::{Error, Func, Module, Place, Type};
 use opaque::Opaque;
 use plan::Arena;
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -123,16 +125,13 @@ fn bytes(ty: &Type, func: &str) -> Result<usize, Error> {
         .ok_or_else(|| err(func, None, None, format!("jit: a buffer of type {ty} is too large")))
 }
 
-/// Estimated work (elements times operations) above which a kernel launch is split
-/// across threads: about a millisecond of single-core work, so that the cost of starting
-/// the threads (tens of µs) stays small (notes: splitting pays only above ~0.5–1 ms).
-pub(crate) const SPLIT_WORK: f64 = 2.0e6;
-
 /// A compiled kernel: native code behind the kernel ABI.
 pub(crate) struct Kernel {
     f: KernelFn,
     /// Estimated work of one outer iteration.
     work_per_outer: f64,
+    /// Partial results of a two-stage full reduction (`KernelInfo::partials`), 0 if none.
+    partials: usize,
 }
 
 /// Buffer pointers handed to the threads of a split launch.
@@ -143,33 +142,53 @@ struct Bufs<'a>(&'a [*mut u8]);
 unsafe impl Send for Bufs<'_> {}
 unsafe impl Sync for Bufs<'_> {}
 
+impl Bufs<'_> {
+    fn ptr(&self) -> *const *mut u8 {
+        self.0.as_ptr()
+    }
+}
+
 impl Kernel {
     /// Runs the kernel's outer loop `[0, outer)` on `bufs` (params, then results), split
-    /// into `threads` contiguous slices when the launch is large enough.
+    /// into slices run on the pool when the launch is large enough (`split`).
     ///
     /// # Safety
     /// `bufs` holds one valid buffer per parameter and result of the kernel, of their
     /// types; result buffers do not overlap parameter buffers.
     pub(crate) unsafe fn run(&self, bufs: &[*mut u8], outer: i64, threads: usize) {
-        let threads = threads.clamp(1, outer.max(1) as usize) as i64;
-        if threads < 2 || self.work_per_outer * outer as f64 <= SPLIT_WORK {
+        if self.partials > 0 {
+            // A chunked full reduction: the chunks (possibly split), then the combination.
+            let mut scratch = [0u64; crate::kernel::MAX_PARTIALS];
+            let mut all: SmallVec<[*mut u8; 16]> = SmallVec::from_slice(bufs);
+            all.push(scratch.as_mut_ptr().cast());
+            // SAFETY: by the caller's contract, plus the scratch buffer of partials; the
+            // chunks' partials and S_in results are disjoint.
+            unsafe {
+                self.launch(&all, outer, threads);
+                (self.f)(all.as_ptr(), -1, -1);
+            }
+            return;
+        }
+        // SAFETY: by the caller's contract.
+        unsafe { self.launch(bufs, outer, threads) }
+    }
+
+    /// The outer loop `[0, outer)`, split across threads when large enough.
+    ///
+    /// # Safety
+    /// As [`Kernel::run`], with the scratch buffer of a chunked kernel in `bufs`.
+    unsafe fn launch(&self, bufs: &[*mut u8], outer: i64, threads: usize) {
+        let Some((tasks, chunk)) = split::tasks(self.work_per_outer, outer, threads) else {
             // SAFETY: by the caller's contract; the kernel reads and writes only inside its
             // buffers (every index is clamped) and never unwinds.
             unsafe { (self.f)(bufs.as_ptr(), 0, outer) };
             return;
-        }
-        let shared = Bufs(bufs);
-        let (f, shared) = (self.f, &shared);
-        let chunk = (outer + threads - 1) / threads;
-        // Rayon's global pool: started once, shared with faer's parallel GEMM.
-        rayon::scope(|scope| {
-            for t in 1..threads {
-                let (start, end) = (t * chunk, ((t + 1) * chunk).min(outer));
-                // SAFETY: as above; the slices `[start, end)` of different threads are disjoint.
-                scope.spawn(move |_| unsafe { f(shared.0.as_ptr(), start, end) });
-            }
-            // SAFETY: as above.
-            unsafe { f(shared.0.as_ptr(), 0, chunk.min(outer)) };
+        };
+        let (shared, f) = (Bufs(bufs), self.f);
+        crate::pool::Pool::global().run(tasks, &|t| {
+            let (start, end) = (t as i64 * chunk, ((t as i64 + 1) * chunk).min(outer));
+            // SAFETY: as above; the slices `[start, end)` of different tasks are disjoint.
+            unsafe { f(shared.ptr(), start, end) };
         });
     }
 }
@@ -207,9 +226,10 @@ pub(crate) fn build(fused: &Arc<Module>, options: &KernelOptions, threads: usize
         .kernels
         .iter()
         // SAFETY: each id was defined with the kernel ABI's signature and is finalized.
-        .map(|&(id, work_per_outer)| Kernel {
+        .map(|&(id, work_per_outer, partials)| Kernel {
             f: unsafe { std::mem::transmute::<*const u8, KernelFn>(jit.get_finalized_function(id)) },
             work_per_outer,
+            partials,
         })
         .collect();
     Ok(Plan { programs, kernels, dumps: b.dumps, workspace_bytes: base, threads, _code: code })
@@ -219,7 +239,7 @@ struct Builder<'a> {
     module: &'a Arc<Module>,
     ids: HashMap<String, usize>,
     programs: Vec<Option<Program>>,
-    kernels: Vec<(FuncId, f64)>,
+    kernels: Vec<(FuncId, f64, usize)>,
     kernel_ids: HashMap<String, (usize, i64)>,
     dumps: Vec<String>,
     code: code::Code,
@@ -255,7 +275,7 @@ impl Builder<'_> {
         if let Some(d) = info.dump {
             self.dumps.push(format!("; kernel @{name}\n{d}"));
         }
-        self.kernels.push((id, info.work_per_outer));
+        self.kernels.push((id, info.work_per_outer, info.partials));
         let known = (self.kernels.len() - 1, info.outer);
         self.kernel_ids.insert(name.to_string(), known);
         Ok(known)

@@ -66,7 +66,7 @@ pub(super) fn build(
     func: &Func,
     plan: &Plan,
     opts: &KernelOptions,
-) -> Result<(), Error> {
+) -> Result<Option<super::chunked::Chunking>, Error> {
     let has_fma = isa_flag(jit, "has_fma");
     let has_sse41 = isa_flag(jit, "has_sse41");
     let config = jit.isa().frontend_config();
@@ -95,13 +95,23 @@ pub(super) fn build(
         has_sse41,
         tables: HashMap::new(),
     };
-    match vector::lanes(func, plan, lw.has_sse41).filter(|_| opts.simd) {
-        Some(vl) => lw.emit_vector_loops(start, end, vl)?,
-        None => lw.emit_loops(start, end)?,
+    let chunks = super::chunked::chunking(func, plan, opts, has_sse41);
+    let lanes = vector::reduce_lanes(func, plan, has_sse41);
+    if let (Some(ch), Some(lanes)) = (chunks, lanes) {
+        let partials = lw.fb.ins().load(types::I64, mem(), bufs_ptr, (8 * nbufs) as i32);
+        lw.emit_chunked(start, end, partials, ch, lanes)?;
+    } else if super::outer::applies(func, plan) {
+        let lanes = super::outer::lanes(func, plan, lw.has_sse41).filter(|_| opts.simd);
+        lw.emit_outer_reduce(start, end, lanes)?;
+    } else {
+        match vector::lanes(func, plan, lw.has_sse41).filter(|_| opts.simd) {
+            Some(vl) => lw.emit_vector_loops(start, end, vl)?,
+            None => lw.emit_loops(start, end)?,
+        }
     }
     lw.fb.ins().return_(&[]);
     lw.fb.finalize(config);
-    Ok(())
+    Ok(chunks)
 }
 
 impl Lower<'_, '_> {
@@ -218,7 +228,7 @@ impl Lower<'_, '_> {
             RedKind::Reduce(_) | RedKind::Arg(_) => None,
         };
         let result = match vector {
-            Some((op, lanes)) => self.reduce_vector(&red, op, &out_idx, &dims[nouter..], lanes)?,
+            Some((op, lanes)) => self.reduce_vector(&red, op, &out_idx, &dims[nouter..], lanes, None)?,
             None => self.reduce_scalar(&red, &out_idx, &dims[nouter..])?,
         };
         self.memo.clear();

@@ -19,7 +19,10 @@
 //! loop (multi-output); the reduction's epilogue (values depending on its result) runs once
 //! per S_out element after its inner loop. The outermost loop runs `[start, end)` of its
 //! extent (clamped to it), so threads can split a kernel without recompiling; a kernel with
-//! rank-0 loop shape, or a full reduction, has an outer extent of 1.
+//! rank-0 loop shape, or a full reduction, has an outer extent of 1 (but a large vectorised full
+//! reduction is cut into fixed chunks, reduced in two phases: [`chunked`]). A `reduce_*` that keeps the
+//! innermost axis and is returned as is loops over S_in in natural order instead, accumulating
+//! into its result buffer ([`outer`]: contiguous and vectorised, still bit-identical).
 //!
 //! Exactness ([`ops`]): integer, bool, comparison, select, convert, structural and
 //! data-movement work matches the reference interpreter bit for bit, and so do the
@@ -31,7 +34,8 @@
 //! `KernelOptions::simd`, see [`vector`]) keeps 4 vector accumulators and reassociates:
 //! i32 and max/min results stay exact, a float sum is within
 //! `(⌈n/(4·lanes)⌉ + 2 + lanes + tail)·u·Σ|x_i|` (measured on 100,003 f32 values: error
-//! 1.3e-3 vs 7.3e-3 sequential, Σ|x| = 5.0e5). With `KernelOptions::fma` on (and an FMA
+//! 1.3e-3 vs 7.3e-3 sequential, Σ|x| = 5.0e5); a large full reduction is summed that way per
+//! fixed chunk, and the chunks' partials then sequentially ([`chunked`]: a smaller bound). With `KernelOptions::fma` on (and an FMA
 //! host), `a*b ± c` where the product has one use is contracted to one `fma` in scalar and
 //! vector code alike: that result differs from the interpreter's by at most 0.5 ulp of the
 //! product plus 0.5 ulp of the result (it is the more accurate
@@ -54,10 +58,12 @@
 //!
 //! `KernelOptions::dump` returns the Cranelift IR and the disassembly of the kernel.
 
+mod chunked;
 mod index;
 pub(crate) mod libcalls;
 mod lower;
 mod ops;
+mod outer;
 mod plan;
 mod vector;
 
@@ -67,6 +73,9 @@ use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Linkage, Module as _};
 use ferrax_ir::{Error, Func, Module, Place, Prim};
+
+/// The size, in 8-byte elements, of the scratch buffer of partials of a chunked kernel.
+pub(crate) const MAX_PARTIALS: usize = chunked::MAX_CHUNKS;
 
 /// The ABI of a compiled kernel: `bufs` holds the kernel's parameters then its results, in
 /// order; the kernel runs the slice `[start, end)` of its outermost loop.
@@ -99,6 +108,12 @@ pub(crate) struct KernelInfo {
     pub outer: i64,
     /// A cost estimate of one outer iteration (elements times operations), for splitting.
     pub work_per_outer: f64,
+    /// The partial results of a two-stage full reduction ([`chunked`]), 0 for a one-phase
+    /// kernel. When non-zero, the kernel takes one more buffer after its results, a scratch
+    /// array of at least [`MAX_PARTIALS`] 8-byte elements, and the caller runs
+    /// `f(bufs, -1, -1)` after the outer loop `[0, outer)` (one chunk per iteration) to
+    /// combine the partials and store the epilogue.
+    pub partials: usize,
     /// The CLIF text and disassembly, when `KernelOptions::dump` was set.
     pub dump: Option<String>,
 }
@@ -153,7 +168,7 @@ pub(crate) fn define_kernel(
     let id = jit
         .declare_function(symbol, Linkage::Export, &cc.ctx.func.signature)
         .map_err(|e| kernel_error(kernel, None, format!("declaring {symbol}: {e}")))?;
-    lower::build(jit, &mut cc.ctx, &mut cc.fbc, kernel, &plan, opts)?;
+    let chunks = lower::build(jit, &mut cc.ctx, &mut cc.fbc, kernel, &plan, opts)?;
     let clif = opts.dump.then(|| cc.ctx.func.display().to_string());
     cc.ctx.set_disasm(opts.dump);
     jit.define_function(id, &mut cc.ctx)
@@ -163,7 +178,18 @@ pub(crate) fn define_kernel(
         format!("; kernel {symbol}: Cranelift IR\n{clif}\n; disassembly\n{asm}")
     });
     jit.clear_context(&mut cc.ctx);
-    let info = KernelInfo { outer: plan.outer_extent(), work_per_outer: plan.work_per_outer(kernel), dump };
+    let (outer, work_per_outer) = if let Some(ch) = chunks {
+        let total = plan.work_per_outer(kernel) * plan.outer_extent() as f64;
+        (ch.count, total / ch.count as f64)
+    } else if outer::applies(kernel, &plan) {
+        let outer = outer::outer_extent(&plan);
+        let total = plan.work_per_outer(kernel) * plan.outer_extent() as f64;
+        (outer, total / outer.max(1) as f64)
+    } else {
+        (plan.outer_extent(), plan.work_per_outer(kernel))
+    };
+    let partials = chunks.map_or(0, |ch| ch.count as usize);
+    let info = KernelInfo { outer, work_per_outer, partials, dump };
     Ok((id, info))
 }
 

@@ -232,6 +232,17 @@ pub(super) fn lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<VectorLoop>
     ok.then_some(VectorLoop { lanes, lo: a.lo.clamp(0, n as i64), hi: a.hi.clamp(0, n as i64) })
 }
 
+/// The lane count at which every value of `values` (of one lane count) can be generated
+/// in vectors along its last axis, if there is one.
+pub(super) fn lanes_of(func: &Func, plan: &Plan, sse41: bool, values: &[Value]) -> Option<u32> {
+    let first = *values.first()?;
+    let lanes = vec_type(func.ty(first).dtype)?.lane_count();
+    let n = *func.ty(first).shape.last()?;
+    let mut a = Analysis::new(func, plan, lanes, sse41, n);
+    // The outer-axis loop has no scalar head: a pad must cover the whole innermost axis.
+    (values.iter().all(|&v| a.contiguous(v, 0)) && !a.restricted(n)).then_some(lanes)
+}
+
 impl Lower<'_, '_> {
     /// Stores result `k` at `idx` (innermost index = first lane) from the vector body.
     pub(super) fn store_vector(
@@ -262,7 +273,12 @@ impl Lower<'_, '_> {
     }
 
     /// The vector of `v` at lanes `idx[last] .. idx[last] + lanes` of its last axis.
-    fn vec_at(&mut self, v: Value, idx: &[Cv], vmemo: &mut HashMap<(Value, Index), Cv>) -> Result<Cv, Error> {
+    pub(super) fn vec_at(
+        &mut self,
+        v: Value,
+        idx: &[Cv],
+        vmemo: &mut HashMap<(Value, Index), Cv>,
+    ) -> Result<Cv, Error> {
         let key = (v, Index::from_slice(idx));
         if let Some(&c) = vmemo.get(&key) {
             return Ok(c);
@@ -529,6 +545,7 @@ impl Lower<'_, '_> {
         out_idx: &[Cv],
         inner_dims: &[usize],
         lanes: u32,
+        range: Option<(usize, Cv, Cv)>,
     ) -> Result<Cv, Error> {
         let dtype = self.func.ty(red.input).dtype;
         let Some(vt) = vec_type(dtype) else { return Err(self.err(Some(red.eqn), "bool reduction")) };
@@ -543,8 +560,11 @@ impl Lower<'_, '_> {
             return Err(self.err(Some(red.eqn), "a vector reduction needs a reduced axis"));
         };
         let mut loops = Vec::new();
-        for &d in rows {
-            let (a, b) = (self.i64c(0), self.i64c(d as i64));
+        for (j, &d) in rows.iter().enumerate() {
+            let (a, b) = match range {
+                Some((r, lo, hi)) if r == j => (lo, hi),
+                _ => (self.i64c(0), self.i64c(d as i64)),
+            };
             loops.push(self.open_loop(a, b, 1));
         }
         let kept = red.kept();
@@ -558,9 +578,24 @@ impl Lower<'_, '_> {
         }
         let last = red.in_shape.len() - 1;
         let w = i64::from(lanes);
-        let (n4, n1, n) = ((n as i64) / (4 * w) * 4 * w, (n as i64) / w * w, n as i64);
+        // The range [n0, n) of the vectorised axis, cut at n4 (whole groups of four
+        // vectors) and n1 (whole vectors).
+        let (n0, n4, n1, n) = match range {
+            Some((r, lo, hi)) if r == rows.len() => {
+                let len = self.fb.ins().isub(hi, lo);
+                let len4 = self.fb.ins().band_imm_s(len, !(4 * w - 1));
+                let len1 = self.fb.ins().band_imm_s(len, !(w - 1));
+                let n4 = self.fb.ins().iadd(lo, len4);
+                let n1 = self.fb.ins().iadd(lo, len1);
+                (lo, n4, n1, hi)
+            }
+            _ => {
+                let n = n as i64;
+                (self.i64c(0), self.i64c(n / (4 * w) * 4 * w), self.i64c(n / w * w), self.i64c(n))
+            }
+        };
         // Four accumulators, four vectors per iteration.
-        let (a, b) = (self.i64c(0), self.i64c(n4));
+        let (a, b) = (n0, n4);
         let l = self.open_loop(a, b, 4 * w);
         self.memo.clear();
         let mut vmemo = HashMap::new();
@@ -574,7 +609,7 @@ impl Lower<'_, '_> {
         }
         self.close_loop(l);
         // Whole vectors left over, into the first accumulator.
-        let (a, b) = (self.i64c(n4), self.i64c(n1));
+        let (a, b) = (n4, n1);
         let l = self.open_loop(a, b, w);
         self.memo.clear();
         let mut vmemo = HashMap::new();
@@ -586,7 +621,7 @@ impl Lower<'_, '_> {
         self.fb.def_var(vacc[0], next);
         self.close_loop(l);
         // The scalar tail of the row.
-        let (a, b) = (self.i64c(n1), self.i64c(n));
+        let (a, b) = (n1, n);
         let l = self.open_loop(a, b, 1);
         self.memo.clear();
         in_idx[last] = l.iv;

@@ -7,7 +7,8 @@
 //!   parts. Special values (0, negatives, +inf, NaN) by selects.
 //! * `log1p`, `expm1`: Kahan's tricks on top of `log`/`exp`: `log(u)·x/(u−1)` with `u = 1+x`, and
 //!   `(u−1)·x/log(u)` with `u = eˣ` — the rounding error of `u` cancels in the ratio.
-//! * `tanh`: odd polynomial for |x| < 0.625, `1 − 2/(e^{2|x|}+1)` with the sign of x above.
+//! * `tanh`: odd polynomial for |x| < 0.625, `1 − 2/(e^{2|x|}+1)` with the sign of x above (2|x| clamped to 20
+//!   (f32) / 40 (f64), where the result is ±1, so that exp needs neither its clamps nor its two-step scaling).
 //! * `logistic`: `e/(1+e)` or `1/(1+e)` with `e = e^{−|x|}`: no overflow, subnormal results below −87.
 //!
 //! Coefficients are near-minimax (Chebyshev) fits made with mpmath for this crate.
@@ -108,6 +109,13 @@ pub(super) fn exp(em: &mut Em, x: Value) -> Value {
     let x = em.selk(under, lo, x);
     let over = em.fcmpk(FloatCC::GreaterThan, x, hi);
     let x = em.selk(over, hi, x);
+    exp_core(em, x, ln2_hi, ln2_lo, coeffs, false)
+}
+
+/// `eˣ` for `x` already within exp's range (or NaN): Cody-Waite reduction with `ln 2 =
+/// ln2_hi + ln2_lo`, the polynomial `coeffs`, and the scaling by `2ⁿ`: in two steps
+/// (gradual underflow), or in one when `normal` says the result is a normal number.
+fn exp_core(em: &mut Em, x: Value, ln2_hi: f64, ln2_lo: f64, coeffs: &[f64], normal: bool) -> Value {
     let l2e = em.c(std::f64::consts::LOG2_E);
     let kx = em.mul(x, l2e);
     let (fl, n) = em.rint(kx);
@@ -118,7 +126,12 @@ pub(super) fn exp(em: &mut Em, x: Value) -> Value {
     let y = em.madd(p, r2, r);
     let one = em.c(1.0);
     let y = em.add(y, one);
-    em.ldexp(y, n)
+    if normal {
+        let p = em.pow2(n);
+        em.mul(y, p)
+    } else {
+        em.ldexp(y, n)
+    }
 }
 
 /// `ln x`.
@@ -221,8 +234,16 @@ pub(super) fn tanh(em: &mut Em, x: Value) -> Value {
     let p = em.poly(t, coeffs);
     let xt = em.mul(x, t);
     let small_r = em.madd(xt, p, x);
+    // Above 2|x| = 20 (f32) or 40 (f64), 2/(e^{2|x|}+1) is below half an ulp of 1 and the
+    // result is ±1: clamping there (NaN passes) keeps e^{2|x|} normal, so exp's own clamps
+    // and its two-step scaling are not needed.
     let ax2 = em.add(ax, ax);
-    let e = exp(em, ax2);
+    let (lim, ln2_hi, ln2_lo, exp_coeffs): (f64, f64, f64, &[f64]) =
+        if em.is64() { (40.0, LN2_HI64, LN2_LO64, &EXP64) } else { (20.0, LN2_HI32, LN2_LO32, &EXP32) };
+    let limv = em.c(lim);
+    let above = em.fcmp(FloatCC::LessThan, limv, ax2);
+    let ax2 = em.sel(above, limv, ax2);
+    let e = exp_core(em, ax2, ln2_hi, ln2_lo, exp_coeffs, true);
     let one = em.c(1.0);
     let two = em.c(2.0);
     let d = em.add(e, one);

@@ -2,7 +2,9 @@
 //! reference interpreter (bit for bit in precise-math mode without fma), edge shapes, the
 //! vector path (also on a baseline SSE2 target), and generated kernels.
 
+mod chunked;
 mod ops;
+mod outer;
 mod random;
 mod reduce;
 mod simd;

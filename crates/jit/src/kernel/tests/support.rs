@@ -53,6 +53,8 @@ pub struct Compiled {
     pub jit: JITModule,
     pub f: KernelFn,
     pub outer: i64,
+    /// Partial results of a chunked full reduction (0 if none).
+    pub partials: usize,
     pub dump: Option<String>,
 }
 
@@ -77,7 +79,7 @@ pub fn compile_on(mut jit: JITModule, module: &Module, opts: &KernelOptions) -> 
     jit.finalize_definitions().unwrap();
     // SAFETY: the function was defined with the kernel ABI.
     let f: KernelFn = unsafe { std::mem::transmute(jit.get_finalized_function(id)) };
-    Ok(Compiled { jit, f, outer: info.outer, dump: info.dump })
+    Ok(Compiled { jit, f, outer: info.outer, partials: info.partials, dump: info.dump })
 }
 
 /// Runs a compiled kernel on `args`, over the outer ranges `splits` (the whole range when
@@ -89,12 +91,19 @@ pub fn run(c: &Compiled, module: &Module, args: &[Array], splits: &[(i64, i64)])
         let n: usize = t.shape.iter().product::<usize>() * t.dtype.size_bytes();
         bufs.push(vec![0u64; n.div_ceil(8) + 1]);
     }
+    if c.partials > 0 {
+        bufs.push(vec![0u64; crate::kernel::MAX_PARTIALS]);
+    }
     let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr() as *mut u8).collect();
     let whole = [(0, c.outer)];
     let ranges = if splits.is_empty() { &whole[..] } else { splits };
     for &(s, e) in ranges {
         // SAFETY: the buffers match the kernel's parameter and result types.
         unsafe { (c.f)(ptrs.as_ptr(), s, e) };
+    }
+    if c.partials > 0 {
+        // SAFETY: as above; the combination phase of a chunked kernel.
+        unsafe { (c.f)(ptrs.as_ptr(), -1, -1) };
     }
     func.result_types.iter().enumerate().map(|(k, t)| from_buffer(&bufs[args.len() + k], t.dtype, &t.shape)).collect()
 }

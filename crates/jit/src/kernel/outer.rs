@@ -1,0 +1,197 @@
+//! Reductions over outer axes (the innermost axis is kept), e.g. a bias gradient
+//! `reduce_sum[axes=[0]]` of `f32[128,512]`: the loop nest runs over S_in in its natural
+//! (C) order and accumulates into the result buffer itself, which is first filled with
+//! the identity. The reads and the S_in results (multi-output kernels) are then
+//! contiguous along the innermost axis, so that loop runs in vectors like an elementwise
+//! kernel ([`vector`](super::vector)): lane `j` accumulates output element `j`, no
+//! reassociation. The generic path instead walks the kept axes outside and the reduced
+//! ones inside: strided, scalar, and one cache line per element for a column sum.
+//!
+//! Exactness: each output element still receives its terms one by one from the identity
+//! in the interpreter's order (increasing multi-index over the reduced axes), with the
+//! same `combine` as the scalar path, so results are bit-identical to the interpreter
+//! (with `fma` off and precise math, as everywhere).
+//!
+//! Applies when the reduction is a `reduce_*` (not argmax/argmin), the innermost axis is
+//! kept, and the reduction's result is returned as is (no epilogue computed from it).
+//! The outermost loop (`[start, end)` of the kernel ABI) is axis 0 when it is kept; when
+//! axis 0 is reduced the kernel has an outer extent of 1 (threads would race on the
+//! accumulators). The result block reached under the first reduced axis `r0` (the kept
+//! axes after it, for fixed axes before it) is contiguous; it is initialised right before
+//! the loop over `r0`, so split launches initialise only their own rows.
+
+use super::lower::{Index, Lower, mem};
+use super::plan::{Plan, RedKind};
+use super::vector;
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value as Cv};
+use ferrax_ir::prim::ReduceOp;
+use ferrax_ir::{Error, Func};
+use std::collections::HashMap;
+
+/// Whether the kernel's reduction takes the outer-axis path.
+pub(super) fn applies(func: &Func, plan: &Plan) -> bool {
+    let Some(red) = &plan.reduction else { return false };
+    let rank = red.in_shape.len();
+    let RedKind::Reduce(_) = red.kind else { return false };
+    if rank < 2 || red.axes.is_empty() || red.axes.contains(&(rank - 1)) {
+        return false;
+    }
+    let mut returned = 0;
+    for (&r, &epi) in func.results.iter().zip(&plan.epilogue) {
+        if epi {
+            if r != red.output {
+                return false;
+            }
+            returned += 1;
+        }
+    }
+    returned == 1
+}
+
+/// The extent of the outermost loop on this path: axis 0 when kept, else 1.
+pub(super) fn outer_extent(plan: &Plan) -> i64 {
+    match &plan.reduction {
+        Some(red) if red.axes.first() != Some(&0) => red.in_shape[0] as i64,
+        _ => 1,
+    }
+}
+
+/// The lane count of the vector innermost loop, if every S_in result and the reduced
+/// value can be generated in vectors (and the reduction has a vector form).
+pub(super) fn lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<u32> {
+    let red = plan.reduction.as_ref()?;
+    let RedKind::Reduce(op) = red.kind else { return None };
+    let dtype = func.ty(red.input).dtype;
+    if !dtype.is_float() && op != ReduceOp::Sum && !sse41 {
+        return None;
+    }
+    let mut values = vec![red.input];
+    values.extend(func.results.iter().zip(&plan.epilogue).filter(|(_, e)| !**e).map(|(&r, _)| r));
+    vector::lanes_of(func, plan, sse41, &values)
+}
+
+/// Vector accesses: never trapping, not aligned.
+fn vmem() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+impl Lower<'_, '_> {
+    /// The loop nest of an outer-axis reduction (see the module docs), vector innermost
+    /// loop when `lanes` is given.
+    pub(super) fn emit_outer_reduce(&mut self, start: Cv, end: Cv, lanes: Option<u32>) -> Result<(), Error> {
+        let Some(red) = self.plan.reduction.clone() else {
+            return Err(self.err(None, "outer-axis reduction without a reduction"));
+        };
+        let RedKind::Reduce(op) = red.kind else {
+            return Err(self.err(Some(red.eqn), "outer-axis reduction of an index"));
+        };
+        let shape = red.in_shape.clone();
+        let rank = shape.len();
+        let r0 = red.axes[0];
+        let kept = red.kept();
+        let out_shape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
+        let dtype = self.func.ty(red.input).dtype;
+        let kout = self.func.results.iter().position(|&r| r == red.output).unwrap_or(0);
+        let out_buf = self.bufs[self.func.params.len() + kout];
+        // Loops over the axes before r0 (axis 0 from [start, end)), or a dummy one.
+        let mut loops = Vec::new();
+        let mut idx = Index::new();
+        if r0 == 0 {
+            let (lo, hi) = self.clamp_range(start, end, 1);
+            loops.push(self.open_loop(lo, hi, 1));
+        } else {
+            let (lo, hi) = self.clamp_range(start, end, shape[0] as i64);
+            loops.push(self.open_loop(lo, hi, 1));
+            idx.push(loops[0].iv);
+            for &d in &shape[1..r0] {
+                let (lo, hi) = (self.i64c(0), self.i64c(d as i64));
+                let l = self.open_loop(lo, hi, 1);
+                idx.push(l.iv);
+                loops.push(l);
+            }
+        }
+        // Fill this block of the result with the identity.
+        let zero = self.i64c(0);
+        let mut at: Index = idx.clone();
+        at.resize(kept.len(), zero);
+        let base_off = self.linear(&at, &out_shape);
+        let base = self.addr(out_buf, base_off, dtype);
+        let block: usize = kept.iter().filter(|&&a| a > r0).map(|&a| shape[a]).product();
+        let id = self.identity(op, dtype);
+        // Without lanes the "tail" loops do all the work.
+        let w = lanes.map_or(i64::MAX, i64::from);
+        let bytes = dtype.size_bytes() as i64;
+        let vblock = block as i64 / w * w;
+        if let Some(l) = lanes {
+            let vt = ops_vec_type(dtype, l);
+            let vid = self.fb.ins().splat(vt, id);
+            let (a, b) = (self.i64c(0), self.i64c(vblock));
+            let fl = self.open_loop(a, b, w);
+            let off = self.fb.ins().imul_imm_s(fl.iv, bytes);
+            let p = self.fb.ins().iadd(base, off);
+            self.fb.ins().store(vmem(), vid, p, 0);
+            self.close_loop(fl);
+        }
+        let (a, b) = (self.i64c(vblock), self.i64c(block as i64));
+        let fl = self.open_loop(a, b, 1);
+        let off = self.fb.ins().imul_imm_s(fl.iv, bytes);
+        let p = self.fb.ins().iadd(base, off);
+        self.fb.ins().store(mem(), id, p, 0);
+        self.close_loop(fl);
+        // Loops over r0 .. rank-1, then the innermost axis (vector + tail).
+        for &d in &shape[r0..rank - 1] {
+            let (lo, hi) = (self.i64c(0), self.i64c(d as i64));
+            let l = self.open_loop(lo, hi, 1);
+            idx.push(l.iv);
+            loops.push(l);
+        }
+        let n = shape[rank - 1] as i64;
+        let nv = n / w * w;
+        if let Some(l) = lanes {
+            let (a, b) = (self.i64c(0), self.i64c(nv));
+            let vl = self.open_loop(a, b, w);
+            idx.push(vl.iv);
+            self.memo.clear();
+            let mut vmemo = HashMap::new();
+            for k in 0..self.func.results.len() {
+                if !self.plan.epilogue[k] {
+                    self.store_vector(k, &idx, &mut vmemo)?;
+                }
+            }
+            let x = self.vec_at(red.input, &idx, &mut vmemo)?;
+            let oidx: Index = kept.iter().map(|&a| idx[a]).collect();
+            let off = self.linear(&oidx, &out_shape);
+            let addr = self.addr(out_buf, off, dtype);
+            let cur = self.fb.ins().load(ops_vec_type(dtype, l), vmem(), addr, 0);
+            let next = self.combine(op, dtype, cur, x);
+            self.fb.ins().store(vmem(), next, addr, 0);
+            self.close_loop(vl);
+            idx.pop();
+        }
+        let (a, b) = (self.i64c(nv), self.i64c(n));
+        let tl = self.open_loop(a, b, 1);
+        idx.push(tl.iv);
+        self.memo.clear();
+        for k in 0..self.func.results.len() {
+            if !self.plan.epilogue[k] {
+                self.store_result(k, &idx)?;
+            }
+        }
+        let x = self.value_at(red.input, &idx)?;
+        let oidx: Index = kept.iter().map(|&a| idx[a]).collect();
+        let off = self.linear(&oidx, &out_shape);
+        let addr = self.addr(out_buf, off, dtype);
+        let cur = self.fb.ins().load(super::ops::cl_type(dtype), mem(), addr, 0);
+        let next = self.combine(op, dtype, cur, x);
+        self.fb.ins().store(mem(), next, addr, 0);
+        self.close_loop(tl);
+        self.memo.clear();
+        loops.into_iter().rev().for_each(|l| self.close_loop(l));
+        Ok(())
+    }
+}
+
+/// The Cranelift vector type of `lanes` elements of `dtype`.
+fn ops_vec_type(dtype: ferrax_ir::DType, lanes: u32) -> cranelift_codegen::ir::Type {
+    super::ops::cl_type(dtype).by(lanes).unwrap_or(super::ops::cl_type(dtype))
+}
