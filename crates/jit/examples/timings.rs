@@ -42,6 +42,17 @@ fn selected(name: &str) -> bool {
     std::env::args().nth(1).is_none_or(|f| f.ends_with(".fx") || name.contains(&f))
 }
 
+/// CPU time of all this process's threads so far (Linux `schedstat`; zero elsewhere):
+/// per call, a measure of the work done that a busy host does not inflate by waiting.
+fn cpu_time() -> Duration {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return Duration::ZERO };
+    let ns: u64 = tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    Duration::from_nanos(ns)
+}
+
 fn time(name: &str, module: &Module, calls: usize) {
     if !selected(name) {
         return;
@@ -56,6 +67,7 @@ fn time(name: &str, module: &Module, calls: usize) {
     let compile_time = t.elapsed();
     let args: Vec<Array> = exe.param_types().iter().enumerate().map(|(i, t)| fill(t, i)).collect();
     exe.call(&args).unwrap();
+    let cpu = cpu_time();
     let runs: Vec<Duration> = (0..calls)
         .map(|_| {
             let t = Instant::now();
@@ -63,9 +75,10 @@ fn time(name: &str, module: &Module, calls: usize) {
             t.elapsed()
         })
         .collect();
+    let cpu = (cpu_time().saturating_sub(cpu)) / calls as u32;
     let best = runs.iter().min().copied().unwrap_or_default();
     println!(
-        "{name:<28} compile {compile_time:>10.2?}   call (median of {calls}) {:>10.2?}  min {best:>10.2?}",
+        "{name:<28} compile {compile_time:>10.2?}   call (median of {calls}) {:>10.2?}  min {best:>10.2?}  cpu/call {cpu:>10.2?}",
         median(runs)
     );
 }
