@@ -38,10 +38,8 @@ pub fn shrink(module: &Module, fails: &mut dyn FnMut(&Module) -> bool) -> Module
     loop {
         let mut changed = false;
         // Cleanups first: they never change results.
-        for candidate in [remove_dead(&best), remove_unused_params(&best), remove_unused_funcs(&best)] {
-            if let Some(c) = candidate {
-                changed |= try_accept(&mut best, c, &mut calls);
-            }
+        for c in [remove_dead(&best), remove_unused_params(&best), remove_unused_funcs(&best)].into_iter().flatten() {
+            changed |= try_accept(&mut best, c, &mut calls);
         }
         // One result of the entry.
         let n_results = best.entry().map_or(0, |f| f.results.len());
