@@ -56,7 +56,7 @@ fn print_parse_round_trip_is_exact() {
         let again = print(&parsed);
         if again != text { Err(format!("prints differently after parsing:\n{again}")) } else { Ok(()) }
     };
-    for seed in seeds(1500) {
+    for seed in seeds(3000) {
         report.programs += 1;
         let m = random_module(seed, &config);
         let smooth = random_module(seed, &GenConfig { smooth: true, ..config.clone() });
@@ -73,7 +73,7 @@ fn print_parse_round_trip_is_exact() {
 fn jit_agrees_with_the_interpreter() {
     let config = GenConfig::from_env();
     let mut report = Report::default();
-    for seed in seeds(150) {
+    for seed in seeds(400) {
         report.programs += 1;
         let m = random_module(seed, &config);
         let mut ran = false;
@@ -117,7 +117,7 @@ fn optimised_agree(m: &Module, args: &[Array]) -> Result<bool, String> {
 fn opt_and_fuse_keep_results_bit_identical() {
     let config = GenConfig::from_env();
     let mut report = Report::default();
-    for seed in seeds(300) {
+    for seed in seeds(600) {
         report.programs += 1;
         report.inputs += 1;
         let m = random_module(seed, &config);
@@ -147,32 +147,81 @@ fn smooth_args(m: &Module, seed: u64) -> Vec<Array> {
         .collect()
 }
 
-/// jvp and vjp of `m` against finite differences at `args`. A finite-difference
-/// mismatch counts only when it persists at three step sizes (so rounding or
-/// truncation error at one step cannot flake); `Ok(false)` when the program's values
-/// are out of the range where differences are meaningful (non-finite or beyond 1e4).
+/// `f(args + h·v)` for the float params, as f64 vectors per output.
+fn shifted_outputs(m: &Module, args: &[Array], v: &[Array], h: f64) -> Option<Vec<Vec<f64>>> {
+    let moved: Vec<Array> = args
+        .iter()
+        .zip(v)
+        .map(|(a, d)| {
+            let x: Vec<f64> = a.to_f64_vec().iter().zip(d.to_f64_vec()).map(|(x, d)| x + h * d).collect();
+            Array::from_f64(a.shape(), x).expect("same shape")
+        })
+        .collect();
+    eval_entry(m, &moved, &eval_options()).ok().map(|o| o.iter().map(|a| a.to_f64_vec()).collect())
+}
+
+/// Central differences of `m` at `args` along `v` with step `h`.
+fn central(m: &Module, args: &[Array], v: &[Array], h: f64) -> Option<Vec<Vec<f64>>> {
+    let plus = shifted_outputs(m, args, v, h)?;
+    let minus = shifted_outputs(m, args, v, -h)?;
+    Some(plus.iter().zip(&minus).map(|(p, q)| p.iter().zip(q).map(|(a, b)| (a - b) / (2.0 * h)).collect()).collect())
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
+/// jvp of `m` against central differences at `args` (all params f64), and vjp by the
+/// adjoint identity (`check_grads` in reverse mode). Differences are trusted only
+/// where two step sizes (1e-5, 1e-6) agree with each other to 1e-6: elsewhere the
+/// program is too ill-conditioned (`cos(exp(x))` at large x) for differences to mean
+/// anything, and that element is not checked. `Ok(false)` when the program's values
+/// are non-finite or beyond 1e4, or no element could be checked.
 fn derivatives_agree(m: &Module, args: &[Array]) -> Result<bool, String> {
     let Ok(outs) = eval_entry(m, args, &eval_options()) else { return Ok(false) };
     if outs.iter().any(|o| o.to_f64_vec().iter().any(|x| !x.is_finite() || x.abs() > 1e4)) {
         return Ok(false);
     }
-    let mut last = String::new();
-    for eps in [1e-5, 1e-6, 1e-4] {
-        match check_grads(m, args, 1, Modes::Both, Tolerance { eps, atol: 1e-6, rtol: 1e-5 }) {
-            Ok(()) => return Ok(true),
-            // The adjoint identity does not depend on the step: no retry.
-            Err(e) if e.contains("<J^T u, v>") => return Err(e),
-            Err(e) => last = e,
+    let mut rng = Rng::new(0xD1FF);
+    let v: Vec<Array> = args.iter().map(|a| random_inputs_like(a, &mut rng)).collect();
+    let jvp_module = ferrax_transform::jvp(m, &ferrax_transform::Wrt::Default).map_err(|e| format!("jvp: {e}"))?;
+    let mut jvp_args = args.to_vec();
+    jvp_args.extend(v.iter().cloned());
+    let jvp_out = eval_entry(&jvp_module, &jvp_args, &eval_options()).map_err(|e| format!("jvp runs: {e}"))?;
+    let n = outs.len();
+    let float_outs: Vec<usize> = (0..n).filter(|&i| outs[i].dtype().is_float()).collect();
+    let (Some(coarse), Some(fine)) = (central(m, args, &v, 1e-5), central(m, args, &v, 1e-6)) else {
+        return Ok(false);
+    };
+    let mut checked = 0;
+    for (k, &o) in float_outs.iter().enumerate() {
+        let tangent = jvp_out[n + k].to_f64_vec();
+        for (e, &t) in tangent.iter().enumerate() {
+            let (c, f) = (coarse[o][e], fine[o][e]);
+            if !close(c, f, 1e-6) {
+                continue;
+            }
+            checked += 1;
+            if !close(t, f, 1e-5) {
+                return Err(format!("jvp of output {o}, element {e}: {t}, central differences give {f} (and {c})"));
+            }
         }
     }
-    Err(last)
+    check_grads(m, args, 1, Modes::Rev, Tolerance { eps: 1e-6, atol: 1e-6, rtol: 1e-6 })?;
+    Ok(checked > 0 || float_outs.is_empty())
+}
+
+/// A direction like `a`: uniform in [-1, 1).
+fn random_inputs_like(a: &Array, rng: &mut Rng) -> Array {
+    let values = (0..a.len()).map(|_| rng.float(false) / 3.0).collect();
+    Array::from_f64(a.shape(), values).expect("same shape")
 }
 
 #[test]
 fn jvp_and_vjp_match_finite_differences() {
     let config = GenConfig::smooth_from_env();
     let mut report = Report::default();
-    for seed in seeds(200) {
+    for seed in seeds(600) {
         report.programs += 1;
         report.inputs += 1;
         let m = random_module(seed, &config);
@@ -243,7 +292,7 @@ fn vmap_agrees(m: &Module, seed: u64) -> Result<bool, String> {
 fn vmap_equals_a_loop_over_the_batch() {
     let config = GenConfig::from_env();
     let mut report = Report::default();
-    for seed in seeds(300) {
+    for seed in seeds(600) {
         report.programs += 1;
         report.inputs += BATCH;
         let m = random_module(seed, &config);

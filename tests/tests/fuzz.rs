@@ -370,8 +370,21 @@ fn fuzz_regressions_replay_without_panics() {
     paths.sort();
     for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "fx")) {
         let text = std::fs::read_to_string(path).expect("readable");
+        let started = Instant::now();
         no_panic(|| parse_verify_pipeline(&text, 1, true))
             .unwrap_or_else(|e| panic!("{}: panic: {e}", path.display()))
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(started.elapsed() < HANG, "{}: takes {:?}", path.display(), started.elapsed());
+        // Where the module verifies, the JIT agrees with the interpreter.
+        if let Ok(module) = parse(&text)
+            && verify(&module).is_ok()
+        {
+            for seed in 0..4 {
+                let mut rng = Rng::new(seed);
+                let args = random_inputs(module.entry().expect("an entry"), &mut rng, true);
+                support::jit_vs_interpreter(&module, &args).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            }
+        }
     }
+    assert!(paths.len() >= 3, "the regressions in {} are missing", dir.display());
 }
