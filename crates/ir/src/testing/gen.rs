@@ -447,7 +447,8 @@ impl Gen {
         let one = self.emit(&mut body, Prim::Constant { value: Array::scalar_i32(1), shape: Shape::new() }, &[])?[0];
         let next = self.emit(&mut body, Prim::Binary(BinaryOp::Add), &[counter, one])?[0];
         let candidates = self.values(&body, |t| *t == ty);
-        let value = self.rng.pick(&candidates);
+        let picked = self.rng.pick(&candidates);
+        let value = self.bounded_carry(&mut body, picked)?;
         body.results = vec![next, value];
         body.result_types = carry.to_vec();
         let (cond_name, body_name) = (cond.name.clone(), body.name.clone());
@@ -472,6 +473,7 @@ impl Gen {
         let name = self.fresh_name("scan");
         let mut body = self.func(name, &body_params, depth + 1);
         let carry_out = self.rng.pick(&self.values(&body, |t| *t == carry_ty));
+        let carry_out = self.bounded_carry(&mut body, carry_out)?;
         let limit = self.config.max_elements;
         let small = self.values(&body, |t| t.element_count().is_some_and(|n| n * length.max(1) <= limit));
         if small.is_empty() {
@@ -493,6 +495,16 @@ impl Gen {
         let mut operands: Vec<Value> = konst.into_iter().collect();
         operands.extend([x, xs]);
         self.emit(func, Prim::Scan(params), &operands).map(|_| ())
+    }
+
+    /// In smooth mode, `tanh` of a loop's carry, so iterating cannot overflow (an
+    /// overflowed carry makes a derivative `0 · inf = NaN`, as in JAX, which finite
+    /// differences cannot check); `v` itself otherwise.
+    fn bounded_carry(&mut self, body: &mut Func, v: Value) -> Option<Value> {
+        if !self.config.smooth || !body.ty(v).dtype.is_float() {
+            return Some(v);
+        }
+        self.emit(body, Prim::Unary(UnaryOp::Tanh), &[v]).map(|o| o[0])
     }
 
     fn sub_func(&mut self, prefix: &str, params: &[Type], depth: usize) -> String {
