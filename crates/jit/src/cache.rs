@@ -109,6 +109,13 @@ impl JitCache {
         let exe = Arc::new(compile(module, &self.options)?);
         let mut inner = self.lock();
         inner.stats.misses.push(miss);
+        // Another thread may have compiled the same module meanwhile: keep one copy.
+        if let Some(i) = inner.entries.iter().position(|e| e.text == text && e.types == types) {
+            let same = inner.entries.remove(i);
+            let exe = same.exe.clone();
+            inner.entries.push(same);
+            return Ok(exe);
+        }
         if inner.entries.len() >= self.capacity {
             inner.entries.remove(0);
             inner.stats.evictions += 1;

@@ -20,6 +20,7 @@
 
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Eqn, Func, MAX_NESTING, Module};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 /// The module with dead equations, and dead parts of structured primitives, removed:
@@ -45,6 +46,7 @@ pub fn dce(module: &Module) -> Module {
         taken: HashSet::new(),
         produced: HashSet::new(),
         clone_of: HashMap::new(),
+        used_memo: RefCell::new(HashMap::new()),
     };
     pruner.produced.extend(root_names_copy);
     pruner.taken.extend(module.funcs.keys().cloned());
@@ -144,17 +146,26 @@ struct Pruner<'a> {
     produced: HashSet<String>,
     /// Each clone's original name.
     clone_of: HashMap<String, String>,
+    /// Answers of [`Pruner::used_params`] by (Func, needed results): without it, a
+    /// `cond` whose branches share a callee doubles the work at every nesting level.
+    used_memo: RefCell<HashMap<(String, Vec<bool>), Option<Vec<bool>>>>,
 }
 
 impl Pruner<'_> {
     /// Which params of Func `name` are read when only `needed` results are used.
     fn used_params(&self, name: &str, needed: &[bool], depth: usize) -> Option<Vec<bool>> {
+        let key = (name.to_string(), needed.to_vec());
+        if let Some(known) = self.used_memo.borrow().get(&key) {
+            return known.clone();
+        }
         let func = self.module.func(name)?;
         if depth > MAX_NESTING || needed.len() != func.results.len() {
             return None;
         }
         let (used, _) = self.liveness(func, needed, depth);
-        Some(func.params.iter().map(|p| used[p.index()]).collect())
+        let params: Vec<bool> = func.params.iter().map(|p| used[p.index()]).collect();
+        self.used_memo.borrow_mut().insert(key, Some(params.clone()));
+        Some(params)
     }
 
     /// The used values of `func` (given the results `needed`) and, per equation, what it

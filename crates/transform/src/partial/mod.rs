@@ -22,6 +22,7 @@ mod scan;
 use crate::linear::copy_eqn;
 use ferrax_ir::prim::{Prim, RematPolicy, ScanParams};
 use ferrax_ir::{Emitter, Eqn, Func, MAX_NESTING, Module, Type, Value};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -249,12 +250,21 @@ pub(crate) struct Rewriter<'p> {
     depth: usize,
     /// The source Func of each jvp'd Func (to name loops in errors).
     sources: Rc<HashMap<String, String>>,
+    /// Results of [`Rewriter::partial`] by (body, unknown params, instantiated results,
+    /// save policy), shared by every rewriter of one pass: without it, each level of
+    /// nested `cond`s splits its branches twice (and shared branches once per use),
+    /// so the work doubled per level.
+    memo: Rc<RefCell<PartialMemo>>,
 }
+
+/// The key and value of [`Rewriter::memo`].
+type PartialMemo = HashMap<(String, Vec<bool>, Vec<bool>, String), Partial>;
 
 impl<'p> Rewriter<'p> {
     /// A rewriter of a Func named `name`.
     pub(crate) fn new(pool: &'p mut Module, name: &str, sources: Rc<HashMap<String, String>>, depth: usize) -> Self {
-        Rewriter { pool, em: Emitter::new(name), unknown: Vec::new(), loc: None, depth, sources }
+        let memo = Rc::new(RefCell::new(HashMap::new()));
+        Rewriter { pool, em: Emitter::new(name), unknown: Vec::new(), loc: None, depth, sources, memo }
     }
 
     /// Rewrites `func`, whose parameters marked in `unknown_in` are unknown: the
@@ -286,12 +296,19 @@ impl<'p> Rewriter<'p> {
         instantiate: &[bool],
         save: Save,
     ) -> Result<Partial, String> {
-        let inner = Rewriter::new(self.pool, &func.name, self.sources.clone(), self.depth + 1);
+        let key = (func.name.clone(), unknown_in.to_vec(), instantiate.to_vec(), format!("{save:?}"));
+        if let Some(known) = self.memo.borrow().get(&key) {
+            return Ok(known.clone());
+        }
+        let mut inner = Rewriter::new(self.pool, &func.name, self.sources.clone(), self.depth + 1);
+        inner.memo = self.memo.clone();
         let (g, unknown) = inner.rewrite(func, unknown_in)?;
         let out_unknown: Vec<bool> =
             g.results.iter().zip(instantiate).map(|(r, &inst)| unknown[r.index()] || inst).collect();
         let split = split(g, &unknown, &out_unknown, save);
-        Ok(Partial { split, out_unknown })
+        let partial = Partial { split, out_unknown };
+        self.memo.borrow_mut().insert(key, partial.clone());
+        Ok(partial)
     }
 
     /// True when `v` (a value of the Func being built) is unknown.

@@ -1,103 +1,10 @@
-//! The generator of random well-typed modules that every property test shares
-//! (behind the `testing` feature).
-//!
-//! [`random_module`] builds a module from a seed: random parameters, then equations
-//! drawn from every family of primitives (nested `call`, `cond`, `while` and `scan`
-//! bodies included) on operands chosen so that the type rules accept them, with
-//! small shapes including sizes 0 and 1. The same seed gives the same module.
-//! [`random_inputs`] makes arguments for a Func, and [`mutate_text`] damages IR text
-//! for robustness tests.
+//! The generator proper: [`random_module`] and the per-family equation builders.
 
-use crate::prim::{ArgOp, BinaryOp, CompareOp, DotDims, ReduceOp, ScanParams, UnaryOp};
+use super::{GenConfig, Rng, random_array};
+use crate::prim::{ArgOp, BinaryOp, CompareOp, DotDims, ReduceOp, RematPolicy, ScanParams, UnaryOp};
 use crate::{Eqn, Func, Module, Prim, Type, Value};
-use ferrax_array::{Array, DType, Data, Shape};
+use ferrax_array::{Array, DType, Shape};
 use smallvec::SmallVec;
-
-/// A small, fast, reproducible random generator (SplitMix64).
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 when n is 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next_u64() % n as u64) as usize }
-    }
-
-    /// A number in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as usize) as i64
-    }
-
-    /// True with probability `percent`/100.
-    pub fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    /// One element of a slice, which must not be empty (the generator's own invariant).
-    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-
-    /// A float in [-3, 3), now and then a special value when `special` is set.
-    pub fn float(&mut self, special: bool) -> f64 {
-        if special && self.chance(3) {
-            return self.pick(&[0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e-40]);
-        }
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 6.0 - 3.0
-    }
-}
-
-/// Size knobs of the generator.
-#[derive(Clone, Debug)]
-pub struct GenConfig {
-    /// Equations per Func (upper bound).
-    pub max_eqns: usize,
-    /// Largest rank of a parameter.
-    pub max_rank: usize,
-    /// Largest axis size.
-    pub max_dim: usize,
-    /// Largest element count of any value.
-    pub max_elements: usize,
-    /// Nesting depth of structured bodies.
-    pub max_depth: usize,
-    /// Include NaN, inf and signed zeros in constants and inputs.
-    pub special_values: bool,
-}
-
-impl Default for GenConfig {
-    fn default() -> GenConfig {
-        GenConfig { max_eqns: 12, max_rank: 3, max_dim: 4, max_elements: 256, max_depth: 2, special_values: true }
-    }
-}
-
-impl GenConfig {
-    /// The default, scaled by `FERRAX_GEN_SCALE` (an integer ≥ 1) for long soak runs.
-    pub fn from_env() -> GenConfig {
-        let scale = std::env::var("FERRAX_GEN_SCALE").ok().and_then(|s| s.parse::<usize>().ok()).unwrap_or(1).max(1);
-        let base = GenConfig::default();
-        GenConfig {
-            max_eqns: base.max_eqns * scale,
-            max_dim: base.max_dim + scale - 1,
-            max_elements: base.max_elements * scale,
-            max_depth: base.max_depth + (scale > 1) as usize,
-            ..base
-        }
-    }
-}
 
 /// A random well-typed module: the entry first, then its bodies.
 pub fn random_module(seed: u64, config: &GenConfig) -> Module {
@@ -113,60 +20,6 @@ pub fn random_module(seed: u64, config: &GenConfig) -> Module {
     module
 }
 
-/// Random arguments for `func`'s parameters.
-pub fn random_inputs(func: &Func, rng: &mut Rng, special: bool) -> Vec<Array> {
-    func.param_types().iter().map(|ty| random_array(ty, rng, special)).collect()
-}
-
-/// A random array of type `ty` (small integers, floats in [-3, 3)).
-pub fn random_array(ty: &Type, rng: &mut Rng, special: bool) -> Array {
-    let n = ty.element_count().unwrap_or(0);
-    let data = match ty.dtype {
-        DType::Bool => Data::Bool((0..n).map(|_| rng.chance(50)).collect()),
-        DType::I32 => Data::I32((0..n).map(|_| rng.range(-5, 5) as i32).collect()),
-        DType::F32 => Data::F32((0..n).map(|_| rng.float(special) as f32).collect()),
-        DType::F64 => Data::F64((0..n).map(|_| rng.float(special)).collect()),
-    };
-    Array::new(ty.shape.clone(), data).unwrap_or_else(|_| Array::scalar_f32(0.0))
-}
-
-/// Damages IR text: deletes, duplicates or swaps characters, lines and numbers.
-pub fn mutate_text(text: &str, rng: &mut Rng) -> String {
-    let mut chars: Vec<char> = text.chars().collect();
-    for _ in 0..1 + rng.below(3) {
-        if chars.is_empty() {
-            break;
-        }
-        let at = rng.below(chars.len());
-        match rng.below(6) {
-            0 => {
-                chars.remove(at);
-            }
-            1 => chars.insert(at, rng.pick(&['%', '[', ']', '(', ')', ',', '"', '9', '-', '@', ':', '\n', '='])),
-            2 => {
-                let other = rng.below(chars.len());
-                chars.swap(at, other);
-            }
-            3 => {
-                if chars[at].is_ascii_digit() {
-                    chars[at] = char::from(b'0' + rng.below(10) as u8);
-                }
-            }
-            4 => {
-                let end = (at + rng.below(40)).min(chars.len());
-                let piece: Vec<char> = chars[at..end].to_vec();
-                let dest = rng.below(chars.len());
-                chars.splice(dest..dest, piece);
-            }
-            _ => {
-                let end = (at + rng.below(20)).min(chars.len());
-                chars.drain(at..end);
-            }
-        }
-    }
-    chars.into_iter().collect()
-}
-
 struct Gen {
     rng: Rng,
     config: GenConfig,
@@ -176,8 +29,11 @@ struct Gen {
 
 impl Gen {
     fn random_type(&mut self, dtype: Option<DType>) -> Type {
-        let dtype =
-            dtype.unwrap_or_else(|| self.rng.pick(&[DType::F32, DType::F32, DType::F64, DType::I32, DType::Bool]));
+        let dtype = match dtype {
+            Some(d) => d,
+            None if self.config.smooth => DType::F64,
+            None => self.rng.pick(&[DType::F32, DType::F32, DType::F64, DType::I32, DType::Bool]),
+        };
         let rank = self.rng.below(self.config.max_rank + 1);
         let shape: Shape = (0..rank).map(|_| self.dim()).collect();
         Type { dtype, shape }
@@ -220,8 +76,10 @@ impl Gen {
         (0..func.value_types.len() as u32).map(Value).filter(|&v| pred(func.ty(v))).collect()
     }
 
+    /// A random value satisfying `pred` (only f64 values in smooth mode).
     fn any_value(&mut self, func: &Func, pred: impl Fn(&Type) -> bool) -> Option<Value> {
-        let values = self.values(func, pred);
+        let smooth = self.config.smooth;
+        let values = self.values(func, |t| pred(t) && (!smooth || t.dtype == DType::F64));
         (!values.is_empty()).then(|| self.rng.pick(&values))
     }
 
@@ -260,6 +118,7 @@ impl Gen {
         }
         match self.rng.below(9) {
             0 | 1 => self.elementwise_eqn(func),
+            2 if self.config.smooth => self.elementwise_eqn(func),
             2 => self.compare_select_eqn(func),
             3 | 4 => self.shape_eqn(func),
             5 => self.index_eqn(func),
@@ -267,7 +126,7 @@ impl Gen {
             7 => self.dot_eqn(func),
             _ => {
                 let ty = self.random_type(None);
-                if self.rng.chance(20) {
+                if self.rng.chance(20) && !self.config.smooth {
                     self.random_bits_eqn(func, &ty.shape)
                 } else if self.rng.chance(50) && ty.dtype != DType::Bool && ty.rank() > 0 {
                     let dim = self.rng.below(ty.rank());
@@ -292,6 +151,9 @@ impl Gen {
     fn elementwise_eqn(&mut self, func: &mut Func) -> Option<()> {
         let x = self.any_value(func, |_| true)?;
         let ty = func.ty(x).clone();
+        if self.config.smooth {
+            return self.smooth_elementwise_eqn(func, x);
+        }
         let prim = match self.rng.below(6) {
             0 | 1 => {
                 let ops: Vec<UnaryOp> = UnaryOp::ALL.into_iter().filter(|op| op.domain().accepts(ty.dtype)).collect();
@@ -322,6 +184,30 @@ impl Gen {
         self.emit(func, prim, &[x]).map(|_| ())
     }
 
+    /// A smooth elementwise equation on the f64 value `x` (no poles, kinks or steps).
+    fn smooth_elementwise_eqn(&mut self, func: &mut Func, x: Value) -> Option<()> {
+        let ty = func.ty(x).clone();
+        let prim = match self.rng.below(5) {
+            0 | 1 => Prim::Unary(self.rng.pick(&[
+                UnaryOp::Neg,
+                UnaryOp::Sin,
+                UnaryOp::Cos,
+                UnaryOp::Tanh,
+                UnaryOp::Logistic,
+                UnaryOp::Exp,
+                UnaryOp::Erf,
+            ])),
+            2 => Prim::IntegerPow { y: self.rng.range(0, 3) as i32 },
+            3 => Prim::Name { name: self.fresh_name("tag") },
+            _ => {
+                let y = self.any_value(func, |t| *t == ty)?;
+                let op = self.rng.pick(&[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul]);
+                return self.emit(func, Prim::Binary(op), &[x, y]).map(|_| ());
+            }
+        };
+        self.emit(func, prim, &[x]).map(|_| ())
+    }
+
     fn compare_select_eqn(&mut self, func: &mut Func) -> Option<()> {
         let x = self.any_value(func, |_| true)?;
         let ty = func.ty(x).clone();
@@ -339,11 +225,19 @@ impl Gen {
         let x = self.any_value(func, |_| true)?;
         let ty = func.ty(x).clone();
         let rank = ty.rank();
-        let prim = match self.rng.below(8) {
+        let prim = match self.rng.below(9) {
             0 => {
                 let mut shape = ty.shape.clone();
                 shape.insert(0, self.dim());
                 Prim::BroadcastInDim { shape, dims: (1..=rank).collect() }
+            }
+            8 => {
+                // Size-1 axes expand, and a new axis goes at a random place.
+                let mut shape: Shape = ty.shape.iter().map(|&d| if d == 1 { self.dim() } else { d }).collect();
+                let at = self.rng.below(rank + 1);
+                shape.insert(at, self.dim());
+                let dims = (0..=rank).filter(|&i| i != at).collect();
+                Prim::BroadcastInDim { shape, dims }
             }
             1 => {
                 let mut shape: Shape = ty.shape.iter().rev().copied().collect();
@@ -432,7 +326,12 @@ impl Gen {
     fn reduce_eqn(&mut self, func: &mut Func) -> Option<()> {
         let x = self.any_value(func, |t| t.dtype != DType::Bool)?;
         let rank = func.ty(x).rank();
+        let smooth = self.config.smooth;
         let prim = match self.rng.below(3) {
+            0 | 1 if smooth => Prim::Reduce {
+                op: self.rng.pick(&[ReduceOp::Sum, ReduceOp::Prod]),
+                axes: (0..rank).filter(|_| self.rng.chance(50)).collect(),
+            },
             0 => Prim::Reduce {
                 op: self.rng.pick(&ReduceOp::ALL),
                 axes: (0..rank).filter(|_| self.rng.chance(50)).collect(),
@@ -469,7 +368,16 @@ impl Gen {
                 let callee = self.sub_func("call", std::slice::from_ref(&ty), depth);
                 let prim = match self.rng.below(3) {
                     0 => Prim::Call { func: callee },
-                    1 => Prim::Remat { func: callee, policy: crate::prim::RematPolicy::Nothing },
+                    1 => {
+                        let policy = match self.rng.below(3) {
+                            0 => RematPolicy::Nothing,
+                            1 => RematPolicy::Dots,
+                            _ => RematPolicy::Names(vec![format!("tag{}", 1 + self.rng.below(self.next_name))]),
+                        };
+                        Prim::Remat { func: callee, policy }
+                    }
+                    // Custom rules are random here, not true derivatives.
+                    _ if self.config.smooth => Prim::Call { func: callee },
                     _ => return self.custom_eqn(func, x, callee),
                 };
                 self.emit(func, prim, &[x]).map(|_| ())
@@ -477,14 +385,18 @@ impl Gen {
             1 => {
                 let first = self.sub_func("branch", std::slice::from_ref(&ty), depth);
                 let result_types = self.subs.func(&first)?.result_types.clone();
-                let second = self.sub_func_returning("branch", std::slice::from_ref(&ty), &result_types, depth);
-                let selector = if self.rng.chance(50) {
-                    self.index_constant(func, &[], 2)?
+                let mut branches = vec![first];
+                for _ in 0..1 + self.rng.below(2) {
+                    branches.push(self.sub_func_returning("branch", std::slice::from_ref(&ty), &result_types, depth));
+                }
+                let selector = if self.rng.chance(50) || self.config.smooth {
+                    self.index_constant(func, &[], branches.len() as i64)?
                 } else {
+                    branches.truncate(2);
                     self.any_value(func, |t| t.dtype == DType::Bool && t.rank() == 0)
                         .or_else(|| self.constant(func, &Type::scalar(DType::Bool)))?
                 };
-                self.emit(func, Prim::Cond { branches: vec![first, second] }, &[selector, x]).map(|_| ())
+                self.emit(func, Prim::Cond { branches }, &[selector, x]).map(|_| ())
             }
             2 => self.while_eqn(func, x, depth),
             _ => self.scan_eqn(func, x, depth),
@@ -535,14 +447,16 @@ impl Gen {
         let one = self.emit(&mut body, Prim::Constant { value: Array::scalar_i32(1), shape: Shape::new() }, &[])?[0];
         let next = self.emit(&mut body, Prim::Binary(BinaryOp::Add), &[counter, one])?[0];
         let candidates = self.values(&body, |t| *t == ty);
-        let value = self.rng.pick(&candidates);
+        let picked = self.rng.pick(&candidates);
+        let value = self.bounded_carry(&mut body, picked)?;
         body.results = vec![next, value];
         body.result_types = carry.to_vec();
         let (cond_name, body_name) = (cond.name.clone(), body.name.clone());
         self.subs.push(cond);
         self.subs.push(body);
         let start = self.emit(func, Prim::Constant { value: Array::scalar_i32(0), shape: Shape::new() }, &[])?[0];
-        let max_iters = if self.rng.chance(50) { Some(self.rng.below(4)) } else { None };
+        // Reverse mode needs a bound: smooth programs always have one.
+        let max_iters = if self.rng.chance(50) || self.config.smooth { Some(self.rng.below(4)) } else { None };
         self.emit(func, Prim::While { cond: cond_name, body: body_name, max_iters }, &[start, x]).map(|_| ())
     }
 
@@ -552,9 +466,14 @@ impl Gen {
         let xs_ty = func.ty(xs).clone();
         let length = xs_ty.shape[0];
         let slice_ty = Type::new(xs_ty.dtype, &xs_ty.shape[1..]);
+        // Now and then a loop-invariant operand (a const) comes first.
+        let konst = if self.rng.chance(30) { self.any_value(func, |_| true) } else { None };
+        let mut body_params: Vec<Type> = konst.iter().map(|&c| func.ty(c).clone()).collect();
+        body_params.extend([carry_ty.clone(), slice_ty]);
         let name = self.fresh_name("scan");
-        let mut body = self.func(name, &[carry_ty.clone(), slice_ty], depth + 1);
+        let mut body = self.func(name, &body_params, depth + 1);
         let carry_out = self.rng.pick(&self.values(&body, |t| *t == carry_ty));
+        let carry_out = self.bounded_carry(&mut body, carry_out)?;
         let limit = self.config.max_elements;
         let small = self.values(&body, |t| t.element_count().is_some_and(|n| n * length.max(1) <= limit));
         if small.is_empty() {
@@ -568,12 +487,24 @@ impl Gen {
         let params = ScanParams {
             body: name,
             length,
-            num_consts: 0,
+            num_consts: konst.is_some() as usize,
             num_carry: 1,
             reverse: self.rng.chance(50),
             checkpoint: if self.rng.chance(30) { Some(1 + self.rng.below(3)) } else { None },
         };
-        self.emit(func, Prim::Scan(params), &[x, xs]).map(|_| ())
+        let mut operands: Vec<Value> = konst.into_iter().collect();
+        operands.extend([x, xs]);
+        self.emit(func, Prim::Scan(params), &operands).map(|_| ())
+    }
+
+    /// In smooth mode, `tanh` of a loop's carry, so iterating cannot overflow (an
+    /// overflowed carry makes a derivative `0 · inf = NaN`, as in JAX, which finite
+    /// differences cannot check); `v` itself otherwise.
+    fn bounded_carry(&mut self, body: &mut Func, v: Value) -> Option<Value> {
+        if !self.config.smooth || !body.ty(v).dtype.is_float() {
+            return Some(v);
+        }
+        self.emit(body, Prim::Unary(UnaryOp::Tanh), &[v]).map(|o| o[0])
     }
 
     fn sub_func(&mut self, prefix: &str, params: &[Type], depth: usize) -> String {
@@ -630,12 +561,42 @@ mod tests {
     }
 
     #[test]
+    fn smooth_modules_are_f64_and_smooth() {
+        let config = GenConfig { smooth: true, special_values: false, ..GenConfig::default() };
+        for seed in 0..300 {
+            let module = random_module(seed, &config);
+            crate::verify(&module).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", crate::print(&module)));
+            for func in module.funcs.values() {
+                for eqn in &func.eqns {
+                    let name = eqn.prim.name();
+                    let banned = ["custom_jvp", "custom_vjp", "stop_gradient", "select", "div", "abs", "argmax"];
+                    assert!(!banned.contains(&name), "seed {seed}: {name}\n{}", crate::print(&module));
+                    if let Prim::While { max_iters, .. } = &eqn.prim {
+                        assert!(max_iters.is_some(), "seed {seed}: an unbounded while");
+                    }
+                }
+            }
+            let entry = module.entry().unwrap();
+            assert!(entry.param_types().iter().all(|t| t.dtype == DType::F64), "seed {seed}");
+        }
+    }
+
+    #[test]
     fn generator_covers_every_family() {
         let config = GenConfig::default();
         let mut seen = std::collections::BTreeSet::new();
         for seed in 0..400 {
             for func in random_module(seed, &config).funcs.values() {
                 seen.extend(func.eqns.iter().map(|e| e.prim.name()));
+                for eqn in &func.eqns {
+                    match &eqn.prim {
+                        Prim::Cond { branches } if branches.len() == 3 => seen.insert("cond3"),
+                        Prim::Scan(p) if p.num_consts == 1 => seen.insert("scan with consts"),
+                        Prim::Remat { policy: RematPolicy::Names(_), .. } => seen.insert("remat names"),
+                        Prim::While { max_iters: None, .. } => seen.insert("unbounded while"),
+                        _ => false,
+                    };
+                }
             }
         }
         for name in [
@@ -654,6 +615,16 @@ mod tests {
             "argmax",
             "dynamic_update_slice",
             "random_bits",
+            "broadcast_in_dim",
+            "clamp",
+            "iota",
+            "convert",
+            "integer_pow",
+            "reduce_prod",
+            "cond3",
+            "scan with consts",
+            "remat names",
+            "unbounded while",
         ] {
             assert!(seen.contains(name), "the generator never produced {name}; saw {seen:?}");
         }
