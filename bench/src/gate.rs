@@ -79,13 +79,8 @@ impl fmt::Display for Comparison {
 pub fn compare(got: &Array, want: &Array, tol: Tolerance) -> Comparison {
     let mut c = Comparison { max_abs: 0.0, max_rel: 0.0, worst: 0.0, problem: None };
     if got.dtype() != want.dtype() || got.shape() != want.shape() {
-        c.problem = Some(format!(
-            "got {}{:?}, the reference is {}{:?}",
-            got.dtype(),
-            got.shape(),
-            want.dtype(),
-            want.shape()
-        ));
+        c.problem =
+            Some(format!("got {}{:?}, the reference is {}{:?}", got.dtype(), got.shape(), want.dtype(), want.shape()));
         return c;
     }
     let (g, w) = (got.to_f64_vec(), want.to_f64_vec());
@@ -128,11 +123,8 @@ pub fn compare_all(got: &[Array], want: &[Array], reductions: &[usize]) -> Vec<C
         .zip(want)
         .enumerate()
         .map(|(i, (g, w))| {
-            let tol = if reductions.contains(&i) {
-                Tolerance::reduction(w.dtype())
-            } else {
-                Tolerance::for_dtype(w.dtype())
-            };
+            let tol =
+                if reductions.contains(&i) { Tolerance::reduction(w.dtype()) } else { Tolerance::for_dtype(w.dtype()) };
             compare(g, w, tol)
         })
         .collect()
