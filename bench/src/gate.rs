@@ -152,6 +152,8 @@ mod tests {
         assert!(!compare(&got, &want, Tolerance::for_dtype(DType::F64)).passed());
         let other = Array::from(vec![1.0f32, 2.0]);
         assert!(!compare(&other, &got, Tolerance::for_dtype(DType::F64)).passed());
-        assert!(!compare_all(&[got.clone()], &[got.clone(), got], &[]).iter().all(Comparison::passed));
+        assert!(
+            !compare_all(std::slice::from_ref(&got), &[got.clone(), got.clone()], &[]).iter().all(Comparison::passed)
+        );
     }
 }
