@@ -44,7 +44,8 @@ pub struct Rng {
 impl Rng {
     /// A generator seeded from a name (FNV-1a of its bytes), one per input group.
     pub fn for_group(name: &str) -> Rng {
-        let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let seed =
+            name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
         Rng { state: seed }
     }
 

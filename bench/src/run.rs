@@ -156,11 +156,8 @@ fn run_one(w: &Workload, inputs: &mut Inputs, options: &Options, jax_dir: Option
 
     let mut all_args = args.clone();
     all_args.extend(consts);
-    let mut outs: Vec<Data> = exe
-        .result_types()
-        .iter()
-        .map(|t| Data::zeros(t.dtype, t.element_count().unwrap_or(0)))
-        .collect();
+    let mut outs: Vec<Data> =
+        exe.result_types().iter().map(|t| Data::zeros(t.dtype, t.element_count().unwrap_or(0))).collect();
     let arg_refs: Vec<ArgRef<'_>> = all_args.iter().map(arg_ref).collect();
     let exec = time_calls(warmup, calls, || {
         let mut out_refs: Vec<OutRef<'_>> = outs.iter_mut().map(out_ref).collect();

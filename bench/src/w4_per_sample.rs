@@ -45,14 +45,8 @@ pub(crate) fn loss(v: &[Tensor]) -> Tensor {
 fn program() -> Program {
     Box::new(|args: Vec<Tensor>| {
         let g = grad(|v: Vec<Tensor>| loss(&v));
-        let per_example = vmap(|v: Vec<Tensor>| g.apply(&v)[..4].to_vec()).in_axes(&[
-            None,
-            None,
-            None,
-            None,
-            Some(0),
-            Some(0),
-        ]);
+        let per_example =
+            vmap(|v: Vec<Tensor>| g.apply(&v)[..4].to_vec()).in_axes(&[None, None, None, None, Some(0), Some(0)]);
         per_example.apply::<Vec<Tensor>, Vec<Tensor>>(&args)
     })
 }
