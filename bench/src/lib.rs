@@ -9,7 +9,7 @@
 //! them, with ferrax's interpreter). [`report`] prints the figures as
 //! `workload<TAB>metric<TAB>value<TAB>unit` lines, the format `bench/compare` reads.
 //!
-//! With the feature `candle`, [`candle`] runs the W1 and W3 gradients with candle-core
+//! With the feature `candle`, the module `candle` runs the W1 and W3 gradients with candle-core
 //! on the same inputs.
 
 #[cfg(feature = "candle")]
