@@ -18,7 +18,7 @@ Figures:
   peak_bytes   bytes, `compiled.memory_analysis()` temp + argument bytes (DESIGN
                section 6's memory target); the parts as temp_bytes, arg_bytes,
                result_bytes, and total_bytes = temp + argument + result (ferrax's
-               peak_bytes counts results too: total_bytes is the like-for-like one).
+               peak_bytes is argument + workspace, its total_bytes adds the results).
 
 --write-outputs saves each workload's results as DIR/jax_out/<workload>_<i>.npy: the
 reference of ferrax-bench's correctness gate.
