@@ -23,8 +23,20 @@ pub struct Jit<F> {
     f: F,
     options: JitOptions,
     /// Per signature: the executable, the captured constants and the result structure.
-    cache: RefCell<HashMap<Vec<Type>, (Arc<Executable>, Rc<Vec<Array>>, Rc<dyn Any>)>>,
+    cache: RefCell<HashMap<Vec<Type>, Entry>>,
+    /// The signature of the last call and its entry: a repeated call with the same types
+    /// (the common case) is recognised without building a key or hashing it.
+    last: RefCell<Option<(Vec<Type>, Entry)>>,
     compiles: Cell<usize>,
+}
+
+/// A compiled signature: the executable, the captured constants and the result structure.
+type Entry = (Arc<Executable>, Rc<Vec<Array>>, Rc<dyn Any>);
+
+/// Whether `leaves` have exactly the types `types`.
+fn same_types(leaves: &[&Array], types: &[Type]) -> bool {
+    leaves.len() == types.len()
+        && leaves.iter().zip(types).all(|(a, t)| a.dtype() == t.dtype && a.shape() == t.shape.as_slice())
 }
 
 /// `jit(f)`: `f` traced and compiled on its first call with each argument signature.
@@ -34,7 +46,7 @@ pub fn jit<F>(f: F) -> Jit<F> {
 
 /// [`jit`] with compile options (dumps, budget, fuel).
 pub fn jit_with<F>(f: F, options: JitOptions) -> Jit<F> {
-    Jit { f, options, cache: RefCell::default(), compiles: Cell::new(0) }
+    Jit { f, options, cache: RefCell::default(), last: RefCell::default(), compiles: Cell::new(0) }
 }
 
 /// Compiles a module's entry for its declared input types (ahead of time, no data).
@@ -53,17 +65,25 @@ impl<F> Jit<F> {
     {
         let location = Location::caller();
         let leaves: Vec<&Array> = args.leaves();
-        let types: Vec<Type> = leaves.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
-        let hit = self.cache.borrow().get(&types).cloned();
-        let (exe, consts, shape) = match hit {
-            Some(hit) => hit,
+        let last = self.last.borrow().as_ref().filter(|(types, _)| same_types(&leaves, types)).map(|(_, e)| e.clone());
+        let (exe, consts, shape) = match last {
+            Some(entry) => entry,
             None => {
-                let rebuild = |params| unflatten(args, params);
-                let (traced, out) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
-                let exe = Arc::new(ferrax_jit::compile(&traced.module, &self.options)?);
-                self.compiles.set(self.compiles.get() + 1);
-                let entry: (Arc<Executable>, Rc<Vec<Array>>, Rc<dyn Any>) = (exe, Rc::new(traced.consts), Rc::new(out));
-                self.cache.borrow_mut().insert(types, entry.clone());
+                let types: Vec<Type> = leaves.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+                let hit = self.cache.borrow().get(&types).cloned();
+                let entry = match hit {
+                    Some(hit) => hit,
+                    None => {
+                        let rebuild = |params| unflatten(args, params);
+                        let (traced, out) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
+                        let exe = Arc::new(ferrax_jit::compile(&traced.module, &self.options)?);
+                        self.compiles.set(self.compiles.get() + 1);
+                        let entry: Entry = (exe, Rc::new(traced.consts), Rc::new(out));
+                        self.cache.borrow_mut().insert(types.clone(), entry.clone());
+                        entry
+                    }
+                };
+                *self.last.borrow_mut() = Some((types, entry.clone()));
                 entry
             }
         };
