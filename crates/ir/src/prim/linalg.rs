@@ -96,7 +96,9 @@ pub(crate) fn eval_dot_general(dims: &DotDims, lhs: &Array, rhs: &Array) -> Resu
         (Data::F32(a), Data::F32(b)) => Data::F32(plan.run(a, b)),
         (Data::F64(a), Data::F64(b)) => Data::F64(plan.run(a, b)),
         (Data::I32(a), Data::I32(b)) => Data::I32(plan.run(a, b)),
-        _ => return Err(bad_dtype("dot_general", lhs.dtype())),
+        (Data::Bool(_) | Data::I32(_) | Data::F32(_) | Data::F64(_), _) => {
+            return Err(bad_dtype("dot_general", lhs.dtype()));
+        }
     };
     array(&out_type.shape, data)
 }
@@ -314,7 +316,7 @@ impl Side<'_> {
         for (i, &axis) in source.iter().enumerate() {
             match perm.get_mut(axis) {
                 Some(slot) if *slot == usize::MAX => *slot = i,
-                _ => {
+                Some(_) | None => {
                     return Err(
                         "dot_general: the linear operand's batch and contracting axes repeat or exceed its rank".into(),
                     );

@@ -51,7 +51,7 @@ impl FromStr for RematPolicy {
         match s {
             "nothing" => Ok(RematPolicy::Nothing),
             "dots" => Ok(RematPolicy::Dots),
-            _ => match s.strip_prefix("names:") {
+            other => match other.strip_prefix("names:") {
                 Some(list) => {
                     Ok(RematPolicy::Names(list.split(',').filter(|n| !n.is_empty()).map(String::from).collect()))
                 }
