@@ -127,8 +127,13 @@ pub fn compile(module: &Module, options: &JitOptions) -> Result<Executable, Erro
     let optimized = ferrax_transform::opt(module)?;
     // Identical kernels (one per layer of a deep network) become one, compiled once.
     let fused = Arc::new(ferrax_transform::merge_identical_funcs(&ferrax_fuse::fuse(&optimized)?));
-    let kernel_options =
-        KernelOptions { fma: options.fma, simd: true, dump: options.dump, precise_math: options.precise_math };
+    let kernel_options = KernelOptions {
+        fma: options.fma,
+        simd: true,
+        dump: options.dump,
+        precise_math: options.precise_math,
+        tiles: true,
+    };
     let plan = exec::build(&fused, &kernel_options, options.threads)?;
     let budget = options.max_bytes.map_or_else(Budget::default, Budget::new);
     Ok(Executable { plan, entry: name, params, results, budget, fuel: options.fuel, pool: Mutex::new(Vec::new()) })

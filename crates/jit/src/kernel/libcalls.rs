@@ -54,7 +54,7 @@ impl Imports {
     }
 
     /// A reference to the imported function `name` with signature `sig`.
-    fn import(
+    pub(crate) fn import(
         &mut self,
         fb: &mut FunctionBuilder,
         jit: &mut JITModule,
@@ -219,6 +219,7 @@ extern "C" fn fmod_f64(x: f64, y: f64) -> f64 {
 /// every `JITBuilder` (`jb.symbol(name, ptr)`).
 pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
     let mut v = math::symbols();
+    v.extend(math::tile::symbols());
     v.extend([
         ("ferrax_kmath_exp_f32", exp_f32 as *const u8),
         ("ferrax_kmath_exp_f64", exp_f64 as *const u8),

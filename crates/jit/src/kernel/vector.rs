@@ -25,6 +25,7 @@ use super::super::math::MathFn;
 use super::lower::{Index, Lower};
 use super::ops;
 use super::plan::{Plan, RedKind, Reduction};
+use super::tile::TILE;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value as Cv, types};
 use cranelift_frontend::Variable;
 use ferrax_ir::prim::{BinaryOp, ReduceOp, UnaryOp};
@@ -49,7 +50,7 @@ fn vec_type(dtype: DType) -> Option<Type> {
 /// Which values the vector body can generate in vectors, read at the loop's innermost
 /// index plus a constant offset (slices and pads shift it), and the range of innermost
 /// indices where that holds.
-struct Analysis<'a> {
+pub(super) struct Analysis<'a> {
     func: &'a Func,
     plan: &'a Plan,
     lanes: u32,
@@ -82,8 +83,14 @@ fn last_axis_shift(func: &Func, prim: &Prim, x: Value) -> Option<(i64, Option<i6
 }
 
 impl Analysis<'_> {
-    fn new<'a>(func: &'a Func, plan: &'a Plan, lanes: u32, sse41: bool, n: usize) -> Analysis<'a> {
+    pub(super) fn new<'a>(func: &'a Func, plan: &'a Plan, lanes: u32, sse41: bool, n: usize) -> Analysis<'a> {
         Analysis { func, plan, lanes, sse41, mode: HashMap::new(), lo: 0, hi: n as i64 }
+    }
+
+    /// Whether the values analysed so far read `v` at the loop's own innermost index (offset
+    /// 0), where it can be generated in vectors.
+    pub(super) fn read_in_place(&self, v: Value) -> bool {
+        self.mode.get(&(v, 0)) == Some(&true)
     }
 
     /// Whether any pad restricts the vector range (then a scalar head may be needed).
@@ -100,7 +107,7 @@ impl Analysis<'_> {
 
     /// Whether `v`, read at innermost index `i + off` contiguously along its last axis,
     /// can be generated in vectors.
-    fn contiguous(&mut self, v: Value, off: i64) -> bool {
+    pub(super) fn contiguous(&mut self, v: Value, off: i64) -> bool {
         if let Some(&ok) = self.mode.get(&(v, off)) {
             return ok;
         }
@@ -480,14 +487,36 @@ impl Lower<'_, '_> {
         let n = self.fb.ins().isub(b, a);
         let nv = self.fb.ins().band_imm_s(n, -w);
         let vend = self.fb.ins().iadd(a, nv);
-        let vl = self.open_loop(a, vend, w);
-        idx.push(vl.iv);
+        // With staged math, the vector loop runs per tile after the tile's staging loops.
+        let results = self.func.results.clone();
+        let stages = self.stages(&dims, lanes, &results);
+        let last = idx.len();
+        let tile = if stages.is_empty() {
+            idx.push(a);
+            None
+        } else {
+            let tl = self.open_loop(a, vend, TILE);
+            let te = self.fb.ins().iadd_imm_s(tl.iv, TILE);
+            let te = self.fb.ins().smin(te, vend);
+            idx.push(tl.iv);
+            self.emit_stages(&stages, &mut idx, last, tl.iv, te)?;
+            Some((tl, te))
+        };
+        let (va, vb) = tile.as_ref().map_or((a, vend), |(tl, te)| (tl.iv, *te));
+        let vl = self.open_loop(va, vb, w);
+        idx[last] = vl.iv;
         self.memo.clear();
         let mut vmemo = HashMap::new();
+        if let Some((tl, _)) = &tile {
+            self.seed_stages(&stages, &idx, last, tl.iv, &mut vmemo);
+        }
         for k in 0..self.func.results.len() {
             self.store_vector(k, &idx, &mut vmemo)?;
         }
         self.close_loop(vl);
+        if let Some((tl, _)) = tile {
+            self.close_loop(tl);
+        }
         idx.pop();
         let tl = self.open_loop(vend, ihi, 1);
         idx.push(tl.iv);
@@ -594,13 +623,29 @@ impl Lower<'_, '_> {
                 (self.i64c(0), self.i64c(n / (4 * w) * 4 * w), self.i64c(n / w * w), self.i64c(n))
             }
         };
-        // Four accumulators, four vectors per iteration.
-        let (a, b) = (n0, n4);
+        // Four accumulators, four vectors per iteration; with staged math, per tile after
+        // the tile's staging loops.
+        let mut roots = vec![red.input];
+        roots.extend(self.func.results.iter().zip(&self.plan.epilogue).filter(|&(_, &e)| !e).map(|(&r, _)| r));
+        let stages = self.stages(&red.in_shape, lanes, &roots);
+        let tile = if stages.is_empty() {
+            None
+        } else {
+            let tl = self.open_loop(n0, n4, TILE);
+            let te = self.fb.ins().iadd_imm_s(tl.iv, TILE);
+            let te = self.fb.ins().smin(te, n4);
+            self.emit_stages(&stages, &mut in_idx, last, tl.iv, te)?;
+            Some((tl, te))
+        };
+        let (a, b) = tile.as_ref().map_or((n0, n4), |(tl, te)| (tl.iv, *te));
         let l = self.open_loop(a, b, 4 * w);
         self.memo.clear();
         let mut vmemo = HashMap::new();
         for (j, &acc) in vacc.iter().enumerate() {
             in_idx[last] = if j == 0 { l.iv } else { self.fb.ins().iadd_imm_s(l.iv, j as i64 * w) };
+            if let Some((tl, _)) = &tile {
+                self.seed_stages(&stages, &in_idx, last, tl.iv, &mut vmemo);
+            }
             let x = self.vec_at(red.input, &in_idx, &mut vmemo)?;
             self.store_in_results(&in_idx, &mut vmemo)?;
             let cur = self.fb.use_var(acc);
@@ -608,6 +653,9 @@ impl Lower<'_, '_> {
             self.fb.def_var(acc, next);
         }
         self.close_loop(l);
+        if let Some((tl, _)) = tile {
+            self.close_loop(tl);
+        }
         // Whole vectors left over, into the first accumulator.
         let (a, b) = (n4, n1);
         let l = self.open_loop(a, b, w);

@@ -19,7 +19,7 @@ use cranelift_codegen::ir::condcodes::FloatCC;
 use super::ops::Em;
 
 /// (e^r − 1 − r)/r² on |r| ≤ 0.35, degree 5 (f32).
-const EXP32: [f64; 6] = [
+pub(super) const EXP32: [f64; 6] = [
     0.00019891969905683137,
     0.001393453165508802,
     0.008333310034706868,
@@ -66,7 +66,7 @@ const LOG64: [f64; 9] = [
     0.6666666666666666,
 ];
 /// (tanh(x) − x)/x³ as a polynomial in t = x² on [0, 0.625²], degree 5 (f32).
-const TANH32: [f64; 6] = [
+pub(super) const TANH32: [f64; 6] = [
     0.002292744816178142,
     -0.008343945515839153,
     0.02176891865102821,
@@ -92,8 +92,8 @@ const TANH64: [f64; 13] = [
 ];
 
 /// ln 2 split for Cody-Waite: `hi` has few significant bits so `n·hi` is exact.
-const LN2_HI32: f64 = 0.693359375;
-const LN2_LO32: f64 = -2.121_944_4e-4;
+pub(super) const LN2_HI32: f64 = 0.693359375;
+pub(super) const LN2_LO32: f64 = -2.121_944_4e-4;
 const LN2_HI64: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
 const LN2_LO64: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 

@@ -65,6 +65,7 @@ mod ops;
 mod pow;
 #[cfg(test)]
 mod tests;
+pub(crate) mod tile;
 mod trig;
 
 use cranelift_codegen::ir::{FuncRef, Signature, Value, types};

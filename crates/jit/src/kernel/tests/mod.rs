@@ -9,4 +9,5 @@ mod random;
 mod reduce;
 mod simd;
 mod support;
+mod tiles;
 mod views;

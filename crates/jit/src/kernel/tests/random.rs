@@ -42,7 +42,7 @@ fn kernel_for(entry: &Func, v: Value) -> Option<Func> {
 #[test]
 fn random_kernels_match_the_interpreter() {
     let config = GenConfig::default();
-    let opts = KernelOptions { fma: false, simd: false, dump: false, precise_math: true };
+    let opts = KernelOptions { fma: false, simd: false, dump: false, precise_math: true, tiles: true };
     let (mut compiled, mut rejected) = (0usize, 0usize);
     for seed in 0..150u64 {
         let module = random_module(seed, &config);

@@ -158,7 +158,7 @@ fn fma_on_and_off() {
     check(&text, &args);
     // On: each element within half an ulp of the product of the unfused result.
     let module = ferrax_ir::parse(&text).unwrap();
-    let opts = KernelOptions { fma: true, simd: true, dump: true, precise_math: true };
+    let opts = KernelOptions { fma: true, simd: true, dump: true, precise_math: true, tiles: true };
     let c = compile(&module, &opts).unwrap();
     let got = run(&c, &module, &args, &[]);
     let want = interp(&module, &args);
@@ -171,7 +171,7 @@ fn fma_on_and_off() {
     let fused = c.dump.as_deref().unwrap().contains("fma");
     let host_fma = std::is_x86_feature_detected!("fma");
     assert_eq!(fused, host_fma, "fma contraction should follow the host");
-    let opts = KernelOptions { fma: true, simd: true, dump: false, precise_math: true };
+    let opts = KernelOptions { fma: true, simd: true, dump: false, precise_math: true, tiles: true };
     check_with(
         &text.replace("f64", "f32"),
         &vec![values(DType::F32, &[9], 1, true); 3],

@@ -42,8 +42,8 @@ fn has_vectors(dump: &str) -> bool {
 
 #[test]
 fn vector_path_matches_scalar_and_interpreter() {
-    let simd = KernelOptions { fma: false, simd: true, dump: true, precise_math: true };
-    let scalar = KernelOptions { fma: false, simd: false, dump: true, precise_math: true };
+    let simd = KernelOptions { fma: false, simd: true, dump: true, precise_math: true, tiles: true };
+    let scalar = KernelOptions { fma: false, simd: false, dump: true, precise_math: true, tiles: true };
     for n in 0..=9usize {
         for (text, types) in kernels(n) {
             let module = ferrax_ir::parse(&text).unwrap();
@@ -79,7 +79,8 @@ fn transposed_reads_stay_scalar_and_exact() {
         "%c",
     );
     let module = ferrax_ir::parse(&text).unwrap();
-    let c = compile(&module, &KernelOptions { fma: false, simd: true, dump: true, precise_math: true }).unwrap();
+    let c = compile(&module, &KernelOptions { fma: false, simd: true, dump: true, precise_math: true, tiles: true })
+        .unwrap();
     assert!(!has_vectors(c.dump.as_deref().unwrap()));
     let args = [values(DType::F32, &[5, 7], 1, true), values(DType::F32, &[7, 5], 2, true)];
     assert!(same_bits(&run(&c, &module, &args, &[])[0], &interp(&module, &args)[0]));
@@ -100,7 +101,7 @@ fn fma_contraction_in_vector_body_and_tail() {
     let (a, b, c) = (args[0].as_f32().unwrap(), args[1].as_f32().unwrap(), args[2].as_f32().unwrap());
     let host_fma = std::is_x86_feature_detected!("fma");
     for fma in [false, true] {
-        let opts = KernelOptions { fma, simd: true, dump: true, precise_math: true };
+        let opts = KernelOptions { fma, simd: true, dump: true, precise_math: true, tiles: true };
         let k = compile(&module, &opts).unwrap();
         assert!(has_vectors(k.dump.as_deref().unwrap()));
         let got = run(&k, &module, &args, &[]);
@@ -121,7 +122,7 @@ fn fma_contraction_in_vector_body_and_tail() {
 /// baseline SSE2 target agrees.
 #[test]
 fn vector_reductions_around_the_width() {
-    let dump = KernelOptions { fma: false, simd: true, dump: true, precise_math: true };
+    let dump = KernelOptions { fma: false, simd: true, dump: true, precise_math: true, tiles: true };
     for n in 0..=19usize {
         for (dt, op) in [
             (DType::F32, "reduce_sum"),
@@ -204,8 +205,8 @@ fn shifted_kernels(n: usize) -> Vec<(String, Vec<(DType, Vec<usize>)>)> {
 
 #[test]
 fn shifted_and_padded_reads_vectorize_and_match() {
-    let simd = KernelOptions { fma: false, simd: true, dump: true, precise_math: true };
-    let scalar = KernelOptions { fma: false, simd: false, dump: false, precise_math: true };
+    let simd = KernelOptions { fma: false, simd: true, dump: true, precise_math: true, tiles: true };
+    let scalar = KernelOptions { fma: false, simd: false, dump: false, precise_math: true, tiles: true };
     for n in 2..=13usize {
         for (text, types) in shifted_kernels(n) {
             let module = ferrax_ir::parse(&text).unwrap();
@@ -240,7 +241,7 @@ fn a_computed_predicate_keeps_the_scalar_loop() {
         "%d",
     );
     let module = ferrax_ir::parse(&text).unwrap();
-    let opts = KernelOptions { fma: false, simd: true, dump: true, precise_math: true };
+    let opts = KernelOptions { fma: false, simd: true, dump: true, precise_math: true, tiles: true };
     let c = compile(&module, &opts).unwrap();
     assert!(!has_vectors(c.dump.as_deref().unwrap()));
     let args = [values(DType::F32, &[9], 1, true), values(DType::F32, &[9], 2, true)];
@@ -253,7 +254,7 @@ fn a_computed_predicate_keeps_the_scalar_loop() {
 /// them from the same vectors, bit-identical to the interpreter, around the width.
 #[test]
 fn vector_reductions_with_input_shaped_results() {
-    let dump = KernelOptions { fma: false, simd: true, dump: true, precise_math: true };
+    let dump = KernelOptions { fma: false, simd: true, dump: true, precise_math: true, tiles: true };
     for n in 0..=19usize {
         for dt in [DType::F32, DType::F64, DType::I32] {
             let text = fusion(

@@ -133,7 +133,7 @@ pub fn same_bits(a: &Array, b: &Array) -> bool {
 /// Parses `text`, runs its entry on the JIT (fma off) and on the interpreter, and asserts
 /// bit-identical results; returns the results.
 pub fn check(text: &str, args: &[Array]) -> Vec<Array> {
-    check_with(text, args, &KernelOptions { fma: false, simd: true, dump: false, precise_math: true })
+    check_with(text, args, &KernelOptions { fma: false, simd: true, dump: false, precise_math: true, tiles: true })
 }
 
 /// [`check`] with options.
@@ -221,6 +221,7 @@ pub fn close(a: &Array, b: &Array, rel: f64) -> bool {
 }
 
 /// Options of the exact scalar path.
-pub const SCALAR: KernelOptions = KernelOptions { fma: false, simd: false, dump: false, precise_math: true };
+pub const SCALAR: KernelOptions =
+    KernelOptions { fma: false, simd: false, dump: false, precise_math: true, tiles: true };
 /// Options of the vector path without contraction.
-pub const SIMD: KernelOptions = KernelOptions { fma: false, simd: true, dump: false, precise_math: true };
+pub const SIMD: KernelOptions = KernelOptions { fma: false, simd: true, dump: false, precise_math: true, tiles: true };

@@ -206,7 +206,7 @@ fn split_range_equals_full_call() {
 fn dump_has_ir_and_disassembly() {
     let text = fusion("%a: f32[4]) -> (f32[4]", "  %b: f32[4] = sqrt(%a)", "%b");
     let module = ferrax_ir::parse(&text).unwrap();
-    let opts = crate::kernel::KernelOptions { fma: true, simd: true, dump: true, precise_math: true };
+    let opts = crate::kernel::KernelOptions { fma: true, simd: true, dump: true, precise_math: true, tiles: true };
     let c = compile(&module, &opts).unwrap();
     let dump = c.dump.as_deref().unwrap();
     assert!(dump.contains("sqrt"), "{dump}");

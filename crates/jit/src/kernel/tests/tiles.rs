@@ -1,0 +1,141 @@
+//! Tile staging ([`crate::kernel::tile`]): kernels whose f32 `exp`/`tanh`/`logistic` run
+//! through the AVX2 tile routines give the same bits as the inline code, in elementwise
+//! loops and reductions, for chained stages, values also read shifted, several rows, tiles
+//! cut short, and inputs over every exponent with the special values; and the routines are
+//! really called (counted as calls in the kernel's CLIF: inline f32 math makes none).
+
+use super::support::{close, compile, interp, run, same_bits, values};
+use crate::kernel::KernelOptions;
+use crate::math::tile;
+use ferrax_ir::{Array, DType, Module};
+
+const ON: KernelOptions = KernelOptions { fma: true, simd: true, dump: true, precise_math: false, tiles: true };
+const OFF: KernelOptions = KernelOptions { tiles: false, ..ON };
+
+fn fusion(sig: &str, body: &str, ret: &str) -> Module {
+    let text = format!("func @k[kind=\"fusion\"]({sig}) {{\n{body}\n  return {ret}\n}}\n");
+    let m = ferrax_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    ferrax_ir::verify(&m).unwrap();
+    m
+}
+
+/// f32 values with random bits (every exponent, subnormals, inf and NaN), the special
+/// values, and a dense stretch of [-12, 12].
+fn inputs(n: usize, seed: u64) -> Array {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let special = [0.0f32, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e-40, -1e-40, 0.625, -0.625, 20.0, 89.0];
+    let v = (0..n)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            match i % 4 {
+                0 => f32::from_bits((s >> 32) as u32),
+                1 => special[(s % special.len() as u64) as usize],
+                _ => ((s >> 40) as f32 / (1u64 << 24) as f32) * 24.0 - 12.0,
+            }
+        })
+        .collect();
+    Array::from_f32(&[n], v).unwrap()
+}
+
+/// The number of calls in a kernel's CLIF.
+fn calls(c: &super::support::Compiled) -> usize {
+    c.dump.as_deref().unwrap_or_default().matches("call fn").count()
+}
+
+/// Runs `module` with tiles on and off; asserts both agree bit for bit, that the kernel
+/// calls `stages` tile routines (on a host that has them; none with tiles off), and that
+/// the results are close to the interpreter's.
+fn check(module: &Module, args: &[Array], stages: usize) {
+    let on = compile(module, &ON).unwrap();
+    let off = compile(module, &OFF).unwrap();
+    if tile::available() {
+        assert_eq!(calls(&on), stages, "{}", on.dump.as_deref().unwrap_or_default());
+    }
+    assert_eq!(calls(&off), 0, "tiles off still calls a routine");
+    let (a, b) = (run(&on, module, args, &[]), run(&off, module, args, &[]));
+    let want = interp(module, args);
+    for ((x, y), w) in a.iter().zip(&b).zip(&want) {
+        assert!(same_bits(x, y), "tiles change bits:\n{}\n{}", x.describe(Some(16)), y.describe(Some(16)));
+        assert!(close(x, w, 1e-4), "far from the interpreter:\n{}\n{}", x.describe(Some(16)), w.describe(Some(16)));
+    }
+}
+
+#[test]
+fn elementwise_functions_match_inline_code() {
+    for op in ["exp", "tanh", "logistic"] {
+        // Several tiles, a tile cut short, and a scalar tail.
+        for n in [64, 515, 1027, 4099] {
+            let m = fusion(&format!("%x: f32[{n}]) -> (f32[{n}]"), &format!("  %y: f32[{n}] = {op}(%x)"), "%y");
+            check(&m, &[inputs(n, n as u64)], 1);
+        }
+    }
+}
+
+#[test]
+fn routines_match_inline_code_on_every_exponent() {
+    if !tile::available() {
+        return;
+    }
+    // 2^20 bit patterns spread over all floats, straight through the routines against the
+    // inline kernels (tiles off).
+    let n = 1 << 20;
+    let xs: Vec<f32> = (0..n as u32).map(|i| f32::from_bits(i.wrapping_mul(4099))).collect();
+    let x = Array::from_f32(&[n], xs.clone()).unwrap();
+    for (op, f) in [("exp", tile::TileFn::Exp), ("tanh", tile::TileFn::Tanh), ("logistic", tile::TileFn::Logistic)] {
+        let m = fusion(&format!("%x: f32[{n}]) -> (f32[{n}]"), &format!("  %y: f32[{n}] = {op}(%x)"), "%y");
+        let inline = run(&compile(&m, &OFF).unwrap(), &m, std::slice::from_ref(&x), &[]);
+        let mut ys = xs.clone();
+        tile::apply(f, &mut ys);
+        let got = Array::from_f32(&[n], ys).unwrap();
+        assert!(same_bits(&got, &inline[0]), "{op}: the routine differs from the inline code");
+    }
+}
+
+#[test]
+fn reduction_of_a_chain_matches() {
+    // W3's forward: two stages, the accumulation per tile, an S_in result stored from the loop.
+    let n = 40_000;
+    let sig = format!("%a: f32[{n}], %b: f32[{n}], %c: f32[{n}]) -> (f32[], f32[{n}]");
+    let body = format!(
+        "  %ab: f32[{n}] = mul(%a, %b)\n  %abc: f32[{n}] = add(%ab, %c)\n  %t: f32[{n}] = tanh(%abc)\n  %na: f32[{n}] = neg(%a)\n  %e: f32[{n}] = exp(%na)\n  %p: f32[{n}] = mul(%t, %e)\n  %s: f32[] = reduce_sum[axes=[0]](%p)"
+    );
+    let m = fusion(&sig, &body, "%s, %t");
+    let args =
+        [values(DType::F32, &[n], 1, false), values(DType::F32, &[n], 2, false), values(DType::F32, &[n], 3, true)];
+    check(&m, &args, 2);
+}
+
+#[test]
+fn rows_chains_and_shifted_reads_match() {
+    // A reduction over the last axis of several rows, a stage inside another stage's operand.
+    let body = "  %t: f32[3,700] = tanh(%x)\n  %e: f32[3,700] = exp(%t)\n  %s: f32[3] = reduce_sum[axes=[1]](%e)";
+    let m = fusion("%x: f32[3,700]) -> (f32[3]", body, "%s");
+    let x = inputs(2100, 5).reshaped(&[3, 700]).unwrap();
+    check(&m, &[x], 2);
+    // tanh read in place and shifted by one (the shifted read stays inline).
+    let n = 1500;
+    let body = format!(
+        "  %t: f32[{n}] = tanh(%x)\n  %lo: f32[{}] = slice[start=[0], limit=[{}], strides=[1]](%t)\n  %hi: f32[{}] = slice[start=[1], limit=[{n}], strides=[1]](%t)\n  %y: f32[{}] = add(%lo, %hi)",
+        n - 1,
+        n - 1,
+        n - 1,
+        n - 1
+    );
+    let m = fusion(&format!("%x: f32[{n}]) -> (f32[{}]", n - 1), &body, "%y");
+    check(&m, &[inputs(n, 9)], 1);
+    // Two rows of an elementwise kernel, the stage's operand a broadcast row.
+    let body = "  %bb: f32[2,600] = broadcast_in_dim[shape=[2,600], dims=[1]](%b)\n  %z: f32[2,600] = mul(%x, %bb)\n  %y: f32[2,600] = logistic(%z)";
+    let m = fusion("%x: f32[2,600], %b: f32[600]) -> (f32[2,600]", body, "%y");
+    let x = inputs(1200, 11).reshaped(&[2, 600]).unwrap();
+    check(&m, &[x, inputs(600, 12)], 1);
+}
+
+#[test]
+fn short_rows_and_f64_stay_inline() {
+    let m = fusion("%x: f32[8,40]) -> (f32[8,40]", "  %y: f32[8,40] = tanh(%x)", "%y");
+    assert_eq!(calls(&compile(&m, &ON).unwrap()), 0, "a 40-element row is staged");
+    let m = fusion("%x: f64[4000]) -> (f64[4000]", "  %y: f64[4000] = exp(%x)", "%y");
+    assert_eq!(calls(&compile(&m, &ON).unwrap()), 0, "f64 is staged");
+}

@@ -1,0 +1,138 @@
+//! Tile staging: the f32 `exp`, `tanh` and `logistic` of a vector loop computed by the
+//! precompiled AVX2 routines of [`crate::math::tile`], one call per tile of the innermost
+//! loop, instead of inline in 128-bit vectors (cranelift-backend notes §7).
+//!
+//! A vector loop over `[a, b)` becomes a loop over tiles `[t, min(t + TILE, b))`; in each tile,
+//! one *staging loop* per staged value `y = f(x)` generates `x` in vectors into a stack
+//! scratch tile, then calls the routine on the tile in place; the loop body that follows
+//! (the original one: stores of the results, or the accumulation of a reduction) reads each
+//! staged value from its scratch tile where it needs it at the loop's own index, and a later
+//! staging loop does the same for a staged value inside another one's operand. A staged value
+//! read anywhere else (shifted by a slice or pad) is computed inline there as before. The
+//! routines perform the inline code's operations lane by lane, so staging changes no bits.
+//!
+//! Staged: f32 `exp`/`tanh`/`logistic` whose outer axes are the loop's and that the vector
+//! analysis reads at the loop's own innermost index (offset 0), at most [`MAX_STAGES`] a loop, when
+//! `KernelOptions::tiles` is on, math is not `precise_math`, the host has AVX2 and FMA (the
+//! inline code then uses FMA too), and the innermost extent is at least [`MIN_EXTENT`].
+
+use super::lower::{Index, Lower, mem};
+use super::vector::Analysis;
+use crate::math::tile::{self, TileFn};
+use cranelift_codegen::ir::{
+    AbiParam, InstBuilder, Signature, StackSlot, StackSlotData, StackSlotKind, Value as Cv, types,
+};
+use cranelift_module::Module as _;
+use ferrax_ir::prim::UnaryOp;
+use ferrax_ir::{DType, Error, Prim, Value};
+use std::collections::HashMap;
+
+/// Elements of a tile (f32): 2 KiB of scratch per staged value, a multiple of 4 vectors.
+pub(super) const TILE: i64 = 512;
+/// Staged values per loop at most (the rest stay inline).
+pub(super) const MAX_STAGES: usize = 4;
+/// The shortest innermost extent worth a call per tile.
+pub(super) const MIN_EXTENT: usize = 64;
+
+/// One staged value: `value = f(input)`, through its scratch tile.
+pub(super) struct Stage {
+    value: Value,
+    input: Value,
+    f: TileFn,
+    slot: StackSlot,
+}
+
+impl Lower<'_, '_> {
+    /// The values to stage in a vector loop of `lanes` over the index space `shape` that
+    /// generates `roots` (results, or a reduction's input and its in-loop results).
+    pub(super) fn stages(&mut self, shape: &[usize], lanes: u32, roots: &[Value]) -> Vec<Stage> {
+        let n = shape.last().copied().unwrap_or(0);
+        let on = self.opts.tiles && !self.opts.precise_math && self.has_fma && lanes == 4;
+        if !on || n < MIN_EXTENT || !tile::available() {
+            return Vec::new();
+        }
+        let mut a = Analysis::new(self.func, self.plan, lanes, self.has_sse41, n);
+        if !roots.iter().all(|&r| a.contiguous(r, 0)) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for eqn in &self.func.eqns {
+            let f = match eqn.prim {
+                Prim::Unary(UnaryOp::Exp) => TileFn::Exp,
+                Prim::Unary(UnaryOp::Tanh) => TileFn::Tanh,
+                Prim::Unary(UnaryOp::Logistic) => TileFn::Logistic,
+                _ => continue,
+            };
+            let (Some(&value), Some(&input)) = (eqn.outputs.first(), eqn.inputs.first()) else { continue };
+            let ty = self.func.ty(value);
+            // Generated at the loop's index: the outer axes must be the loop's (the vector
+            // analysis reads it at the loop's innermost index, so that one is in bounds).
+            let same_rows = ty.shape.len() == shape.len() && ty.shape[..shape.len() - 1] == shape[..shape.len() - 1];
+            if ty.dtype != DType::F32 || !same_rows || !a.read_in_place(value) || out.len() == MAX_STAGES {
+                continue;
+            }
+            let data = StackSlotData::new(StackSlotKind::ExplicitSlot, (TILE * 4) as u32, 4);
+            out.push(Stage { value, input, f, slot: self.fb.create_sized_stack_slot(data) });
+        }
+        out
+    }
+
+    /// The address of element `i - t` of `stage`'s scratch tile.
+    fn scratch_at(&mut self, stage: &Stage, t: Cv, i: Cv) -> Cv {
+        let base = self.fb.ins().stack_addr(types::I64, stage.slot, 0);
+        let d = self.fb.ins().isub(i, t);
+        let off = self.fb.ins().ishl_imm_s(d, 2);
+        self.fb.ins().iadd(base, off)
+    }
+
+    /// Records in `vmemo` the vectors of `stages` at `idx` (innermost index `idx[last]`) as
+    /// loads from their scratch tiles, for the tile that starts at `t`.
+    pub(super) fn seed_stages(
+        &mut self,
+        stages: &[Stage],
+        idx: &Index,
+        last: usize,
+        t: Cv,
+        vmemo: &mut HashMap<(Value, Index), Cv>,
+    ) {
+        for s in stages {
+            let addr = self.scratch_at(s, t, idx[last]);
+            let v = self.fb.ins().load(types::F32X4, mem(), addr, 0);
+            vmemo.insert((s.value, idx.clone()), v);
+        }
+    }
+
+    /// The staging loops of the tile `[t, te)` (a multiple of 4 lanes): for each stage in
+    /// order, its operand in vectors into the scratch tile, then the routine on the tile.
+    /// `idx` is the loop's index with the innermost position `last` free.
+    pub(super) fn emit_stages(
+        &mut self,
+        stages: &[Stage],
+        idx: &mut Index,
+        last: usize,
+        t: Cv,
+        te: Cv,
+    ) -> Result<(), Error> {
+        for (k, s) in stages.iter().enumerate() {
+            let l = self.open_loop(t, te, 4);
+            idx[last] = l.iv;
+            self.memo.clear();
+            let mut vmemo = HashMap::new();
+            self.seed_stages(&stages[..k], idx, last, t, &mut vmemo);
+            let x = self.vec_at(s.input, idx, &mut vmemo)?;
+            let addr = self.scratch_at(s, t, l.iv);
+            self.fb.ins().store(mem(), x, addr, 0);
+            self.close_loop(l);
+            self.memo.clear();
+            let mut sig = Signature::new(self.jit.isa().default_call_conv());
+            sig.params.push(AbiParam::new(types::I64));
+            sig.params.push(AbiParam::new(types::I64));
+            let f = self.imports.import(&mut self.fb, self.jit, s.f.symbol(), sig);
+            let f = f.map_err(|m| self.err(None, m))?;
+            let base = self.fb.ins().stack_addr(types::I64, s.slot, 0);
+            let n = self.fb.ins().isub(te, t);
+            self.fb.ins().call(f, &[base, n]);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,226 @@
+//! Tile routines: `exp`, `tanh` and `logistic` on f32 slices in 256-bit AVX2 + FMA vectors,
+//! precompiled Rust for kernels to call once per L1-sized tile (cranelift-backend notes §7:
+//! Cranelift emits at most 128-bit vectors, so the expensive math runs at half the width the
+//! host has).
+//!
+//! Each routine performs, lane by lane, exactly the operations of the polynomial kernel that
+//! [`super::explog`] emits with FMA (same constants rounded to f32, same order, one fused
+//! multiply-add where that one has one), so a value computed here has the same bits as the
+//! kernel's inline code on an FMA host (NaN payloads aside): a kernel may stage a value through
+//! a tile routine or compute it inline without changing its results, and the ulp bounds of
+//! [`super`] hold unchanged. [`available`] says whether the host can run them; on other hosts
+//! (and other architectures) kernels keep the inline code.
+//!
+//! The routines work in place on `n` elements (`extern "C"`, registered as JIT symbols by
+//! [`symbols`]); a tail of fewer than 8 elements goes through a zero-padded 8-lane copy.
+
+/// Which tile routine: the unary f32 function it computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum TileFn {
+    /// `eˣ`.
+    Exp,
+    /// `tanh x`.
+    Tanh,
+    /// `1/(1 + e^{−x})`.
+    Logistic,
+}
+
+impl TileFn {
+    /// The JIT symbol of the routine.
+    pub(crate) fn symbol(self) -> &'static str {
+        match self {
+            TileFn::Exp => "ferrax_tile_exp_f32",
+            TileFn::Tanh => "ferrax_tile_tanh_f32",
+            TileFn::Logistic => "ferrax_tile_logistic_f32",
+        }
+    }
+}
+
+/// Whether this host runs the tile routines (x86-64 with AVX2 and FMA).
+pub(crate) fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The routines to register on every `JITBuilder` (none where they cannot run).
+pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if available() {
+            return vec![
+                (TileFn::Exp.symbol(), avx2::exp_tile as *const u8),
+                (TileFn::Tanh.symbol(), avx2::tanh_tile as *const u8),
+                (TileFn::Logistic.symbol(), avx2::logistic_tile as *const u8),
+            ];
+        }
+    }
+    Vec::new()
+}
+
+/// Runs `f` on `xs` in place with the tile routine (for tests; the host must be
+/// [`available`]).
+#[cfg(test)]
+pub(crate) fn apply(f: TileFn, xs: &mut [f32]) {
+    assert!(available(), "tile routines need AVX2 and FMA");
+    #[cfg(target_arch = "x86_64")]
+    {
+        let r = match f {
+            TileFn::Exp => avx2::exp_tile,
+            TileFn::Tanh => avx2::tanh_tile,
+            TileFn::Logistic => avx2::logistic_tile,
+        };
+        // SAFETY: `xs` is valid for `len` reads and writes; the host has AVX2 and FMA.
+        unsafe { r(xs.as_mut_ptr(), xs.len()) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::super::explog::{EXP32, LN2_HI32, LN2_LO32, TANH32};
+    use std::arch::x86_64::*;
+
+    /// The f32 constant `k` in every lane (rounded as the inline kernels round it).
+    #[inline(always)]
+    fn k(v: f64) -> __m256 {
+        // SAFETY: only called from functions compiled with AVX enabled.
+        unsafe { _mm256_set1_ps(v as f32) }
+    }
+
+    /// Horner evaluation of `coeffs` (highest degree first) at `x`, one fma a step.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn poly(x: __m256, coeffs: &[f64]) -> __m256 {
+        let mut acc = k(coeffs[0]);
+        for &c in &coeffs[1..] {
+            acc = _mm256_fmadd_ps(acc, x, k(c));
+        }
+        acc
+    }
+
+    /// `2ⁿ` for integer lanes `n` in the normal exponent range.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn pow2(n: __m256i) -> __m256 {
+        _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(n, _mm256_set1_epi32(127))))
+    }
+
+    /// `eˣ` for `x` within exp's range: Cody-Waite reduction, the polynomial, and the scaling
+    /// by `2ⁿ` in one step (`normal`) or two (gradual underflow).
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn exp_core(x: __m256, normal: bool) -> __m256 {
+        let kx = _mm256_mul_ps(x, k(std::f64::consts::LOG2_E));
+        let magic = k(12582912.0);
+        let t = _mm256_add_ps(kx, magic);
+        let fl = _mm256_sub_ps(t, magic);
+        let n = _mm256_sub_epi32(_mm256_castps_si256(t), _mm256_castps_si256(magic));
+        let r = _mm256_fmadd_ps(fl, k(-LN2_HI32), x);
+        let r = _mm256_fmadd_ps(fl, k(-LN2_LO32), r);
+        let p = poly(r, &EXP32);
+        let r2 = _mm256_mul_ps(r, r);
+        let y = _mm256_fmadd_ps(p, r2, r);
+        let y = _mm256_add_ps(y, k(1.0));
+        if normal {
+            _mm256_mul_ps(y, pow2(n))
+        } else {
+            let n1 = _mm256_srai_epi32::<1>(n);
+            let n2 = _mm256_sub_epi32(n, n1);
+            _mm256_mul_ps(_mm256_mul_ps(y, pow2(n1)), pow2(n2))
+        }
+    }
+
+    /// `eˣ` (the clamps of `explog::exp`, then [`exp_core`]).
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn exp8(x: __m256) -> __m256 {
+        let (lo, hi) = (k(-104.0), k(89.0));
+        let under = _mm256_cmp_ps::<_CMP_LT_OQ>(x, lo);
+        let x = _mm256_blendv_ps(x, lo, under);
+        let over = _mm256_cmp_ps::<_CMP_GT_OQ>(x, hi);
+        let x = _mm256_blendv_ps(x, hi, over);
+        exp_core(x, false)
+    }
+
+    /// `tanh x` (`explog::tanh`).
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn tanh8(x: __m256) -> __m256 {
+        let sign = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN));
+        let ax = _mm256_andnot_ps(sign, x);
+        let t = _mm256_mul_ps(x, x);
+        let p = poly(t, &TANH32);
+        let xt = _mm256_mul_ps(x, t);
+        let small_r = _mm256_fmadd_ps(xt, p, x);
+        let ax2 = _mm256_add_ps(ax, ax);
+        let lim = k(20.0);
+        let above = _mm256_cmp_ps::<_CMP_LT_OQ>(lim, ax2);
+        let ax2 = _mm256_blendv_ps(ax2, lim, above);
+        let e = exp_core(ax2, true);
+        let one = k(1.0);
+        let d = _mm256_add_ps(e, one);
+        let q = _mm256_div_ps(k(2.0), d);
+        let b = _mm256_sub_ps(one, q);
+        let big_r = _mm256_or_ps(_mm256_andnot_ps(sign, b), _mm256_and_ps(sign, x));
+        let small = _mm256_cmp_ps::<_CMP_LT_OQ>(ax, k(0.625));
+        let r = _mm256_blendv_ps(big_r, small_r, small);
+        let zero = _mm256_cmp_ps::<_CMP_EQ_OQ>(x, _mm256_setzero_ps());
+        _mm256_blendv_ps(r, x, zero)
+    }
+
+    /// `1/(1 + e^{−x})` (`explog::logistic`).
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn logistic8(x: __m256) -> __m256 {
+        let sign = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN));
+        let nax = _mm256_or_ps(x, sign);
+        let e = exp8(nax);
+        let one = k(1.0);
+        let d = _mm256_add_ps(one, e);
+        let neg = _mm256_cmp_ps::<_CMP_LT_OQ>(x, _mm256_setzero_ps());
+        let num = _mm256_blendv_ps(one, e, neg);
+        _mm256_div_ps(num, d)
+    }
+
+    /// Defines `unsafe extern "C" fn $name(p: *mut f32, n: usize)`: `$f` on the `n` values at
+    /// `p`, in place, 8 lanes at a time and the tail through a zero-padded copy.
+    macro_rules! tile {
+        ($name:ident, $f:ident, $what:literal) => {
+            #[doc = concat!("`", $what, "` on `n` values at `p`, in place.")]
+            ///
+            /// # Safety
+            /// `p` is valid for `n` reads and writes; the host has AVX2 and FMA.
+            #[target_feature(enable = "avx2,fma")]
+            pub(super) unsafe extern "C" fn $name(p: *mut f32, n: usize) {
+                let mut i = 0;
+                while i + 8 <= n {
+                    // SAFETY: i + 8 <= n.
+                    unsafe {
+                        let x = _mm256_loadu_ps(p.add(i));
+                        _mm256_storeu_ps(p.add(i), $f(x));
+                    }
+                    i += 8;
+                }
+                if i < n {
+                    let mut buf = [0f32; 8];
+                    // SAFETY: the n - i < 8 values from i are in bounds and fit the buffer.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(p.add(i), buf.as_mut_ptr(), n - i);
+                        let y = $f(_mm256_loadu_ps(buf.as_ptr()));
+                        _mm256_storeu_ps(buf.as_mut_ptr(), y);
+                        std::ptr::copy_nonoverlapping(buf.as_ptr(), p.add(i), n - i);
+                    }
+                }
+            }
+        };
+    }
+
+    tile!(exp_tile, exp8, "eˣ");
+    tile!(tanh_tile, tanh8, "tanh x");
+    tile!(logistic_tile, logistic8, "1/(1 + e^{−x})");
+}
