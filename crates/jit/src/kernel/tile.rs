@@ -71,7 +71,7 @@ impl Lower<'_, '_> {
             if ty.dtype != DType::F32 || !same_rows || !a.read_in_place(value) || out.len() == MAX_STAGES {
                 continue;
             }
-            let data = StackSlotData::new(StackSlotKind::ExplicitSlot, (TILE * 4) as u32, 4);
+            let data = StackSlotData::new(StackSlotKind::ExplicitSlot, (TILE * 4) as u32, 6);
             out.push(Stage { value, input, f, slot: self.fb.create_sized_stack_slot(data) });
         }
         out
@@ -85,17 +85,66 @@ impl Lower<'_, '_> {
         self.fb.ins().iadd(base, off)
     }
 
-    /// Records in `vmemo` the vectors of `stages` at `idx` (innermost index `idx[last]`) as
-    /// loads from their scratch tiles, for the tile that starts at `t`.
+    /// `stage`'s operand at the 4-lane vectors `idx[last] + 4j`, `j < copies`, into its
+    /// scratch tile (the tile starts at `t`), with the stages before it seeded.
+    fn stage_body(
+        &mut self,
+        stages: &[Stage],
+        k: usize,
+        idx: &mut Index,
+        last: usize,
+        t: Cv,
+        copies: i64,
+    ) -> Result<(), Error> {
+        let iv = idx[last];
+        let s = &stages[k];
+        let addr = self.scratch_at(s, t, iv);
+        self.memo.clear();
+        let mut vmemo = HashMap::new();
+        for j in 0..copies {
+            idx[last] = if j == 0 { iv } else { self.fb.ins().iadd_imm_s(iv, 4 * j) };
+            self.seed_stages(&stages[..k], &[s.input], idx, last, t, &mut vmemo);
+            let x = self.vec_at(s.input, idx, &mut vmemo)?;
+            self.fb.ins().store(mem(), x, addr, (16 * j) as i32);
+        }
+        idx[last] = iv;
+        Ok(())
+    }
+
+    /// Which of `stages` the values `from` read directly: through equations that are not
+    /// themselves staged (a stage read only inside another stage's operand is not).
+    fn reached(&self, from: &[Value], stages: &[Stage]) -> Vec<bool> {
+        let mut hit = vec![false; stages.len()];
+        let mut seen = vec![false; self.func.value_types.len()];
+        let mut todo = from.to_vec();
+        while let Some(v) = todo.pop() {
+            if std::mem::replace(&mut seen[v.index()], true) {
+                continue;
+            }
+            if let Some(k) = stages.iter().position(|s| s.value == v) {
+                hit[k] = true;
+                continue;
+            }
+            if let Some((e, _)) = self.plan.defs[v.index()] {
+                todo.extend(self.func.eqns[e].inputs.iter().copied());
+            }
+        }
+        hit
+    }
+
+    /// Records in `vmemo` the vectors at `idx` (innermost index `idx[last]`) of the stages
+    /// that `from` reads, as loads from their scratch tiles, for the tile that starts at `t`.
     pub(super) fn seed_stages(
         &mut self,
         stages: &[Stage],
+        from: &[Value],
         idx: &Index,
         last: usize,
         t: Cv,
         vmemo: &mut HashMap<(Value, Index), Cv>,
     ) {
-        for s in stages {
+        let hit = self.reached(from, stages);
+        for (s, _) in stages.iter().zip(hit).filter(|&(_, h)| h) {
             let addr = self.scratch_at(s, t, idx[last]);
             let v = self.fb.ins().load(types::F32X4, mem(), addr, 0);
             vmemo.insert((s.value, idx.clone()), v);
@@ -113,16 +162,17 @@ impl Lower<'_, '_> {
         t: Cv,
         te: Cv,
     ) -> Result<(), Error> {
+        // Four vectors an iteration, then one at a time.
+        let n = self.fb.ins().isub(te, t);
+        let n16 = self.fb.ins().band_imm_s(n, -16);
+        let t16 = self.fb.ins().iadd(t, n16);
         for (k, s) in stages.iter().enumerate() {
-            let l = self.open_loop(t, te, 4);
-            idx[last] = l.iv;
-            self.memo.clear();
-            let mut vmemo = HashMap::new();
-            self.seed_stages(&stages[..k], idx, last, t, &mut vmemo);
-            let x = self.vec_at(s.input, idx, &mut vmemo)?;
-            let addr = self.scratch_at(s, t, l.iv);
-            self.fb.ins().store(mem(), x, addr, 0);
-            self.close_loop(l);
+            for (a, b, step) in [(t, t16, 16), (t16, te, 4)] {
+                let l = self.open_loop(a, b, step);
+                idx[last] = l.iv;
+                self.stage_body(stages, k, idx, last, t, step / 4)?;
+                self.close_loop(l);
+            }
             self.memo.clear();
             let mut sig = Signature::new(self.jit.isa().default_call_conv());
             sig.params.push(AbiParam::new(types::I64));

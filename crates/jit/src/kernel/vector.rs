@@ -26,7 +26,7 @@ use super::lower::{Index, Lower};
 use super::ops;
 use super::plan::{Plan, RedKind, Reduction};
 use super::tile::TILE;
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value as Cv, types};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Type, Value as Cv, types};
 use cranelift_frontend::Variable;
 use ferrax_ir::prim::{BinaryOp, ReduceOp, UnaryOp};
 use ferrax_ir::{DType, Error, Func, Prim, Value};
@@ -508,7 +508,7 @@ impl Lower<'_, '_> {
         self.memo.clear();
         let mut vmemo = HashMap::new();
         if let Some((tl, _)) = &tile {
-            self.seed_stages(&stages, &idx, last, tl.iv, &mut vmemo);
+            self.seed_stages(&stages, &results, &idx, last, tl.iv, &mut vmemo);
         }
         for k in 0..self.func.results.len() {
             self.store_vector(k, &idx, &mut vmemo)?;
@@ -628,23 +628,36 @@ impl Lower<'_, '_> {
         let mut roots = vec![red.input];
         roots.extend(self.func.results.iter().zip(&self.plan.epilogue).filter(|&(_, &e)| !e).map(|(&r, _)| r));
         let stages = self.stages(&red.in_shape, lanes, &roots);
+        // No vector lives across the routine calls (they clobber every vector register): the
+        // accumulators wait in a stack slot between tiles, in tile-local variables inside.
         let tile = if stages.is_empty() {
             None
         } else {
+            let slot = self.fb.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 64, 4));
+            for (j, &acc) in vacc.iter().enumerate() {
+                let v = self.fb.use_var(acc);
+                self.fb.ins().stack_store(types::I64, v, slot, 16 * j as i32);
+            }
             let tl = self.open_loop(n0, n4, TILE);
             let te = self.fb.ins().iadd_imm_s(tl.iv, TILE);
             let te = self.fb.ins().smin(te, n4);
             self.emit_stages(&stages, &mut in_idx, last, tl.iv, te)?;
-            Some((tl, te))
+            let tacc: Vec<Variable> = (0..4).map(|_| self.fb.declare_var(vt)).collect();
+            for (j, &acc) in tacc.iter().enumerate() {
+                let v = self.fb.ins().stack_load(types::I64, vt, slot, 16 * j as i32);
+                self.fb.def_var(acc, v);
+            }
+            Some((tl, te, slot, tacc))
         };
-        let (a, b) = tile.as_ref().map_or((n0, n4), |(tl, te)| (tl.iv, *te));
+        let (a, b) = tile.as_ref().map_or((n0, n4), |(tl, te, _, _)| (tl.iv, *te));
+        let accs = tile.as_ref().map_or_else(|| vacc.clone(), |(_, _, _, tacc)| tacc.clone());
         let l = self.open_loop(a, b, 4 * w);
         self.memo.clear();
         let mut vmemo = HashMap::new();
-        for (j, &acc) in vacc.iter().enumerate() {
+        for (j, &acc) in accs.iter().enumerate() {
             in_idx[last] = if j == 0 { l.iv } else { self.fb.ins().iadd_imm_s(l.iv, j as i64 * w) };
-            if let Some((tl, _)) = &tile {
-                self.seed_stages(&stages, &in_idx, last, tl.iv, &mut vmemo);
+            if let Some((tl, _, _, _)) = &tile {
+                self.seed_stages(&stages, &roots, &in_idx, last, tl.iv, &mut vmemo);
             }
             let x = self.vec_at(red.input, &in_idx, &mut vmemo)?;
             self.store_in_results(&in_idx, &mut vmemo)?;
@@ -653,8 +666,16 @@ impl Lower<'_, '_> {
             self.fb.def_var(acc, next);
         }
         self.close_loop(l);
-        if let Some((tl, _)) = tile {
+        if let Some((tl, _, slot, tacc)) = tile {
+            for (j, &acc) in tacc.iter().enumerate() {
+                let v = self.fb.use_var(acc);
+                self.fb.ins().stack_store(types::I64, v, slot, 16 * j as i32);
+            }
             self.close_loop(tl);
+            for (j, &acc) in vacc.iter().enumerate() {
+                let v = self.fb.ins().stack_load(types::I64, vt, slot, 16 * j as i32);
+                self.fb.def_var(acc, v);
+            }
         }
         // Whole vectors left over, into the first accumulator.
         let (a, b) = (n4, n1);

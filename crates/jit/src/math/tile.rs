@@ -198,6 +198,18 @@ mod avx2 {
             #[target_feature(enable = "avx2,fma")]
             pub(super) unsafe extern "C" fn $name(p: *mut f32, n: usize) {
                 let mut i = 0;
+                // Two independent vectors an iteration: their dependency chains interleave.
+                while i + 16 <= n {
+                    // SAFETY: i + 16 <= n.
+                    unsafe {
+                        let x0 = _mm256_loadu_ps(p.add(i));
+                        let x1 = _mm256_loadu_ps(p.add(i + 8));
+                        let (y0, y1) = ($f(x0), $f(x1));
+                        _mm256_storeu_ps(p.add(i), y0);
+                        _mm256_storeu_ps(p.add(i + 8), y1);
+                    }
+                    i += 16;
+                }
                 while i + 8 <= n {
                     // SAFETY: i + 8 <= n.
                     unsafe {
