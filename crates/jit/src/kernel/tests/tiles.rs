@@ -65,8 +65,8 @@ fn check(module: &Module, args: &[Array], stages: usize) {
 #[test]
 fn elementwise_functions_match_inline_code() {
     for op in ["exp", "tanh", "logistic"] {
-        // Several tiles, a tile cut short, and a scalar tail.
-        for n in [64, 515, 1027, 4099] {
+        // Several tiles, tiles cut short (by whole groups of four vectors, or not), a scalar tail.
+        for n in [64, 100, 515, 1027, 1044, 4099] {
             let m = fusion(&format!("%x: f32[{n}]) -> (f32[{n}]"), &format!("  %y: f32[{n}] = {op}(%x)"), "%y");
             check(&m, &[inputs(n, n as u64)], 1);
         }
