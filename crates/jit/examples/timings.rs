@@ -16,7 +16,8 @@ fn parse(text: &str) -> Module {
 
 fn fill(t: &Type, seed: usize) -> Array {
     let n = t.element_count().unwrap_or(0);
-    let f = |i: usize| (((i * 31 + seed * 17) % 97) as f64 / 97.0 - 0.5) * 0.2;
+    let wide = std::env::var_os("FERRAX_WIDE").is_some();
+    let f = |i: usize| (((i * 31 + seed * 17) % 97) as f64 / 97.0 - 0.5) * if wide { 6.0 } else { 0.2 };
     match t.dtype {
         DType::F32 => Array::from_f32(&t.shape, (0..n).map(|i| f(i) as f32).collect()).unwrap(),
         DType::F64 => Array::from_f64(&t.shape, (0..n).map(f).collect()).unwrap(),
