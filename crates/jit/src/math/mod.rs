@@ -56,6 +56,11 @@
 //! 4.7 / 1.9 / 1.3, tanh 9.1 / 3.5 / 2.8, log 7.4 / 3.0 / 2.6, sin 5.5 / 2.7 / 2.3, logistic 7.3 / 2.3 / 2.0,
 //! erf 12.0 / 5.4 / 3.5. Constants come from [`MathCtx::float`]: the kernel lowering decides whether they are
 //! splats or loads from a constant table (the notes measured tables faster: hoisted splats spill).
+//!
+//! [`tile`] has the f32 `exp`, `tanh` and `logistic` again as precompiled Rust in 256-bit
+//! AVX2 + FMA vectors, the same operations lane by lane (same bits), for kernels to call per
+//! tile: Cranelift emits at most 128-bit vectors. Measured (in cache, this 2-vCPU Zen 3 VM):
+//! tanh 1.3 ns/elem there against ~2.9 ns/elem inline.
 
 // Used by the kernel lowering (`crate::kernel`), which is built in parallel and merged later.
 #![cfg_attr(not(test), allow(dead_code))]
