@@ -10,6 +10,12 @@
 //! - `x - (+0.0) → x` (and i32 `x - 0 → x`): exact, `-0.0 - 0.0 = -0.0`.
 //! - `x / 1 → x`: exact for floats and for i32's truncating division.
 //! - `neg(neg(x)) → x`: negation flips the sign bit (it wraps back for `i32::MIN`).
+//! - `x + neg(y) → x - y`, `neg(x) + y → y - x`, `x - neg(y) → x + y`: IEEE defines
+//!   `a - b` as `a + (-b)` and addition is commutative bit for bit (the sign of an exact
+//!   zero sum depends on the operands' signs, not their order); i32 wraps the same way.
+//!   Reverse mode makes these (`-(2·x)` cotangents summed into gradients); the `neg`
+//!   left without users goes to `dce`. Not rewritten: `neg(x) - y → neg(x + y)`, which
+//!   differs for `x = +0, y = -0` (`-0 - -0 = +0`, `-(0 + -0) = -0`).
 //! - `reshape(reshape(x)) → reshape(x)`, and a reshape to the operand's own shape →
 //!   `x`: C-order contents are unchanged by reshape.
 //! - `transpose(transpose(x, p), q) → transpose(x, p∘q)`, an identity permutation → `x`.
@@ -99,6 +105,14 @@ impl Ctx<'_> {
         }
     }
 
+    /// `y` when `v = neg(y)`.
+    fn negated(&self, v: Value) -> Option<Value> {
+        match self.def(v)? {
+            (Prim::Unary(UnaryOp::Neg), &[y]) => Some(y),
+            _ => None,
+        }
+    }
+
     fn is(&self, v: Value, test: fn(&Data) -> bool) -> bool {
         self.splat(v).is_some_and(|a| test(a.data()))
     }
@@ -141,6 +155,15 @@ fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrit
         (Prim::Binary(BinaryOp::Add), &[x, y]) if cx.is(x, neg_zero) => Rewrite::Forward(y),
         (Prim::Binary(BinaryOp::Sub), &[x, y]) if cx.is(y, pos_zero) => Rewrite::Forward(x),
         (Prim::Binary(BinaryOp::Div), &[x, y]) if cx.is(y, one) => Rewrite::Forward(x),
+        (Prim::Binary(BinaryOp::Add), &[x, y]) if cx.negated(y).is_some() => {
+            Rewrite::Replace(Prim::Binary(BinaryOp::Sub), vec![x, cx.negated(y).unwrap_or(y)])
+        }
+        (Prim::Binary(BinaryOp::Add), &[x, y]) if cx.negated(x).is_some() => {
+            Rewrite::Replace(Prim::Binary(BinaryOp::Sub), vec![y, cx.negated(x).unwrap_or(x)])
+        }
+        (Prim::Binary(BinaryOp::Sub), &[x, y]) if cx.negated(y).is_some() => {
+            Rewrite::Replace(Prim::Binary(BinaryOp::Add), vec![x, cx.negated(y).unwrap_or(y)])
+        }
         (Prim::Unary(UnaryOp::Neg), &[x]) => match cx.def(x) {
             Some((Prim::Unary(UnaryOp::Neg), &[inner])) => Rewrite::Forward(inner),
             _ => Rewrite::Keep,

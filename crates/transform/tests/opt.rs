@@ -165,6 +165,59 @@ fn simplify_leaves_inexact_rewrites_alone() {
 }
 
 #[test]
+fn simplify_folds_negations_into_add_and_sub_exactly() {
+    let text = |t: &str| {
+        format!(
+            "func @f(%x: {t}[8], %y: {t}[8]) -> ({t}[8], {t}[8], {t}[8], {t}[8]) {{
+  %ny: {t}[8] = neg(%y)
+  %nx: {t}[8] = neg(%x)
+  %a: {t}[8] = add(%x, %ny)
+  %b: {t}[8] = add(%nx, %y)
+  %c: {t}[8] = sub(%x, %ny)
+  %d: {t}[8] = sub(%nx, %y)
+  return %a, %b, %c, %d
+}}
+"
+        )
+    };
+    let m = module(&text("f64"));
+    let simplified = dce(&simplify(&m));
+    // `neg(x) - y` is not rewritten (x = +0, y = -0 tells it from `neg(x + y)`).
+    assert_eq!(
+        body(&simplified),
+        [
+            "%2: f64[8] = neg(%0)",
+            "%3: f64[8] = sub(%0, %1)",
+            "%4: f64[8] = sub(%1, %0)",
+            "%5: f64[8] = add(%0, %1)",
+            "%6: f64[8] = sub(%2, %1)"
+        ]
+    );
+    // Bit for bit on signed zeros, infinities, NaN and subnormals (f64, f32, i32).
+    let special = [0.0, -0.0, 1.5, -2.25, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 5e-324];
+    let xs: Vec<f64> = (0..64).map(|i| special[i % 8]).collect();
+    let ys: Vec<f64> = (0..64).map(|i| special[i / 8]).collect();
+    for k in 0..8 {
+        let (x, y) = (&xs[8 * k..8 * k + 8], &ys[8 * k..8 * k + 8]);
+        let args = [Array::from_f64(&[8], x.to_vec()).unwrap(), Array::from_f64(&[8], y.to_vec()).unwrap()];
+        let want = eval_entry(&m, &args, &EvalOptions::default()).unwrap();
+        let got = eval_entry(&simplified, &args, &EvalOptions::default()).unwrap();
+        assert!(same_bits(&got, &want), "{x:?} {y:?}");
+        let m32 = module(&text("f32"));
+        let f32s = |v: &[f64]| Array::from_f32(&[8], v.iter().map(|&a| a as f32).collect()).unwrap();
+        let args32 = [f32s(x), f32s(y)];
+        let want = eval_entry(&m32, &args32, &EvalOptions::default()).unwrap();
+        let got = eval_entry(&dce(&simplify(&m32)), &args32, &EvalOptions::default()).unwrap();
+        assert!(same_bits(&got, &want), "f32 {x:?} {y:?}");
+    }
+    let m = module(&text("i32"));
+    let v = |s: i32| Array::from_i32(&[8], vec![0, 1, -1, i32::MIN, i32::MAX, 7, s.wrapping_neg(), s]).unwrap();
+    let args = [v(3), v(i32::MIN)];
+    let want = eval_entry(&m, &args, &EvalOptions::default()).unwrap();
+    assert_eq!(eval_entry(&dce(&simplify(&m)), &args, &EvalOptions::default()).unwrap(), want);
+}
+
+#[test]
 fn opt_is_idempotent_and_keeps_bodies() {
     let m = module(
         "func @f(%c: f32[], %xs: f32[3]) -> (f32[], f32[3]) {

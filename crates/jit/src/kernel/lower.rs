@@ -40,11 +40,13 @@ pub(super) struct Lower<'a, 'f> {
     pub tables: HashMap<usize, cranelift_module::DataId>,
 }
 
-/// One open loop.
+/// One open loop, rotated: a guard before it, the test at the bottom of the body (one
+/// branch an iteration; Cranelift does not rotate loops itself).
 pub(super) struct Loop {
-    header: Block,
+    body: Block,
     exit: Block,
     step: i64,
+    hi: Cv,
     pub iv: Cv,
 }
 
@@ -127,25 +129,22 @@ impl Lower<'_, '_> {
 
     /// Opens `for iv in (lo..hi).step_by(step)`, leaving the builder in the body.
     pub(super) fn open_loop(&mut self, lo: Cv, hi: Cv, step: i64) -> Loop {
-        let header = self.fb.create_block();
-        self.fb.append_block_param(header, types::I64);
         let body = self.fb.create_block();
+        self.fb.append_block_param(body, types::I64);
         let exit = self.fb.create_block();
-        self.fb.ins().jump(header, &[lo.into()]);
-        self.fb.switch_to_block(header);
-        let iv = self.fb.block_params(header)[0];
-        let c = self.fb.ins().icmp(IntCC::SignedLessThan, iv, hi);
-        self.fb.ins().brif(c, body, &[], exit, &[]);
+        let c = self.fb.ins().icmp(IntCC::SignedLessThan, lo, hi);
+        self.fb.ins().brif(c, body, &[lo.into()], exit, &[]);
         self.fb.switch_to_block(body);
-        self.fb.seal_block(body);
-        Loop { header, exit, step, iv }
+        let iv = self.fb.block_params(body)[0];
+        Loop { body, exit, step, hi, iv }
     }
 
     /// Closes a loop opened by [`Lower::open_loop`], leaving the builder after it.
     pub(super) fn close_loop(&mut self, l: Loop) {
         let next = self.fb.ins().iadd_imm_s(l.iv, l.step);
-        self.fb.ins().jump(l.header, &[next.into()]);
-        self.fb.seal_block(l.header);
+        let c = self.fb.ins().icmp(IntCC::SignedLessThan, next, l.hi);
+        self.fb.ins().brif(c, l.body, &[next.into()], l.exit, &[]);
+        self.fb.seal_block(l.body);
         self.fb.switch_to_block(l.exit);
         self.fb.seal_block(l.exit);
     }

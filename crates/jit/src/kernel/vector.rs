@@ -47,6 +47,16 @@ fn vec_type(dtype: DType) -> Option<Type> {
     }
 }
 
+/// `-x` for a float vector: the sign bits flipped by a xor with a `-0.0` splat, a
+/// constant load (Cranelift's own `fneg` rebuilds the mask in three instructions at every
+/// use). The same bits as `fneg`, NaN included.
+fn vneg(fb: &mut cranelift_frontend::FunctionBuilder, x: Cv) -> Cv {
+    let t = fb.func.dfg.value_type(x);
+    let m = if t.lane_type() == types::F32 { fb.ins().f32const(-0.0) } else { fb.ins().f64const(-0.0) };
+    let m = fb.ins().splat(t, m);
+    fb.ins().bxor(x, m)
+}
+
 /// Which values the vector body can generate in vectors, read at the loop's innermost
 /// index plus a constant offset (slices and pads shift it), and the range of innermost
 /// indices where that holds.
@@ -380,7 +390,7 @@ impl Lower<'_, '_> {
                     return self.per_lane(f, &[x], vt).map_err(|m| fail(self, m));
                 }
                 Ok(match (op, float) {
-                    (UnaryOp::Neg, true) => fb.ins().fneg(x),
+                    (UnaryOp::Neg, true) => vneg(fb, x),
                     (UnaryOp::Neg, false) => fb.ins().ineg(x),
                     (UnaryOp::Abs, true) => fb.ins().fabs(x),
                     (UnaryOp::Abs, false) => fb.ins().iabs(x),
@@ -422,7 +432,7 @@ impl Lower<'_, '_> {
                     let a = self.vec_at(a, idx, vmemo)?;
                     let b = self.vec_at(b, idx, vmemo)?;
                     let c = self.vec_at(c, idx, vmemo)?;
-                    let c = if negate { self.fb.ins().fneg(c) } else { c };
+                    let c = if negate { vneg(&mut self.fb, c) } else { c };
                     return Ok(self.fb.ins().fma(a, b, c));
                 }
                 let a = self.vec_at(ins[0], idx, vmemo)?;
