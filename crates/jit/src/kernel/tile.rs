@@ -3,8 +3,9 @@
 //! loop, instead of inline in 128-bit vectors (cranelift-backend notes §7).
 //!
 //! A vector loop over `[a, b)` becomes a loop over tiles `[t, min(t + TILE, b))`; in each tile,
-//! one *staging loop* per staged value `y = f(x)` generates `x` in vectors into a stack
-//! scratch tile, then calls the routine on the tile in place; the loop body that follows
+//! a *staging loop* generates the operand `x` of each staged value `y = f(x)` in vectors into
+//! a stack scratch tile, then the routine runs on the tile in place (stages whose operands
+//! read no other stage share one loop: a wave); the loop body that follows
 //! (the original one: stores of the results, or the accumulation of a reduction) reads each
 //! staged value from its scratch tile where it needs it at the loop's own index, and a later
 //! staging loop does the same for a staged value inside another one's operand. A staged value
@@ -35,6 +36,7 @@ pub(super) const MAX_STAGES: usize = 4;
 pub(super) const MIN_EXTENT: usize = 64;
 
 /// One staged value: `value = f(input)`, through its scratch tile.
+#[derive(Clone, Copy)]
 pub(super) struct Stage {
     value: Value,
     input: Value,
@@ -85,27 +87,31 @@ impl Lower<'_, '_> {
         self.fb.ins().iadd(base, off)
     }
 
-    /// `stage`'s operand at the 4-lane vectors `idx[last] + 4j`, `j < copies`, into its
-    /// scratch tile (the tile starts at `t`), with the stages before it seeded.
+    /// The operands of the stages `wave` at the 4-lane vectors `idx[last] + 4j`, `j <
+    /// copies`, into their scratch tiles (the tile starts at `t`), with the stages `before`
+    /// seeded: operands shared between the wave's stages are loaded and computed once.
+    #[allow(clippy::too_many_arguments)]
     fn stage_body(
         &mut self,
-        stages: &[Stage],
-        k: usize,
+        before: &[Stage],
+        wave: &[Stage],
         idx: &mut Index,
         last: usize,
         t: Cv,
         copies: i64,
     ) -> Result<(), Error> {
         let iv = idx[last];
-        let s = &stages[k];
-        let addr = self.scratch_at(s, t, iv);
+        let addrs: Vec<Cv> = wave.iter().map(|s| self.scratch_at(s, t, iv)).collect();
+        let inputs: Vec<Value> = wave.iter().map(|s| s.input).collect();
         self.memo.clear();
         let mut vmemo = HashMap::new();
         for j in 0..copies {
             idx[last] = if j == 0 { iv } else { self.fb.ins().iadd_imm_s(iv, 4 * j) };
-            self.seed_stages(&stages[..k], &[s.input], idx, last, t, &mut vmemo);
-            let x = self.vec_at(s.input, idx, &mut vmemo)?;
-            self.fb.ins().store(mem(), x, addr, (16 * j) as i32);
+            self.seed_stages(before, &inputs, idx, last, t, &mut vmemo);
+            for (&input, &addr) in inputs.iter().zip(&addrs) {
+                let x = self.vec_at(input, idx, &mut vmemo)?;
+                self.fb.ins().store(mem(), x, addr, (16 * j) as i32);
+            }
         }
         idx[last] = iv;
         Ok(())
@@ -151,8 +157,8 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// The staging loops of the tile `[t, te)` (a multiple of 4 lanes): for each stage in
-    /// order, its operand in vectors into the scratch tile, then the routine on the tile.
+    /// The staging loops of the tile `[t, te)` (a multiple of 4 lanes): for each wave of
+    /// stages, their operands in vectors into their scratch tiles, then their routines.
     /// `idx` is the loop's index with the innermost position `last` free.
     pub(super) fn emit_stages(
         &mut self,
@@ -162,26 +168,37 @@ impl Lower<'_, '_> {
         t: Cv,
         te: Cv,
     ) -> Result<(), Error> {
-        // Four vectors an iteration, then one at a time.
+        // Stages in waves: a stage whose operand reads another stage comes in a later wave
+        // than it; one staging loop a wave, four vectors an iteration, then one at a time.
+        let mut waves = vec![0usize; stages.len()];
+        for k in 0..stages.len() {
+            let hit = self.reached(&[stages[k].input], &stages[..k]);
+            waves[k] = hit.iter().zip(&waves).filter(|&(&h, _)| h).map(|(_, &w)| w + 1).max().unwrap_or(0);
+        }
         let n = self.fb.ins().isub(te, t);
         let n16 = self.fb.ins().band_imm_s(n, -16);
         let t16 = self.fb.ins().iadd(t, n16);
-        for (k, s) in stages.iter().enumerate() {
+        for w in 0..=waves.iter().copied().max().unwrap_or(0) {
+            let pick = |f: &dyn Fn(usize) -> bool| -> Vec<Stage> {
+                stages.iter().zip(&waves).filter(|&(_, &v)| f(v)).map(|(s, _)| *s).collect()
+            };
+            let (before, wave) = (pick(&|v| v < w), pick(&|v| v == w));
             for (a, b, step) in [(t, t16, 16), (t16, te, 4)] {
                 let l = self.open_loop(a, b, step);
                 idx[last] = l.iv;
-                self.stage_body(stages, k, idx, last, t, step / 4)?;
+                self.stage_body(&before, &wave, idx, last, t, step / 4)?;
                 self.close_loop(l);
             }
             self.memo.clear();
-            let mut sig = Signature::new(self.jit.isa().default_call_conv());
-            sig.params.push(AbiParam::new(types::I64));
-            sig.params.push(AbiParam::new(types::I64));
-            let f = self.imports.import(&mut self.fb, self.jit, s.f.symbol(), sig);
-            let f = f.map_err(|m| self.err(None, m))?;
-            let base = self.fb.ins().stack_addr(types::I64, s.slot, 0);
-            let n = self.fb.ins().isub(te, t);
-            self.fb.ins().call(f, &[base, n]);
+            for s in &wave {
+                let mut sig = Signature::new(self.jit.isa().default_call_conv());
+                sig.params.push(AbiParam::new(types::I64));
+                sig.params.push(AbiParam::new(types::I64));
+                let f = self.imports.import(&mut self.fb, self.jit, s.f.symbol(), sig);
+                let f = f.map_err(|m| self.err(None, m))?;
+                let base = self.fb.ins().stack_addr(types::I64, s.slot, 0);
+                self.fb.ins().call(f, &[base, n]);
+            }
         }
         Ok(())
     }
