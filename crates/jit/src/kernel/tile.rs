@@ -90,7 +90,6 @@ impl Lower<'_, '_> {
     /// The operands of the stages `wave` at the 4-lane vectors `idx[last] + 4j`, `j <
     /// copies`, into their scratch tiles (the tile starts at `t`), with the stages `before`
     /// seeded: operands shared between the wave's stages are loaded and computed once.
-    #[allow(clippy::too_many_arguments)]
     fn stage_body(
         &mut self,
         before: &[Stage],
