@@ -3,7 +3,7 @@
 //! `cargo run --release -p ferrax-jit --example timings [FILTER]`: only the workloads
 //! whose name contains FILTER, or a module read from FILTER when it ends in `.fx`. Environment: `FERRAX_THREADS=n` sets `JitOptions::threads`
 //! (default: the library's default), `FERRAX_CALLS=n` times n calls instead of the workload's default, `FERRAX_FUSED=1` prints each fused module (the
-//! JIT's schedule) before timing it.
+//! JIT's schedule) before timing it, `FERRAX_ALL=1` every call's time (µs).
 
 use ferrax_ir::{Array, DType, Module, Type};
 use ferrax_jit::{JitOptions, compile};
@@ -77,6 +77,9 @@ fn time(name: &str, module: &Module, calls: usize) {
         })
         .collect();
     let cpu = (cpu_time().saturating_sub(cpu)) / calls as u32;
+    if std::env::var_os("FERRAX_ALL").is_some() {
+        println!("{:?}", runs.iter().map(|d| d.as_micros()).collect::<Vec<_>>());
+    }
     let best = runs.iter().min().copied().unwrap_or_default();
     println!(
         "{name:<28} compile {compile_time:>10.2?}   call (median of {calls}) {:>10.2?}  min {best:>10.2?}  cpu/call {cpu:>10.2?}",
