@@ -145,6 +145,17 @@ fn pos_zero(d: &Data) -> bool {
     }
 }
 
+/// `x + neg(y) → x - y`, `neg(x) + y → y - x`, `x - neg(y) → x + y` (module docs).
+fn fold_negation(cx: &Ctx, op: BinaryOp, x: Value, y: Value) -> Rewrite {
+    let binary = |op, a, b| Rewrite::Replace(Prim::Binary(op), vec![a, b]);
+    match (op, cx.negated(x), cx.negated(y)) {
+        (BinaryOp::Add, _, Some(ny)) => binary(BinaryOp::Sub, x, ny),
+        (BinaryOp::Add, Some(nx), None) => binary(BinaryOp::Sub, y, nx),
+        (BinaryOp::Sub, _, Some(ny)) => binary(BinaryOp::Add, x, ny),
+        _ => Rewrite::Keep,
+    }
+}
+
 fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrite {
     let out_ty = |i: usize| cx.func.ty(outputs[i]);
     let in_ty = |i: usize| cx.func.ty(inputs[i]);
@@ -155,15 +166,7 @@ fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrit
         (Prim::Binary(BinaryOp::Add), &[x, y]) if cx.is(x, neg_zero) => Rewrite::Forward(y),
         (Prim::Binary(BinaryOp::Sub), &[x, y]) if cx.is(y, pos_zero) => Rewrite::Forward(x),
         (Prim::Binary(BinaryOp::Div), &[x, y]) if cx.is(y, one) => Rewrite::Forward(x),
-        (Prim::Binary(BinaryOp::Add), &[x, y]) if cx.negated(y).is_some() => {
-            Rewrite::Replace(Prim::Binary(BinaryOp::Sub), vec![x, cx.negated(y).unwrap_or(y)])
-        }
-        (Prim::Binary(BinaryOp::Add), &[x, y]) if cx.negated(x).is_some() => {
-            Rewrite::Replace(Prim::Binary(BinaryOp::Sub), vec![y, cx.negated(x).unwrap_or(x)])
-        }
-        (Prim::Binary(BinaryOp::Sub), &[x, y]) if cx.negated(y).is_some() => {
-            Rewrite::Replace(Prim::Binary(BinaryOp::Add), vec![x, cx.negated(y).unwrap_or(y)])
-        }
+        (Prim::Binary(op @ (BinaryOp::Add | BinaryOp::Sub)), &[x, y]) => fold_negation(cx, *op, x, y),
         (Prim::Unary(UnaryOp::Neg), &[x]) => match cx.def(x) {
             Some((Prim::Unary(UnaryOp::Neg), &[inner])) => Rewrite::Forward(inner),
             _ => Rewrite::Keep,

@@ -571,17 +571,33 @@ fn constant_attr(value: &Array) -> AttrValue {
     if value.rank() == 0 { element(0) } else { AttrValue::List((0..value.len()).map(element).collect()) }
 }
 
+/// The pattern of the attribute kinds that are not numbers (every one named, so that a
+/// new kind must be placed).
+macro_rules! not_a_number {
+    () => {
+        AttrValue::Bool(_)
+            | AttrValue::None
+            | AttrValue::DType(_)
+            | AttrValue::Func(_)
+            | AttrValue::Str(_)
+            | AttrValue::List(_)
+    };
+}
+
 fn constant_from_attr(value: &AttrValue, out_types: &[Type]) -> Result<Array, String> {
     let [ty] = out_types else {
         return Err(format!("constant: has one result, {} declared", out_types.len()));
     };
-    let items: Vec<&AttrValue> = match value {
-        AttrValue::List(items) => items.iter().collect(),
-        scalar => vec![scalar],
-    };
-    let shape: Shape = match value {
-        AttrValue::List(_) => ty.shape.clone(),
-        _ => Shape::new(),
+    // Every kind named, so that a new attribute kind must be placed here.
+    let (items, shape): (Vec<&AttrValue>, Shape) = match value {
+        AttrValue::List(items) => (items.iter().collect(), ty.shape.clone()),
+        AttrValue::Int(_)
+        | AttrValue::Float(_)
+        | AttrValue::Bool(_)
+        | AttrValue::None
+        | AttrValue::DType(_)
+        | AttrValue::Func(_)
+        | AttrValue::Str(_) => (vec![value], Shape::new()),
     };
     let expected = ferrax_array::element_count(&shape).map_err(|e| format!("constant: {e}"))?;
     if items.len() != expected {
@@ -600,7 +616,7 @@ fn constant_from_attr(value: &AttrValue, out_types: &[Type]) -> Result<Array, St
                 .iter()
                 .map(|v| match v {
                     AttrValue::Int(i) => i32::try_from(*i).map_err(|_| format!("constant: {i} does not fit i32")),
-                    _ => Err(bad(v)),
+                    AttrValue::Float(_) | not_a_number!() => Err(bad(v)),
                 })
                 .collect::<Result<_, _>>()?,
         ),
@@ -610,7 +626,7 @@ fn constant_from_attr(value: &AttrValue, out_types: &[Type]) -> Result<Array, St
                 .map(|v| match v {
                     AttrValue::Int(i) => Ok(*i as f32),
                     AttrValue::Float(text) => parse_float::<f32>(text).ok_or_else(|| bad(v)),
-                    _ => Err(bad(v)),
+                    not_a_number!() => Err(bad(v)),
                 })
                 .collect::<Result<_, _>>()?,
         ),
@@ -620,7 +636,7 @@ fn constant_from_attr(value: &AttrValue, out_types: &[Type]) -> Result<Array, St
                 .map(|v| match v {
                     AttrValue::Int(i) => Ok(*i as f64),
                     AttrValue::Float(text) => parse_float::<f64>(text).ok_or_else(|| bad(v)),
-                    _ => Err(bad(v)),
+                    not_a_number!() => Err(bad(v)),
                 })
                 .collect::<Result<_, _>>()?,
         ),

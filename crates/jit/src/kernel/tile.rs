@@ -17,7 +17,7 @@
 //! `KernelOptions::tiles` is on, math is not `precise_math`, the host has AVX2 and FMA (the
 //! inline code then uses FMA too), and the innermost extent is at least [`MIN_EXTENT`].
 
-use super::lower::{Index, Lower, mem};
+use super::lower::{Index, Loop, Lower, mem};
 use super::vector::Analysis;
 use crate::math::tile::{self, TileFn};
 use cranelift_codegen::ir::{
@@ -102,11 +102,12 @@ impl Lower<'_, '_> {
         let iv = idx[last];
         let addrs: Vec<Cv> = wave.iter().map(|s| self.scratch_at(s, t, iv)).collect();
         let inputs: Vec<Value> = wave.iter().map(|s| s.input).collect();
+        let seeds = self.read_by(&inputs, before);
         self.memo.clear();
         let mut vmemo = HashMap::new();
         for j in 0..copies {
             idx[last] = if j == 0 { iv } else { self.fb.ins().iadd_imm_s(iv, 4 * j) };
-            self.seed_stages(before, &inputs, idx, last, t, &mut vmemo);
+            self.seed_stages(&seeds, idx, last, t, &mut vmemo);
             for (&input, &addr) in inputs.iter().zip(&addrs) {
                 let x = self.vec_at(input, idx, &mut vmemo)?;
                 self.fb.ins().store(mem(), x, addr, (16 * j) as i32);
@@ -116,8 +117,15 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
-    /// Which of `stages` the values `from` read directly: through equations that are not
-    /// themselves staged (a stage read only inside another stage's operand is not).
+    /// The stages among `stages` that the values `from` read directly: through equations
+    /// that are not themselves staged (a stage read only inside another stage's operand is
+    /// not), for [`Lower::seed_stages`].
+    pub(super) fn read_by(&self, from: &[Value], stages: &[Stage]) -> Vec<Stage> {
+        let hit = self.reached(from, stages);
+        stages.iter().zip(hit).filter(|&(_, h)| h).map(|(s, _)| *s).collect()
+    }
+
+    /// Which of `stages` the values `from` read directly (see [`Lower::read_by`]).
     fn reached(&self, from: &[Value], stages: &[Stage]) -> Vec<bool> {
         let mut hit = vec![false; stages.len()];
         let mut seen = vec![false; self.func.value_types.len()];
@@ -137,36 +145,45 @@ impl Lower<'_, '_> {
         hit
     }
 
-    /// Records in `vmemo` the vectors at `idx` (innermost index `idx[last]`) of the stages
-    /// that `from` reads, as loads from their scratch tiles, for the tile that starts at `t`.
+    /// Records in `vmemo` the vectors at `idx` (innermost index `idx[last]`) of `stages`
+    /// (those the loop body reads: [`Lower::read_by`]) as loads from their scratch tiles,
+    /// for the tile that starts at `t`.
     pub(super) fn seed_stages(
         &mut self,
         stages: &[Stage],
-        from: &[Value],
         idx: &Index,
         last: usize,
         t: Cv,
         vmemo: &mut HashMap<(Value, Index), Cv>,
     ) {
-        let hit = self.reached(from, stages);
-        for (s, _) in stages.iter().zip(hit).filter(|&(_, h)| h) {
+        for s in stages {
             let addr = self.scratch_at(s, t, idx[last]);
             let v = self.fb.ins().load(types::F32X4, mem(), addr, 0);
             vmemo.insert((s.value, idx.clone()), v);
         }
     }
 
-    /// The staging loops of the tile `[t, te)` (a multiple of 4 lanes): for each wave of
-    /// stages, their operands in vectors into their scratch tiles, then their routines.
-    /// `idx` is the loop's index with the innermost position `last` free.
-    pub(super) fn emit_stages(
+    /// Opens the loop over the tiles of `[a, b)` (a multiple of 4 lanes) and emits the
+    /// tile's staging loops ([`Lower::emit_stages`]); returns the loop and the tile's end.
+    pub(super) fn open_tile(
         &mut self,
         stages: &[Stage],
         idx: &mut Index,
         last: usize,
-        t: Cv,
-        te: Cv,
-    ) -> Result<(), Error> {
+        a: Cv,
+        b: Cv,
+    ) -> Result<(Loop, Cv), Error> {
+        let tl = self.open_loop(a, b, TILE);
+        let te = self.fb.ins().iadd_imm_s(tl.iv, TILE);
+        let te = self.fb.ins().smin(te, b);
+        self.emit_stages(stages, idx, last, tl.iv, te)?;
+        Ok((tl, te))
+    }
+
+    /// The staging loops of the tile `[t, te)` (a multiple of 4 lanes): for each wave of
+    /// stages, their operands in vectors into their scratch tiles, then their routines.
+    /// `idx` is the loop's index with the innermost position `last` free.
+    fn emit_stages(&mut self, stages: &[Stage], idx: &mut Index, last: usize, t: Cv, te: Cv) -> Result<(), Error> {
         // Stages in waves: a stage whose operand reads another stage comes in a later wave
         // than it; one staging loop a wave, four vectors an iteration, then one at a time.
         let mut waves = vec![0usize; stages.len()];

@@ -25,7 +25,6 @@ use super::super::math::MathFn;
 use super::lower::{Index, Lower};
 use super::ops;
 use super::plan::{Plan, RedKind, Reduction};
-use super::tile::TILE;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Type, Value as Cv, types};
 use cranelift_frontend::Variable;
 use ferrax_ir::prim::{BinaryOp, ReduceOp, UnaryOp};
@@ -501,24 +500,16 @@ impl Lower<'_, '_> {
         let results = self.func.results.clone();
         let stages = self.stages(&dims, lanes, &results);
         let last = idx.len();
-        let tile = if stages.is_empty() {
-            idx.push(a);
-            None
-        } else {
-            let tl = self.open_loop(a, vend, TILE);
-            let te = self.fb.ins().iadd_imm_s(tl.iv, TILE);
-            let te = self.fb.ins().smin(te, vend);
-            idx.push(tl.iv);
-            self.emit_stages(&stages, &mut idx, last, tl.iv, te)?;
-            Some((tl, te))
-        };
+        idx.push(a);
+        let tile = if stages.is_empty() { None } else { Some(self.open_tile(&stages, &mut idx, last, a, vend)?) };
         let (va, vb) = tile.as_ref().map_or((a, vend), |(tl, te)| (tl.iv, *te));
         let vl = self.open_loop(va, vb, w);
         idx[last] = vl.iv;
         self.memo.clear();
         let mut vmemo = HashMap::new();
         if let Some((tl, _)) = &tile {
-            self.seed_stages(&stages, &results, &idx, last, tl.iv, &mut vmemo);
+            let seeds = self.read_by(&results, &stages);
+            self.seed_stages(&seeds, &idx, last, tl.iv, &mut vmemo);
         }
         for k in 0..self.func.results.len() {
             self.store_vector(k, &idx, &mut vmemo)?;
@@ -648,10 +639,7 @@ impl Lower<'_, '_> {
                 let v = self.fb.use_var(acc);
                 self.fb.ins().stack_store(types::I64, v, slot, 16 * j as i32);
             }
-            let tl = self.open_loop(n0, n4, TILE);
-            let te = self.fb.ins().iadd_imm_s(tl.iv, TILE);
-            let te = self.fb.ins().smin(te, n4);
-            self.emit_stages(&stages, &mut in_idx, last, tl.iv, te)?;
+            let (tl, te) = self.open_tile(&stages, &mut in_idx, last, n0, n4)?;
             let tacc: Vec<Variable> = (0..4).map(|_| self.fb.declare_var(vt)).collect();
             for (j, &acc) in tacc.iter().enumerate() {
                 let v = self.fb.ins().stack_load(types::I64, vt, slot, 16 * j as i32);
@@ -661,13 +649,14 @@ impl Lower<'_, '_> {
         };
         let (a, b) = tile.as_ref().map_or((n0, n4), |(tl, te, _, _)| (tl.iv, *te));
         let accs = tile.as_ref().map_or_else(|| vacc.clone(), |(_, _, _, tacc)| tacc.clone());
+        let seeds = self.read_by(&roots, &stages);
         let l = self.open_loop(a, b, 4 * w);
         self.memo.clear();
         let mut vmemo = HashMap::new();
         for (j, &acc) in accs.iter().enumerate() {
             in_idx[last] = if j == 0 { l.iv } else { self.fb.ins().iadd_imm_s(l.iv, j as i64 * w) };
             if let Some((tl, _, _, _)) = &tile {
-                self.seed_stages(&stages, &roots, &in_idx, last, tl.iv, &mut vmemo);
+                self.seed_stages(&seeds, &in_idx, last, tl.iv, &mut vmemo);
             }
             let x = self.vec_at(red.input, &in_idx, &mut vmemo)?;
             self.store_in_results(&in_idx, &mut vmemo)?;

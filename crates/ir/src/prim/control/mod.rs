@@ -98,11 +98,16 @@ pub(crate) fn infer_cond(branches: &[String], inputs: &[Type], module: &Module) 
     let Some((selector, operands)) = inputs.split_first() else {
         return Err(format!("{op}: expects a predicate or index operand"));
     };
-    match (selector.dtype, selector.rank()) {
-        (DType::I32, 0) => {}
-        (DType::Bool, 0) if branches.len() == 2 => {}
-        (DType::Bool, 0) => return Err(format!("{op}: a bool predicate needs 2 branches, got {}", branches.len())),
-        _ => return Err(format!("{op}: the selector must be i32[] or bool[], got {selector}")),
+    let scalar = selector.rank() == 0;
+    match selector.dtype {
+        DType::I32 if scalar => {}
+        DType::Bool if scalar && branches.len() == 2 => {}
+        DType::Bool if scalar => {
+            return Err(format!("{op}: a bool predicate needs 2 branches, got {}", branches.len()));
+        }
+        DType::I32 | DType::Bool | DType::F32 | DType::F64 => {
+            return Err(format!("{op}: the selector must be i32[] or bool[], got {selector}"));
+        }
     }
     let Some(first) = branches.first() else {
         return Err(format!("{op}: needs at least one branch"));
