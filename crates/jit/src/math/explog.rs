@@ -7,14 +7,15 @@
 //!   parts. Special values (0, negatives, +inf, NaN) by selects.
 //! * `log1p`, `expm1`: Kahan's tricks on top of `log`/`exp`: `log(u)·x/(u−1)` with `u = 1+x`, and
 //!   `(u−1)·x/log(u)` with `u = eˣ` — the rounding error of `u` cancels in the ratio.
-//! * `tanh`: odd polynomial for |x| < 0.625, `1 − 2/(e^{2|x|}+1)` with the sign of x above (2|x| clamped to 20
-//!   (f32) / 40 (f64), where the result is ±1, so that exp needs neither its clamps nor its two-step scaling).
+//! * `tanh`: f32: `x·P(x²)/Q(x²)` in f64 on x clamped to ±9.5 (a rational fit, see [`tanh32`]); f64: odd
+//!   polynomial for |x| < 0.625, `1 − 2/(e^{2|x|}+1)` with the sign of x above (2|x| clamped to 40, where the
+//!   result is ±1, so that exp needs neither its clamps nor its two-step scaling).
 //! * `logistic`: `e/(1+e)` or `1/(1+e)` with `e = e^{−|x|}`: no overflow, subnormal results below −87.
 //!
 //! Coefficients are near-minimax (Chebyshev) fits made with mpmath for this crate.
 
-use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{Value, types};
 
 use super::ops::Em;
 
@@ -65,16 +66,23 @@ const LOG64: [f64; 9] = [
     0.3999999999999999,
     0.6666666666666666,
 ];
-/// (tanh(x) − x)/x³ as a polynomial in t = x² on [0, 0.625²], degree 5 (f32).
-pub(super) const TANH32: [f64; 6] = [
-    0.002292744816178142,
-    -0.008343945515839153,
-    0.02176891865102821,
-    -0.053959259577204544,
-    0.1333330355691574,
-    -0.3333333317214036,
+/// f32 `tanh x` clamps x to ±[`TANH32_CLAMP`]: beyond it (from |x| ≈ 9.01) tanh rounds to ±1 in f32.
+pub(super) const TANH32_CLAMP: f64 = 9.5;
+/// f32 `tanh x = x·P(t)/Q(t)` with t = x², evaluated in f64: the numerator P (degree 5, highest
+/// first). P/Q is a near-minimax rational fit of tanh(x)/x on [0, 9.5] with relative error
+/// 2.4·10⁻⁹ (0.04 f32 ulp), made by `crates/jit/fits/tanh32.py`.
+pub(super) const TANH32_P: [f64; 6] = [
+    -1.1273846269914957e-11,
+    2.9313637251179498e-08,
+    2.7474887490056463e-05,
+    0.003841870385627518,
+    0.13658793867131536,
+    1.0,
 ];
-/// The same, degree 12 (f64).
+/// The denominator Q of the f32 `tanh` (degree 4, highest first); see [`TANH32_P`].
+pub(super) const TANH32_Q: [f64; 5] =
+    [1.250262749511448e-06, 0.0003892019374396941, 0.027148983218171788, 0.46992125762767706, 1.0];
+/// (tanh(x) − x)/x³ as a polynomial in t = x² on [0, 0.625²], degree 12 (f64).
 const TANH64: [f64; 13] = [
     -2.438831631472088e-06,
     1.2209921790162781e-05,
@@ -228,22 +236,22 @@ pub(super) fn expm1(em: &mut Em, x: Value) -> Value {
 
 /// `tanh x`.
 pub(super) fn tanh(em: &mut Em, x: Value) -> Value {
-    let coeffs: &[f64] = if em.is64() { &TANH64 } else { &TANH32 };
+    if !em.is64() {
+        return tanh32(em, x);
+    }
     let ax = em.abs(x);
     let t = em.mul(x, x);
-    let p = em.poly(t, coeffs);
+    let p = em.poly(t, &TANH64);
     let xt = em.mul(x, t);
     let small_r = em.madd(xt, p, x);
-    // Above 2|x| = 20 (f32) or 40 (f64), 2/(e^{2|x|}+1) is below half an ulp of 1 and the
-    // result is ±1: clamping there (NaN passes) keeps e^{2|x|} normal, so exp's own clamps
-    // and its two-step scaling are not needed.
+    // Above 2|x| = 40, 2/(e^{2|x|}+1) is below half an ulp of 1 and the result is ±1:
+    // clamping there (NaN passes) keeps e^{2|x|} normal, so exp's own clamps and its
+    // two-step scaling are not needed.
     let ax2 = em.add(ax, ax);
-    let (lim, ln2_hi, ln2_lo, exp_coeffs): (f64, f64, f64, &[f64]) =
-        if em.is64() { (40.0, LN2_HI64, LN2_LO64, &EXP64) } else { (20.0, LN2_HI32, LN2_LO32, &EXP32) };
-    let limv = em.c(lim);
+    let limv = em.c(40.0);
     let above = em.fcmp(FloatCC::LessThan, limv, ax2);
     let ax2 = em.sel(above, limv, ax2);
-    let e = exp_core(em, ax2, ln2_hi, ln2_lo, exp_coeffs, true);
+    let e = exp_core(em, ax2, LN2_HI64, LN2_LO64, &EXP64, true);
     let one = em.c(1.0);
     let two = em.c(2.0);
     let d = em.add(e, one);
@@ -253,6 +261,41 @@ pub(super) fn tanh(em: &mut Em, x: Value) -> Value {
     let small = em.fcmpk(FloatCC::LessThan, ax, 0.625);
     let r = em.sel(small, small_r, big_r);
     em.keep_zero(x, r)
+}
+
+/// f32 `tanh x`: x clamped to ±9.5 (NaN passes), then `x·P(x²)/Q(x²)` in f64 (an `F32X4` in
+/// two `F64X2` halves) and one rounding to f32. The f64 error (~10⁻¹⁵) and the fit's
+/// (2.4·10⁻⁹) are far below half an f32 ulp, so the result is the correctly rounded tanh but
+/// where the true value lies within 2.4·10⁻⁹ (relative) of a rounding boundary: at most 1 ulp.
+/// ±0 and subnormals come back unchanged (P(0) = Q(0) = 1). No exp, no branch: about half
+/// the work of the exp-based form (which f64 `tanh` keeps).
+fn tanh32(em: &mut Em, x: Value) -> Value {
+    let hi = em.c(TANH32_CLAMP);
+    let lo = em.c(-TANH32_CLAMP);
+    let above = em.fcmp(FloatCC::LessThan, hi, x);
+    let x = em.sel(above, hi, x);
+    let below = em.fcmp(FloatCC::LessThan, x, lo);
+    let x = em.sel(below, lo, x);
+    if em.is_vec() {
+        let xl = em.widen(x, false);
+        let xh = em.widen(x, true);
+        let rl = em.with_ty(types::F64X2, |em| rational(em, xl));
+        let rh = em.with_ty(types::F64X2, |em| rational(em, xh));
+        em.narrow(rl, Some(rh))
+    } else {
+        let xd = em.widen(x, false);
+        let rd = em.with_ty(types::F64, |em| rational(em, xd));
+        em.narrow(rd, None)
+    }
+}
+
+/// `x·P(x²)/Q(x²)` of [`tanh32`], in f64.
+fn rational(em: &mut Em, x: Value) -> Value {
+    let t = em.mul(x, x);
+    let p = em.poly(t, &TANH32_P);
+    let q = em.poly(t, &TANH32_Q);
+    let xp = em.mul(x, p);
+    em.div(xp, q)
 }
 
 /// `1/(1 + e^{−x})`.

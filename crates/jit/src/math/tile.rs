@@ -82,7 +82,7 @@ pub(crate) fn apply(f: TileFn, xs: &mut [f32]) {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::super::explog::{EXP32, LN2_HI32, LN2_LO32, TANH32};
+    use super::super::explog::{EXP32, LN2_HI32, LN2_LO32, TANH32_CLAMP, TANH32_P, TANH32_Q};
     use std::arch::x86_64::*;
 
     /// The f32 constant `k` in every lane (rounded as the inline kernels round it).
@@ -147,30 +147,37 @@ mod avx2 {
         exp_core(x, false)
     }
 
-    /// `tanh x` (`explog::tanh`).
+    /// Horner evaluation of `coeffs` (highest degree first) at `x` in f64 lanes.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn poly64(x: __m256d, coeffs: &[f64]) -> __m256d {
+        let mut acc = _mm256_set1_pd(coeffs[0]);
+        for &c in &coeffs[1..] {
+            acc = _mm256_fmadd_pd(acc, x, _mm256_set1_pd(c));
+        }
+        acc
+    }
+
+    /// `x·P(x²)/Q(x²)` of the f32 `tanh`, in four f64 lanes.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn tanh_rational(x: __m256d) -> __m256d {
+        let t = _mm256_mul_pd(x, x);
+        let p = poly64(t, &TANH32_P);
+        let q = poly64(t, &TANH32_Q);
+        _mm256_div_pd(_mm256_mul_pd(x, p), q)
+    }
+
+    /// `tanh x` (`explog::tanh` for f32): the clamp (`min`/`max` with x second pass NaN on,
+    /// as the inline compare-and-select does), then the rational in two f64 halves.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
     fn tanh8(x: __m256) -> __m256 {
-        let sign = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN));
-        let ax = _mm256_andnot_ps(sign, x);
-        let t = _mm256_mul_ps(x, x);
-        let p = poly(t, &TANH32);
-        let xt = _mm256_mul_ps(x, t);
-        let small_r = _mm256_fmadd_ps(xt, p, x);
-        let ax2 = _mm256_add_ps(ax, ax);
-        let lim = k(20.0);
-        let above = _mm256_cmp_ps::<_CMP_LT_OQ>(lim, ax2);
-        let ax2 = _mm256_blendv_ps(ax2, lim, above);
-        let e = exp_core(ax2, true);
-        let one = k(1.0);
-        let d = _mm256_add_ps(e, one);
-        let q = _mm256_div_ps(k(2.0), d);
-        let b = _mm256_sub_ps(one, q);
-        let big_r = _mm256_or_ps(_mm256_andnot_ps(sign, b), _mm256_and_ps(sign, x));
-        let small = _mm256_cmp_ps::<_CMP_LT_OQ>(ax, k(0.625));
-        let r = _mm256_blendv_ps(big_r, small_r, small);
-        let zero = _mm256_cmp_ps::<_CMP_EQ_OQ>(x, _mm256_setzero_ps());
-        _mm256_blendv_ps(r, x, zero)
+        let x = _mm256_min_ps(k(TANH32_CLAMP), x);
+        let x = _mm256_max_ps(k(-TANH32_CLAMP), x);
+        let lo = tanh_rational(_mm256_cvtps_pd(_mm256_castps256_ps128(x)));
+        let hi = tanh_rational(_mm256_cvtps_pd(_mm256_extractf128_ps::<1>(x)));
+        _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi))
     }
 
     /// `1/(1 + e^{−x})` (`explog::logistic`).

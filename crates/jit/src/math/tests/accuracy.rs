@@ -65,7 +65,7 @@ fn special_points(f: MathFn) -> Vec<f64> {
         MathFn::Log | MathFn::Log1p => {
             &[0.999_999, 1.000_001, std::f64::consts::SQRT_2, std::f64::consts::FRAC_1_SQRT_2]
         }
-        MathFn::Tanh => &[0.625, 0.624_999_9, 9.0, 20.0, 44.0],
+        MathFn::Tanh => &[0.625, 0.624_999_9, 9.0, 9.01, 9.02, 9.499_999, 9.5, 9.500_001, 20.0, 44.0],
         MathFn::Sin | MathFn::Cos | MathFn::Tan => {
             &[1048575.0, 1048576.0, 1048577.0, 4e6, 1e7, 1e38, std::f64::consts::FRAC_PI_4]
         }
@@ -84,6 +84,7 @@ fn range(f: MathFn, is64: bool) -> (f64, f64) {
         MathFn::Exp => (-105.0, 90.0),
         MathFn::Log | MathFn::Log1p => (-1.0, 10.0),
         MathFn::Expm1 => (-20.0, 20.0),
+        MathFn::Tanh if !is64 => (-10.0, 10.0),
         MathFn::Tanh | MathFn::Erf => (-6.0, 6.0),
         MathFn::Logistic => (-110.0, 40.0),
         MathFn::Sin | MathFn::Cos | MathFn::Tan => (-50.0, 50.0),
