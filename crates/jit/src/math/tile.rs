@@ -110,8 +110,14 @@ mod avx2 {
         _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(n, _mm256_set1_epi32(127))))
     }
 
+    /// Below this, `eˣ` may need a subnormal scale 2ⁿ (n < −126: 87·log₂e ≈ 125.5).
+    const NORMAL_LO: f32 = -87.0;
+    /// Above this, 2ⁿ may overflow (n > 127: 88·log₂e ≈ 126.96).
+    const NORMAL_HI: f32 = 88.0;
+
     /// `eˣ` for `x` within exp's range: Cody-Waite reduction, the polynomial, and the scaling
-    /// by `2ⁿ` in one step (`normal`) or two (gradual underflow).
+    /// by `2ⁿ` in one step (`normal`: n is known to be in [−126, 127]) or two (gradual
+    /// underflow, and 2¹²⁸ at the top).
     #[inline]
     #[target_feature(enable = "avx2,fma")]
     fn exp_core(x: __m256, normal: bool) -> __m256 {
@@ -135,16 +141,29 @@ mod avx2 {
         }
     }
 
-    /// `eˣ` (the clamps of `explog::exp`, then [`exp_core`]).
+    /// `eˣ` (the clamps of `explog::exp`, then [`exp_core`]). The clamps are `max`/`min`
+    /// with x second, which pass NaN on as the inline compare-and-select does. `normal`: the
+    /// caller knows every lane lies in [[`NORMAL_LO`], [`NORMAL_HI`]] (see [`exp_core`]).
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    fn exp8(x: __m256) -> __m256 {
-        let (lo, hi) = (k(-104.0), k(89.0));
-        let under = _mm256_cmp_ps::<_CMP_LT_OQ>(x, lo);
-        let x = _mm256_blendv_ps(x, lo, under);
-        let over = _mm256_cmp_ps::<_CMP_GT_OQ>(x, hi);
-        let x = _mm256_blendv_ps(x, hi, over);
-        exp_core(x, false)
+    fn exp8(x: __m256, normal: bool) -> __m256 {
+        let x = _mm256_max_ps(k(-104.0), x);
+        let x = _mm256_min_ps(k(89.0), x);
+        exp_core(x, normal)
+    }
+
+    /// `eˣ` for lanes in [[`NORMAL_LO`], [`NORMAL_HI`]].
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn exp8_normal(x: __m256) -> __m256 {
+        exp8(x, true)
+    }
+
+    /// `eˣ` for any lanes.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn exp8_any(x: __m256) -> __m256 {
+        exp8(x, false)
     }
 
     /// Horner evaluation of `coeffs` (highest degree first) at `x` in f64 lanes.
@@ -180,18 +199,53 @@ mod avx2 {
         _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi))
     }
 
-    /// `1/(1 + e^{−x})` (`explog::logistic`).
+    /// `1/(1 + e^{−x})` (`explog::logistic`); `normal` as for [`exp8`], for −|x|.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    fn logistic8(x: __m256) -> __m256 {
+    fn logistic8(x: __m256, normal: bool) -> __m256 {
         let sign = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN));
         let nax = _mm256_or_ps(x, sign);
-        let e = exp8(nax);
+        let e = exp8(nax, normal);
         let one = k(1.0);
         let d = _mm256_add_ps(one, e);
         let neg = _mm256_cmp_ps::<_CMP_LT_OQ>(x, _mm256_setzero_ps());
         let num = _mm256_blendv_ps(one, e, neg);
         _mm256_div_ps(num, d)
+    }
+
+    /// `1/(1 + e^{−x})` for |x| ≤ −[`NORMAL_LO`].
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn logistic8_normal(x: __m256) -> __m256 {
+        logistic8(x, true)
+    }
+
+    /// `1/(1 + e^{−x})` for any lanes.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn logistic8_any(x: __m256) -> __m256 {
+        logistic8(x, false)
+    }
+
+    /// Whether all `n` values at `p` lie in [`lo`, `hi`] (false if one is NaN).
+    ///
+    /// # Safety
+    /// `p` is valid for `n` reads; the host has AVX2.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn within(p: *const f32, n: usize, lo: f32, hi: f32) -> bool {
+        // NaN lanes fail the ordered compares.
+        let (vlo, vhi) = (_mm256_set1_ps(lo), _mm256_set1_ps(hi));
+        let mut ok = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: i + 8 <= n.
+            let x = unsafe { _mm256_loadu_ps(p.add(i)) };
+            let inside = _mm256_and_ps(_mm256_cmp_ps::<_CMP_GE_OQ>(x, vlo), _mm256_cmp_ps::<_CMP_LE_OQ>(x, vhi));
+            ok = _mm256_and_ps(ok, inside);
+            i += 8;
+        }
+        // SAFETY: i < n for each tail element read.
+        _mm256_movemask_ps(ok) == 0xff && (i..n).all(|j| (lo..=hi).contains(&unsafe { *p.add(j) }))
     }
 
     /// Defines `unsafe extern "C" fn $name(p: *mut f32, n: usize)`: `$f` on the `n` values at
@@ -239,7 +293,34 @@ mod avx2 {
         };
     }
 
-    tile!(exp_tile, exp8, "eˣ");
+    tile!(exp_tile_normal, exp8_normal, "eˣ for x in [NORMAL_LO, NORMAL_HI]");
+    tile!(exp_tile_any, exp8_any, "eˣ");
     tile!(tanh_tile, tanh8, "tanh x");
-    tile!(logistic_tile, logistic8, "1/(1 + e^{−x})");
+    tile!(logistic_tile_normal, logistic8_normal, "1/(1 + e^{−x}) for |x| ≤ −NORMAL_LO");
+    tile!(logistic_tile_any, logistic8_any, "1/(1 + e^{−x})");
+
+    /// `eˣ` on `n` values at `p`, in place: a first pass checks whether every value lies
+    /// where eˣ is scaled by a normal 2ⁿ in one step, which saves the two-step scaling of
+    /// gradual underflow (the same bits: a multiplication by a power of two rounds only
+    /// where the result is subnormal, once, either way).
+    ///
+    /// # Safety
+    /// `p` is valid for `n` reads and writes; the host has AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe extern "C" fn exp_tile(p: *mut f32, n: usize) {
+        // SAFETY: as this function's contract.
+        unsafe { if within(p, n, NORMAL_LO, NORMAL_HI) { exp_tile_normal(p, n) } else { exp_tile_any(p, n) } }
+    }
+
+    /// `1/(1 + e^{−x})` on `n` values at `p`, in place, with the check of [`exp_tile`] on −|x|.
+    ///
+    /// # Safety
+    /// `p` is valid for `n` reads and writes; the host has AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe extern "C" fn logistic_tile(p: *mut f32, n: usize) {
+        // SAFETY: as this function's contract.
+        unsafe {
+            if within(p, n, NORMAL_LO, -NORMAL_LO) { logistic_tile_normal(p, n) } else { logistic_tile_any(p, n) }
+        }
+    }
 }
