@@ -7,7 +7,7 @@
 //!   parts. Special values (0, negatives, +inf, NaN) by selects.
 //! * `log1p`, `expm1`: Kahan's tricks on top of `log`/`exp`: `log(u)·x/(u−1)` with `u = 1+x`, and
 //!   `(u−1)·x/log(u)` with `u = eˣ` — the rounding error of `u` cancels in the ratio.
-//! * `tanh`: f32: `x·P(x²)/Q(x²)` in f64 on x clamped to ±9.05 (a rational fit, see [`tanh32`]); f64: odd
+//! * `tanh`: f32: `x·P(x²)/Q(x²)` in f64 on x clamped to ±9.5 (a rational fit, see [`tanh32`]); f64: odd
 //!   polynomial for |x| < 0.625, `1 − 2/(e^{2|x|}+1)` with the sign of x above (2|x| clamped to 40, where the
 //!   result is ±1, so that exp needs neither its clamps nor its two-step scaling).
 //! * `logistic`: `e/(1+e)` or `1/(1+e)` with `e = e^{−|x|}`: no overflow, subnormal results below −87.
@@ -66,17 +66,22 @@ const LOG64: [f64; 9] = [
     0.3999999999999999,
     0.6666666666666666,
 ];
-/// f32 `tanh x` clamps x to ±[`TANH32_CLAMP`]: from |x| ≈ 9.011 tanh rounds to ±1 in f32, and
-/// so does the rational on [9.0, 9.05].
-pub(super) const TANH32_CLAMP: f64 = 9.05;
-/// f32 `tanh x = x·P(t)/Q(t)` with t = x², evaluated in f64: the numerator P (degree 4, highest
-/// first). P/Q is a near-minimax rational fit of tanh(x)/x on [0, 9.05] with relative error
-/// 2.3·10⁻⁸ (0.38 f32 ulp), made by `crates/jit/fits/tanh32.py`.
-pub(super) const TANH32_P: [f64; 5] =
-    [1.3331201024829573e-08, 2.0597776698280716e-05, 0.003495156624122305, 0.13380753397701703, 1.0];
+/// f32 `tanh x` clamps x to ±[`TANH32_CLAMP`]: beyond it (from |x| ≈ 9.01) tanh rounds to ±1 in f32.
+pub(super) const TANH32_CLAMP: f64 = 9.5;
+/// f32 `tanh x = x·P(t)/Q(t)` with t = x², evaluated in f64: the numerator P (degree 5, highest
+/// first). P/Q is a near-minimax rational fit of tanh(x)/x on [0, 9.5] with relative error
+/// 2.4·10⁻⁹ (0.04 f32 ulp), made by `crates/jit/fits/tanh32.py`.
+pub(super) const TANH32_P: [f64; 6] = [
+    -1.1273846269914957e-11,
+    2.9313637251179498e-08,
+    2.7474887490056463e-05,
+    0.003841870385627518,
+    0.13658793867131536,
+    1.0,
+];
 /// The denominator Q of the f32 `tanh` (degree 4, highest first); see [`TANH32_P`].
 pub(super) const TANH32_Q: [f64; 5] =
-    [7.768601185535928e-07, 0.0003284746612633377, 0.025875617965410217, 0.46714074312497755, 1.0];
+    [1.250262749511448e-06, 0.0003892019374396941, 0.027148983218171788, 0.46992125762767706, 1.0];
 /// (tanh(x) − x)/x³ as a polynomial in t = x² on [0, 0.625²], degree 12 (f64).
 const TANH64: [f64; 13] = [
     -2.438831631472088e-06,
@@ -258,10 +263,10 @@ pub(super) fn tanh(em: &mut Em, x: Value) -> Value {
     em.keep_zero(x, r)
 }
 
-/// f32 `tanh x`: x clamped to ±9.05 (NaN passes), then `x·P(x²)/Q(x²)` in f64 (an `F32X4` in
-/// two `F64X2` halves) and one rounding to f32. The f64 error (~10⁻¹⁵) is negligible and the
-/// fit's (2.3·10⁻⁸) below 0.4 f32 ulp, so the result is the correctly rounded tanh but where
-/// the true value lies that close to a rounding boundary: at most 1 ulp.
+/// f32 `tanh x`: x clamped to ±9.5 (NaN passes), then `x·P(x²)/Q(x²)` in f64 (an `F32X4` in
+/// two `F64X2` halves) and one rounding to f32. The f64 error (~10⁻¹⁵) and the fit's
+/// (2.4·10⁻⁹) are far below half an f32 ulp, so the result is the correctly rounded tanh but
+/// where the true value lies within 2.4·10⁻⁹ (relative) of a rounding boundary: at most 1 ulp.
 /// ±0 and subnormals come back unchanged (P(0) = Q(0) = 1). No exp, no branch: about half
 /// the work of the exp-based form (which f64 `tanh` keeps).
 fn tanh32(em: &mut Em, x: Value) -> Value {

@@ -27,7 +27,7 @@
 //! | `log` | f32 | Cephes form, deg 8 | [−1, 10], all exponents incl. subnormals | 1 | 1 |
 //! | `log1p` | f32 | Kahan on `log` | [−1, 10] | 2 | 2 |
 //! | `expm1` | f32 | Kahan on `exp`, `log` | [−20, 20] | 2 | 2 |
-//! | `tanh` | f32 | rational deg 4/4 in x², in f64 | [−10, 10] | 1 | 1 |
+//! | `tanh` | f32 | rational deg 5/4 in x², in f64 | [−10, 10] | 1 | 1 |
 //! | `logistic` | f32 | via `exp`, one division | [−110, 40] | 2 | 2 |
 //! | `sin` | f32 | f64 reduction, f32 poly | [−50, 50] and [−1.1e6, 1.1e6] | 2 | 2 |
 //! | `cos` | f32 | f64 reduction, f32 poly | [−50, 50] and [−1.1e6, 1.1e6] | 2 | 2 |
