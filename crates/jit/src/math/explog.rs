@@ -267,6 +267,9 @@ pub(super) fn tanh(em: &mut Em, x: Value) -> Value {
 /// two `F64X2` halves) and one rounding to f32. The f64 error (~10⁻¹⁵) and the fit's
 /// (2.4·10⁻⁹) are far below half an f32 ulp, so the result is the correctly rounded tanh but
 /// where the true value lies within 2.4·10⁻⁹ (relative) of a rounding boundary: at most 1 ulp.
+/// Measured over 2·10⁶ points of [−9, 9]: 2.4% of results are not the correctly rounded ones (a
+/// 4/4 fit, two fmas cheaper per half, left 22%, so the JIT and the interpreter differed visibly
+/// more often).
 /// ±0 and subnormals come back unchanged (P(0) = Q(0) = 1). No exp, no branch: about half
 /// the work of the exp-based form (which f64 `tanh` keeps).
 fn tanh32(em: &mut Em, x: Value) -> Value {
