@@ -13,6 +13,10 @@
 //!
 //! The routines work in place on `n` elements (`extern "C"`, registered as JIT symbols by
 //! [`symbols`]); a tail of fewer than 8 elements goes through a zero-padded 8-lane copy.
+//! `exp` and `logistic` first check the whole tile: when every value lies where eˣ's scale 2ⁿ
+//! is a normal float (x in [−87, 88]), they scale in one multiplication instead of the two
+//! that gradual underflow needs (the same bits; about 15% less time). `tanh` is the f32
+//! rational of [`super::explog`] evaluated in f64 lanes, four at a time.
 
 /// Which tile routine: the unary f32 function it computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
