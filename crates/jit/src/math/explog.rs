@@ -12,7 +12,8 @@
 //!   result is ±1, so that exp needs neither its clamps nor its two-step scaling).
 //! * `logistic`: `e/(1+e)` or `1/(1+e)` with `e = e^{−|x|}`: no overflow, subnormal results below −87.
 //!
-//! Coefficients are near-minimax (Chebyshev) fits made with mpmath for this crate.
+//! Coefficients are near-minimax (Chebyshev) fits made with mpmath for this crate; the f32 `tanh` rational is a
+//! Loeb/Lawson fit made by `crates/jit/fits/tanh32.py`.
 
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{Value, types};

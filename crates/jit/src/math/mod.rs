@@ -54,7 +54,7 @@
 //! Release, 1M f32 elements, `out[i] = f(a[i])`, on a heavily loaded 2-vCPU host (libm `expf` in a Rust loop took
 //! 7.2 ns/elem there, ~4.5× the figure of the backend notes), ns/elem, scalar+fma / F32X4 / F32X4+fma: exp
 //! 4.7 / 1.9 / 1.3, tanh 9.1 / 3.5 / 2.8, log 7.4 / 3.0 / 2.6, sin 5.5 / 2.7 / 2.3, logistic 7.3 / 2.3 / 2.0,
-//! erf 12.0 / 5.4 / 3.5 (tanh: the exp-based f32 form of then). Constants come from [`MathCtx::float`]: the kernel lowering decides whether they are
+//! erf 12.0 / 5.4 / 3.5 (tanh: the earlier exp-based f32 form). Constants come from [`MathCtx::float`]: the kernel lowering decides whether they are
 //! splats or loads from a constant table (the notes measured tables faster: hoisted splats spill).
 //!
 //! [`tile`] has the f32 `exp`, `tanh` and `logistic` again as precompiled Rust in 256-bit

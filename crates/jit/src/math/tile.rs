@@ -3,9 +3,10 @@
 //! Cranelift emits at most 128-bit vectors, so the expensive math runs at half the width the
 //! host has).
 //!
-//! Each routine performs, lane by lane, exactly the operations of the polynomial kernel that
-//! [`super::explog`] emits with FMA (same constants rounded to f32, same order, one fused
-//! multiply-add where that one has one), so a value computed here has the same bits as the
+//! Each routine performs, lane by lane, exactly the operations of the kernel that
+//! [`super::explog`] emits with FMA (same constants, rounded to f32 for `exp`/`logistic` and
+//! kept in f64 for `tanh`'s f64 rational; same order; one fused multiply-add where that one
+//! has one), so a value computed here has the same bits as the
 //! kernel's inline code on an FMA host (NaN payloads aside): a kernel may stage a value through
 //! a tile routine or compute it inline without changing its results, and the ulp bounds of
 //! [`super`] hold unchanged. [`available`] says whether the host can run them; on other hosts
@@ -14,7 +15,7 @@
 //! The routines work in place on `n` elements (`extern "C"`, registered as JIT symbols by
 //! [`symbols`]); a tail of fewer than 8 elements goes through a zero-padded 8-lane copy.
 //! `exp` and `logistic` first check the whole tile: when every value lies where eˣ's scale 2ⁿ
-//! is a normal float (x in [−87, 88]), they scale in one multiplication instead of the two
+//! is a normal float (`exp`: x in [−87, 88]; `logistic`: |x| ≤ 87), they scale in one multiplication instead of the two
 //! that gradual underflow needs (the same bits; about 15% less time). `tanh` is the f32
 //! rational of [`super::explog`] evaluated in f64 lanes, four at a time.
 
@@ -146,28 +147,14 @@ mod avx2 {
     }
 
     /// `eˣ` (the clamps of `explog::exp`, then [`exp_core`]). The clamps are `max`/`min`
-    /// with x second, which pass NaN on as the inline compare-and-select does. `normal`: the
+    /// with x second, which pass NaN on as the inline compare-and-select does. `NORMAL`: the
     /// caller knows every lane lies in [[`NORMAL_LO`], [`NORMAL_HI`]] (see [`exp_core`]).
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    fn exp8(x: __m256, normal: bool) -> __m256 {
+    fn exp8<const NORMAL: bool>(x: __m256) -> __m256 {
         let x = _mm256_max_ps(k(-104.0), x);
         let x = _mm256_min_ps(k(89.0), x);
-        exp_core(x, normal)
-    }
-
-    /// `eˣ` for lanes in [[`NORMAL_LO`], [`NORMAL_HI`]].
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    fn exp8_normal(x: __m256) -> __m256 {
-        exp8(x, true)
-    }
-
-    /// `eˣ` for any lanes.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    fn exp8_any(x: __m256) -> __m256 {
-        exp8(x, false)
+        exp_core(x, NORMAL)
     }
 
     /// Horner evaluation of `coeffs` (highest degree first) at `x` in f64 lanes.
@@ -203,32 +190,18 @@ mod avx2 {
         _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi))
     }
 
-    /// `1/(1 + e^{−x})` (`explog::logistic`); `normal` as for [`exp8`], for −|x|.
+    /// `1/(1 + e^{−x})` (`explog::logistic`); `NORMAL` as for [`exp8`], for −|x|.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    fn logistic8(x: __m256, normal: bool) -> __m256 {
+    fn logistic8<const NORMAL: bool>(x: __m256) -> __m256 {
         let sign = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN));
         let nax = _mm256_or_ps(x, sign);
-        let e = exp8(nax, normal);
+        let e = exp8::<NORMAL>(nax);
         let one = k(1.0);
         let d = _mm256_add_ps(one, e);
         let neg = _mm256_cmp_ps::<_CMP_LT_OQ>(x, _mm256_setzero_ps());
         let num = _mm256_blendv_ps(one, e, neg);
         _mm256_div_ps(num, d)
-    }
-
-    /// `1/(1 + e^{−x})` for |x| ≤ −[`NORMAL_LO`].
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    fn logistic8_normal(x: __m256) -> __m256 {
-        logistic8(x, true)
-    }
-
-    /// `1/(1 + e^{−x})` for any lanes.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    fn logistic8_any(x: __m256) -> __m256 {
-        logistic8(x, false)
     }
 
     /// Whether all `n` values at `p` lie in [`lo`, `hi`] (false if one is NaN).
@@ -255,7 +228,7 @@ mod avx2 {
     /// Defines `unsafe extern "C" fn $name(p: *mut f32, n: usize)`: `$f` on the `n` values at
     /// `p`, in place, 8 lanes at a time and the tail through a zero-padded copy.
     macro_rules! tile {
-        ($name:ident, $f:ident, $what:literal) => {
+        ($name:ident, $f:expr, $what:literal) => {
             #[doc = concat!("`", $what, "` on `n` values at `p`, in place.")]
             ///
             /// # Safety
@@ -297,11 +270,11 @@ mod avx2 {
         };
     }
 
-    tile!(exp_tile_normal, exp8_normal, "eˣ for x in [NORMAL_LO, NORMAL_HI]");
-    tile!(exp_tile_any, exp8_any, "eˣ");
+    tile!(exp_tile_normal, exp8::<true>, "eˣ for x in [NORMAL_LO, NORMAL_HI]");
+    tile!(exp_tile_any, exp8::<false>, "eˣ");
     tile!(tanh_tile, tanh8, "tanh x");
-    tile!(logistic_tile_normal, logistic8_normal, "1/(1 + e^{−x}) for |x| ≤ −NORMAL_LO");
-    tile!(logistic_tile_any, logistic8_any, "1/(1 + e^{−x})");
+    tile!(logistic_tile_normal, logistic8::<true>, "1/(1 + e^{−x}) for |x| ≤ −NORMAL_LO");
+    tile!(logistic_tile_any, logistic8::<false>, "1/(1 + e^{−x})");
 
     /// `eˣ` on `n` values at `p`, in place: a first pass checks whether every value lies
     /// where eˣ is scaled by a normal 2ⁿ in one step, which saves the two-step scaling of
