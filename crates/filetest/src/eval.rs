@@ -7,16 +7,17 @@ use ferrax_ir::attr::parse_float;
 use ferrax_ir::{EvalOptions, Module, SourceMap};
 
 /// A `; run` block: its line range and inputs.
-struct Run {
+pub(crate) struct Run {
     /// 0-based index of the `; run` line.
-    start: usize,
+    pub start: usize,
     /// 0-based index one past the block's last line.
-    end: usize,
-    func: String,
-    inputs: Vec<Array>,
-    fuel: Option<u64>,
-    max_bytes: Option<u64>,
-    expected: Vec<String>,
+    pub end: usize,
+    pub func: String,
+    pub inputs: Vec<Array>,
+    pub fuel: Option<u64>,
+    pub max_bytes: Option<u64>,
+    /// The expectation lines (`out0: ...`, `error: ...`), without their `;`.
+    pub expected: Vec<String>,
 }
 
 /// Checks a file; returns the blessed text when asked to and something changed.
@@ -63,7 +64,7 @@ fn is_expectation(line: &str) -> bool {
     rest.starts_with("error:") || (rest.starts_with("out") && rest.contains(':'))
 }
 
-fn collect_runs(lines: &[&str], module: &Module, spans: &SourceMap) -> Result<Vec<Run>, String> {
+pub(crate) fn collect_runs(lines: &[&str], module: &Module, spans: &SourceMap) -> Result<Vec<Run>, String> {
     let mut runs = Vec::new();
     let mut i = 0;
     while i < lines.len() {
