@@ -7,16 +7,17 @@ use ferrax_ir::attr::parse_float;
 use ferrax_ir::{EvalOptions, Module, SourceMap};
 
 /// A `; run` block: its line range and inputs.
-struct Run {
+pub(crate) struct Run {
     /// 0-based index of the `; run` line.
-    start: usize,
+    pub start: usize,
     /// 0-based index one past the block's last line.
-    end: usize,
-    func: String,
-    inputs: Vec<Array>,
-    fuel: Option<u64>,
-    max_bytes: Option<u64>,
-    expected: Vec<String>,
+    pub end: usize,
+    pub func: String,
+    pub inputs: Vec<Array>,
+    pub fuel: Option<u64>,
+    pub max_bytes: Option<u64>,
+    /// The expectation lines (`out0: ...`, `error: ...`), without their `;`.
+    pub expected: Vec<String>,
 }
 
 /// Checks a file; returns the blessed text when asked to and something changed.
@@ -29,12 +30,13 @@ pub(crate) fn check(text: &str, bless: bool) -> Result<Option<String>, String> {
         return Err(" has no '; run' block".into());
     }
     let mut failures = Vec::new();
+    let mut jit_failures = Vec::new();
     let mut blessed: Vec<String> = Vec::new();
     let mut next_line = 0;
     for run in &runs {
         let actual = execute(&module, run);
         if let Err(e) = jit_agrees(&module, run) {
-            failures.push(format!("{}: @{} under the JIT: {e}", run.start + 1, run.func));
+            jit_failures.push(format!("{}: @{} under the JIT: {e}", run.start + 1, run.func));
         }
         if actual != run.expected {
             failures.push(format!(
@@ -51,9 +53,34 @@ pub(crate) fn check(text: &str, bless: bool) -> Result<Option<String>, String> {
         next_line = run.end;
     }
     blessed.extend(lines[next_line..].iter().map(|l| l.to_string()));
+    conclude(failures, jit_failures, bless, format!("{}\n", blessed.join("\n")))
+}
+
+/// What a checked file comes to: `Ok(None)` when everything agrees, the rewritten text
+/// when blessing fixes the expectations, else the report. Bless writes the
+/// interpreter's results, so it refuses a file where the JIT disagrees with the
+/// interpreter: which backend is wrong is for a person to find out, and blessing would
+/// drop the disagreement from view.
+fn conclude(
+    failures: Vec<String>,
+    jit_failures: Vec<String>,
+    bless: bool,
+    blessed: String,
+) -> Result<Option<String>, String> {
+    if !jit_failures.is_empty() {
+        let mut report = Vec::new();
+        if bless {
+            report.push(
+                " FERRAX_BLESS refused: the JIT disagrees with the interpreter, whose results it would write".into(),
+            );
+        }
+        report.extend(jit_failures);
+        report.extend(failures);
+        return Err(report.join("\n"));
+    }
     match (failures.is_empty(), bless) {
         (true, _) => Ok(None),
-        (false, true) => Ok(Some(format!("{}\n", blessed.join("\n")))),
+        (false, true) => Ok(Some(blessed)),
         (false, false) => Err(failures.join("\n")),
     }
 }
@@ -63,7 +90,7 @@ fn is_expectation(line: &str) -> bool {
     rest.starts_with("error:") || (rest.starts_with("out") && rest.contains(':'))
 }
 
-fn collect_runs(lines: &[&str], module: &Module, spans: &SourceMap) -> Result<Vec<Run>, String> {
+pub(crate) fn collect_runs(lines: &[&str], module: &Module, spans: &SourceMap) -> Result<Vec<Run>, String> {
     let mut runs = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -171,6 +198,33 @@ pub(crate) fn parse_array(text: &str) -> Result<Array, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bless_refuses_a_file_where_the_jit_disagrees() {
+        let stale = || vec!["5: @f gave other results".to_string()];
+        let jit = || vec!["5: @f under the JIT: element 0: 1.0 vs 2.0".to_string()];
+        let text = || "func @f() -> () {\n  return\n}\n".to_string();
+        // Without a JIT disagreement, bless rewrites the expectations.
+        assert_eq!(conclude(stale(), vec![], true, text()), Ok(Some(text())));
+        assert_eq!(conclude(vec![], vec![], true, text()), Ok(None));
+        assert!(conclude(stale(), vec![], false, text()).is_err());
+        // With one, bless fails with both reports, whatever the expectations say.
+        let refused = conclude(stale(), jit(), true, text()).unwrap_err();
+        assert!(refused.contains("refused") && refused.contains("under the JIT") && refused.contains("other results"));
+        assert!(conclude(vec![], jit(), true, text()).unwrap_err().contains("refused"));
+        assert!(!conclude(vec![], jit(), false, text()).unwrap_err().contains("refused"));
+    }
+
+    /// The whole path where the backends agree: bless rewrites a wrong expectation
+    /// (the refusal itself is [`conclude`]'s, tested above).
+    #[test]
+    fn bless_rewrites_a_file_where_the_backends_agree() {
+        let text = "func @f(%x: f32[2]) -> (f32[2]) {\n  %y: f32[2] = neg(%x)\n  return %y\n}\n; run\n; in: f32[2] = [1.0, 2.0]\n; out0: f32[2] = [0.0, 0.0]\n";
+        assert!(check(text, false).unwrap_err().contains("other results"));
+        let blessed = check(text, true).unwrap().expect("a rewritten file");
+        assert!(blessed.contains("; out0: f32[2] = [-1.0, -2.0]"), "{blessed}");
+        assert_eq!(check(&blessed, false), Ok(None));
+    }
 
     #[test]
     fn parses_arrays() {

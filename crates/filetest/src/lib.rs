@@ -40,12 +40,14 @@ mod eval;
 mod expect;
 mod fuse;
 mod opt;
+pub mod oracle;
 mod parse;
 mod verify;
 mod vmap;
 
 pub use fuse::{check_fuse_on_corpus, fuse_keeps_results};
 pub use opt::check_opt_on_corpus;
+pub use oracle::check_jax_fixture;
 
 use std::path::{Path, PathBuf};
 
