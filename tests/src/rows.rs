@@ -156,8 +156,8 @@ const F32_PRIMS: [&str; 37] = [
     "dynamic_update_slice",
 ];
 
-/// f32 copies of the smooth rows of [`F32_PRIMS`]: the same templates with every f64
-/// type in f32, the size-0 cases dropped, checked with [`F32_TOLERANCE`]. Each case
+/// f32 copies of the smooth rows of [`F32_PRIMS`]: the same templates and cases with
+/// every f64 type in f32, checked with [`F32_TOLERANCE`]. Each case
 /// binds `dtype=f32`, so its label (and its drawn inputs) differ from the f64 case's.
 fn f32_rows(rows: &[Row]) -> Vec<Row> {
     rows.iter()
@@ -166,9 +166,9 @@ fn f32_rows(rows: &[Row]) -> Vec<Row> {
             let cases = r
                 .cases
                 .iter()
-                .filter(|vars| !vars.iter().any(|(_, v)| EMPTY.contains(&v.as_str())))
                 .map(|vars| {
-                    let mut vars = vars.clone();
+                    let mut vars: Vec<(&'static str, String)> =
+                        vars.iter().map(|(k, v)| (*k, v.replace("f64", "f32"))).collect();
                     vars.push(("dtype", "f32".to_string()));
                     vars
                 })
@@ -689,10 +689,10 @@ fn reduction_rows() -> Vec<Row> {
 }
 
 /// A bool predicate `%m < 0` (the computed `cond` row).
-const LT_ZERO: &str = "%zero: f64[] = constant[value=0]()\n  %p: bool[] = lt(%m, %zero)";
+const LT_ZERO: [(&str, &str); 2] = [("pt", "bool"), ("sel", "lt(%m, %zero)")];
 
 /// An i32 branch index `trunc(%m)` (the computed `cond` row).
-const TO_INDEX: &str = "%p: i32[] = convert[dtype=i32](%m)";
+const TO_INDEX: [(&str, &str); 2] = [("pt", "i32"), ("sel", "convert[dtype=i32](%m)")];
 
 fn control_rows() -> Vec<Row> {
     vec![
@@ -747,7 +747,8 @@ func @b2(%a: f64{s}, %b: f64{s}) -> (f64{s}) {
             "func @f(%x: f64{s}, %w: f64{s}, %q: f64[]) -> (f64{s}) {
   %k: f64[] = constant[value={shift}]()
   %m: f64[] = add(%q, %k)
-  {selector}
+  %zero: f64[] = constant[value=0]()
+  %p: {pt}[] = {sel}
   %y: f64{s} = cond[branches={branches}](%p, %x, %w)
   %z: f64{s} = mul(%y, %x)
   return %z
@@ -769,11 +770,11 @@ func @b2(%a: f64{s}, %b: f64{s}) -> (f64{s}) {
 }
 ",
         )
-        .case(&[("s", "[]"), ("shift", "0"), ("selector", LT_ZERO), ("branches", "[@b0, @b1]")])
-        .case(&[("s", "[1,3]"), ("shift", "-1"), ("selector", LT_ZERO), ("branches", "[@b0, @b1]")])
-        .case(&[("s", "[2,3]"), ("shift", "1"), ("selector", TO_INDEX), ("branches", "[@b0, @b1, @b2]")])
-        .case(&[("s", "[2,3]"), ("shift", "2"), ("selector", TO_INDEX), ("branches", "[@b0, @b1, @b2]")])
-        .case(&[("s", "[2]"), ("shift", "0"), ("selector", TO_INDEX), ("branches", "[@b0, @b1, @b2]")])
+        .case(&[&[("s", "[]"), ("shift", "0"), ("branches", "[@b0, @b1]")][..], &LT_ZERO].concat())
+        .case(&[&[("s", "[1,3]"), ("shift", "-1"), ("branches", "[@b0, @b1]")][..], &LT_ZERO].concat())
+        .case(&[&[("s", "[2,3]"), ("shift", "1"), ("branches", "[@b0, @b1, @b2]")][..], &TO_INDEX].concat())
+        .case(&[&[("s", "[2,3]"), ("shift", "2"), ("branches", "[@b0, @b1, @b2]")][..], &TO_INDEX].concat())
+        .case(&[&[("s", "[2]"), ("shift", "0"), ("branches", "[@b0, @b1, @b2]")][..], &TO_INDEX].concat())
         .domains(&[Domain::Real, Domain::Real, Domain::Interval(0.2, 0.8)]),
         Row::new(
             "while",
