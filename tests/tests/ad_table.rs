@@ -316,7 +316,7 @@ fn grad_of_the_summed_rows_is_the_vjp_of_ones() {
 fn the_checks_catch_wrong_derivatives() {
     let wrong = |row: Row| {
         // A size-0 case has no derivative to be wrong about.
-        let nonempty = |inst: &Instance| inst.args.iter().all(|a| a.len() > 0);
+        let nonempty = |inst: &Instance| inst.args.iter().all(|a| !a.is_empty());
         for inst in instances(&row).into_iter().filter(nonempty) {
             assert!(check_instance(&row, &inst).is_err(), "{}: a wrong expectation passed the checks", inst.label);
         }
