@@ -13,6 +13,9 @@
 //! - what the checks expect ([`Expect`]) and whether reverse mode is checked
 //!   ([`Reverse`]; skipped rows say why).
 //!
+//! The smooth rows also take size-0 operands, and a selection of them is repeated in
+//! f32 (every `f64` of the template in `f32`, with [`F32_TOLERANCE`]).
+//!
 //! [`all_primitives`] lists every primitive, from the op families' `ALL` lists and one
 //! sample of every other variant of [`Prim`]; a test compares it with the table, so a
 //! new primitive without a row fails.
@@ -422,7 +425,7 @@ pub fn all_primitive_names() -> Vec<&'static str> {
 
 mod rows;
 
-pub use rows::table;
+pub use rows::{F32_TOLERANCE, table};
 
 /// `module` with its entry returning one float scalar: the sum of every element of
 /// every float result (unchanged if it returns a single float scalar already; other

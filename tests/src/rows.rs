@@ -8,6 +8,14 @@ use super::*;
 /// Scalar, size-1 axes, general: the shapes of the elementwise rows.
 const ELEMENTWISE: [&str; 3] = ["[]", "[1,3]", "[2,3]"];
 
+/// Size-0 operands, added to the smooth elementwise rows: every derivative is empty,
+/// and the passes must still produce (and run) well-typed programs.
+const EMPTY: [&str; 2] = ["[0]", "[2,0]"];
+
+/// Step and tolerances of the f32 rows: a step of 1e-3 keeps the rounding error of a
+/// central difference (about 2^-24·|f|/1e-3 ≈ 6e-5·|f|) well below the tolerance.
+pub const F32_TOLERANCE: Tolerance = Tolerance { eps: 1e-3, atol: 2e-3, rtol: 2e-3 };
+
 fn unary(op: &str) -> String {
     format!(
         "func @f(%x: f64{{s}}) -> (f64{{s}}) {{
@@ -101,13 +109,80 @@ pub fn table() -> Vec<Row> {
     rows.extend(index_rows());
     rows.extend(reduction_rows());
     rows.extend(control_rows());
+    let f32_rows = f32_rows(&rows);
+    rows.extend(f32_rows);
     rows
+}
+
+/// The primitives that also get an f32 row (every smooth family: unary, binary,
+/// structural, indexing, reductions, dot, control and custom rules).
+const F32_PRIMS: [&str; 37] = [
+    "exp",
+    "log",
+    "log1p",
+    "expm1",
+    "sin",
+    "tan",
+    "tanh",
+    "logistic",
+    "sqrt",
+    "rsqrt",
+    "erf",
+    "integer_pow",
+    "add",
+    "mul",
+    "div",
+    "pow",
+    "max",
+    "atan2",
+    "select",
+    "clamp",
+    "broadcast_in_dim",
+    "transpose",
+    "pad",
+    "gather",
+    "scatter_add",
+    "dot_general",
+    "reduce_sum",
+    "reduce_max",
+    "cumsum",
+    "call",
+    "cond",
+    "while",
+    "scan",
+    "custom_jvp",
+    "custom_vjp",
+    "remat",
+    "dynamic_update_slice",
+];
+
+/// f32 copies of the smooth rows of [`F32_PRIMS`]: the same templates and cases with
+/// every f64 type in f32, checked with [`F32_TOLERANCE`]. Each case
+/// binds `dtype=f32`, so its label (and its drawn inputs) differ from the f64 case's.
+fn f32_rows(rows: &[Row]) -> Vec<Row> {
+    rows.iter()
+        .filter(|r| F32_PRIMS.contains(&r.prim) && r.expect == Expect::Smooth)
+        .map(|r| {
+            let cases = r
+                .cases
+                .iter()
+                .map(|vars| {
+                    let mut vars: Vec<(&'static str, String)> =
+                        vars.iter().map(|(k, v)| (*k, v.replace("f64", "f32"))).collect();
+                    vars.push(("dtype", "f32".to_string()));
+                    vars
+                })
+                .collect();
+            Row { template: r.template.replace("f64", "f32"), cases, tol: F32_TOLERANCE, ..r.clone() }
+        })
+        .collect()
 }
 
 fn unary_rows() -> Vec<Row> {
     use Domain::*;
-    let smooth =
-        |op: &'static str, domain: Domain| Row::new(op, unary(op)).shapes(&ELEMENTWISE, &[]).domains(&[domain]);
+    let smooth = |op: &'static str, domain: Domain| {
+        Row::new(op, unary(op)).shapes(&ELEMENTWISE, &[]).shapes(&EMPTY, &[]).domains(&[domain])
+    };
     let flat = |op: &'static str, domain: Domain| smooth(op, domain).expect(Expect::Zero);
     let predicate = |op: &'static str, body: &str| {
         let template = format!(
@@ -215,8 +290,9 @@ fn unary_rows() -> Vec<Row> {
 
 fn binary_rows() -> Vec<Row> {
     use Domain::*;
-    let row =
-        |op: &'static str, x: Domain, y: Domain| Row::new(op, binary(op)).shapes(&ELEMENTWISE, &[]).domains(&[x, y]);
+    let row = |op: &'static str, x: Domain, y: Domain| {
+        Row::new(op, binary(op)).shapes(&ELEMENTWISE, &[]).shapes(&EMPTY, &[]).domains(&[x, y])
+    };
     let mut rows = vec![
         row("add", Real, Real),
         row("sub", Real, Real),
@@ -312,7 +388,9 @@ fn structural_rows() -> Vec<Row> {
         .case(&[("s", "[]"), ("o", "[]"), ("low", "[]"), ("high", "[]"), ("interior", "[]")])
         .case(&[("s", "[1,3]"), ("o", "[2,4]"), ("low", "[1,0]"), ("high", "[0,-1]"), ("interior", "[0,1]")])
         .case(&[("s", "[2,3]"), ("o", "[3,5]"), ("low", "[-1,2]"), ("high", "[1,0]"), ("interior", "[1,0]")])
-        .case(&[("s", "[3]"), ("o", "[1]"), ("low", "[-2]"), ("high", "[0]"), ("interior", "[0]")]),
+        .case(&[("s", "[3]"), ("o", "[1]"), ("low", "[-2]"), ("high", "[0]"), ("interior", "[0]")])
+        // An empty operand: every element is the padding value.
+        .case(&[("s", "[0]"), ("o", "[3]"), ("low", "[1]"), ("high", "[2]"), ("interior", "[0]")]),
         Row::new(
             "concatenate",
             "func @f(%x: f64{a}, %y: f64{b}) -> (f64{o}) {
@@ -324,7 +402,8 @@ fn structural_rows() -> Vec<Row> {
         )
         .case(&[("a", "[1]"), ("b", "[1]"), ("o", "[3]"), ("axis", "0")])
         .case(&[("a", "[1,3]"), ("b", "[2,3]"), ("o", "[4,3]"), ("axis", "0")])
-        .case(&[("a", "[2,1]"), ("b", "[2,3]"), ("o", "[2,5]"), ("axis", "1")]),
+        .case(&[("a", "[2,1]"), ("b", "[2,3]"), ("o", "[2,5]"), ("axis", "1")])
+        .case(&[("a", "[0,3]"), ("b", "[2,3]"), ("o", "[2,3]"), ("axis", "0")]),
         // iota as a coefficient, and alone (no tangent at all).
         Row::new(
             "iota",
@@ -440,6 +519,12 @@ fn index_rows() -> Vec<Row> {
         .case(&[("s", "[1,3]"), ("i", "[4]"), ("o", "[1,4]"), ("axis", "1"), ("b", "0")])
         .case(&[("s", "[4,3]"), ("i", "[2,2]"), ("o", "[2,2,3]"), ("axis", "0"), ("b", "0")])
         .case(&[("s", "[2,4]"), ("i", "[2,3]"), ("o", "[2,3]"), ("axis", "1"), ("b", "1")])
+        // The indexed axis after a free axis, past the batch axes; two batch axes.
+        .case(&[("s", "[2,3,4]"), ("i", "[2,5]"), ("o", "[2,3,5]"), ("axis", "2"), ("b", "1")])
+        .case(&[("s", "[2,3,4,2]"), ("i", "[2,3,2]"), ("o", "[2,3,4,2]"), ("axis", "3"), ("b", "2")])
+        // No indices; and an empty operand axis that is not indexed.
+        .case(&[("s", "[4,3]"), ("i", "[0]"), ("o", "[0,3]"), ("axis", "0"), ("b", "0")])
+        .case(&[("s", "[4,0]"), ("i", "[2]"), ("o", "[2,0]"), ("axis", "0"), ("b", "0")])
         .domains(&[Real, Index(-1, 4)]),
         Row::new(
             "scatter_add",
@@ -454,6 +539,9 @@ fn index_rows() -> Vec<Row> {
         .case(&[("s", "[1,3]"), ("i", "[4]"), ("o", "[1,4]"), ("axis", "1"), ("b", "0")])
         .case(&[("s", "[4,3]"), ("i", "[2,2]"), ("o", "[2,2,3]"), ("axis", "0"), ("b", "0")])
         .case(&[("s", "[2,4]"), ("i", "[2,3]"), ("o", "[2,3]"), ("axis", "1"), ("b", "1")])
+        .case(&[("s", "[2,3,4]"), ("i", "[2,5]"), ("o", "[2,3,5]"), ("axis", "2"), ("b", "1")])
+        .case(&[("s", "[2,3,4,2]"), ("i", "[2,3,2]"), ("o", "[2,3,4,2]"), ("axis", "3"), ("b", "2")])
+        .case(&[("s", "[4,3]"), ("i", "[0]"), ("o", "[0,3]"), ("axis", "0"), ("b", "0")])
         .domains(&[Real, Index(-1, 4), Real]),
         Row::new(
             "dot_general",
@@ -492,6 +580,55 @@ fn index_rows() -> Vec<Row> {
             ("rc", "[1]"),
             ("lb", "[]"),
             ("rb", "[]"),
+        ])
+        // Batch axes that are not leading: in the middle of both operands, and last
+        // of one and first of the other.
+        .case(&[
+            ("l", "[3,2,4]"),
+            ("r", "[4,2,5]"),
+            ("o", "[2,3,5]"),
+            ("lc", "[2]"),
+            ("rc", "[0]"),
+            ("lb", "[1]"),
+            ("rb", "[1]"),
+        ])
+        .case(&[
+            ("l", "[3,4,2]"),
+            ("r", "[2,4]"),
+            ("o", "[2,3]"),
+            ("lc", "[1]"),
+            ("rc", "[1]"),
+            ("lb", "[2]"),
+            ("rb", "[0]"),
+        ])
+        // Two batch axes, in swapped order on the rhs.
+        .case(&[
+            ("l", "[2,3,4]"),
+            ("r", "[4,3,2]"),
+            ("o", "[2,3]"),
+            ("lc", "[2]"),
+            ("rc", "[0]"),
+            ("lb", "[0,1]"),
+            ("rb", "[2,1]"),
+        ])
+        // Size 0: an empty contraction (a zero result) and an empty free axis.
+        .case(&[
+            ("l", "[2,0]"),
+            ("r", "[0,3]"),
+            ("o", "[2,3]"),
+            ("lc", "[1]"),
+            ("rc", "[0]"),
+            ("lb", "[]"),
+            ("rb", "[]"),
+        ])
+        .case(&[
+            ("l", "[0,3]"),
+            ("r", "[3,2]"),
+            ("o", "[0,2]"),
+            ("lc", "[1]"),
+            ("rc", "[0]"),
+            ("lb", "[]"),
+            ("rb", "[]"),
         ]),
     ]
 }
@@ -511,7 +648,15 @@ fn reduction_rows() -> Vec<Row> {
             ReduceOp::Max | ReduceOp::Min => Distinct(0.0),
             ReduceOp::Prod => NonZero,
         };
-        rows.push(reduce_cases(Row::new(op.name(), reduce(op.name()))).domains(&[domain]));
+        let mut row = reduce_cases(Row::new(op.name(), reduce(op.name()))).domains(&[domain]);
+        // Size 0: reducing the other axis gives an empty result; sum and product may
+        // reduce the empty axis itself (to 0 and 1, with zero derivative). The max of
+        // nothing is -inf, whose square is not differentiable.
+        row = row.case(&[("s", "[0,3]"), ("o", "[0]"), ("axes", "[1]")]);
+        if matches!(op, ReduceOp::Sum | ReduceOp::Prod) {
+            row = row.case(&[("s", "[3,0]"), ("o", "[3]"), ("axes", "[1]")]);
+        }
+        rows.push(row);
     }
     // reduce_prod with a zero element: the rule must not divide by it.
     rows.push(
@@ -537,10 +682,17 @@ fn reduction_rows() -> Vec<Row> {
             .case(&[("s", "[1]"), ("o", "[1]"), ("axis", "0"), ("rev", "false")])
             .case(&[("s", "[1,3]"), ("o", "[1,3]"), ("axis", "1"), ("rev", "true")])
             .case(&[("s", "[2,3]"), ("o", "[2,3]"), ("axis", "0"), ("rev", "false")])
-            .case(&[("s", "[2,4]"), ("o", "[2,4]"), ("axis", "1"), ("rev", "true")]),
+            .case(&[("s", "[2,4]"), ("o", "[2,4]"), ("axis", "1"), ("rev", "true")])
+            .case(&[("s", "[2,0]"), ("o", "[2,0]"), ("axis", "1"), ("rev", "false")]),
     );
     rows
 }
+
+/// A bool predicate `%m < 0` (the computed `cond` row).
+const LT_ZERO: [(&str, &str); 2] = [("pt", "bool"), ("sel", "lt(%m, %zero)")];
+
+/// An i32 branch index `trunc(%m)` (the computed `cond` row).
+const TO_INDEX: [(&str, &str); 2] = [("pt", "i32"), ("sel", "convert[dtype=i32](%m)")];
 
 fn control_rows() -> Vec<Row> {
     vec![
@@ -587,6 +739,43 @@ func @b2(%a: f64{s}, %b: f64{s}) -> (f64{s}) {
         .case(&[("s", "[2,3]"), ("pt", "i32"), ("p", "0"), ("branches", "[@b0, @b1, @b2]")])
         .case(&[("s", "[2,3]"), ("pt", "i32"), ("p", "7"), ("branches", "[@b0, @b1, @b2]")])
         .case(&[("s", "[2]"), ("pt", "i32"), ("p", "-1"), ("branches", "[@b1, @b2]")]),
+        // The predicate computed from a differentiated parameter %q (0.2 to 0.8, moved by
+        // {shift}): the branch taken depends on the input, %q's own derivative is zero,
+        // and the other parameters' derivatives are those of the branch taken.
+        Row::new(
+            "cond",
+            "func @f(%x: f64{s}, %w: f64{s}, %q: f64[]) -> (f64{s}) {
+  %k: f64[] = constant[value={shift}]()
+  %m: f64[] = add(%q, %k)
+  %zero: f64[] = constant[value=0]()
+  %p: {pt}[] = {sel}
+  %y: f64{s} = cond[branches={branches}](%p, %x, %w)
+  %z: f64{s} = mul(%y, %x)
+  return %z
+}
+func @b0(%a: f64{s}, %b: f64{s}) -> (f64{s}) {
+  %c: f64{s} = sin(%a)
+  %d: f64{s} = mul(%c, %b)
+  return %d
+}
+func @b1(%a: f64{s}, %b: f64{s}) -> (f64{s}) {
+  %c: f64{s} = mul(%a, %a)
+  %d: f64{s} = add(%c, %b)
+  return %d
+}
+func @b2(%a: f64{s}, %b: f64{s}) -> (f64{s}) {
+  %c: f64{s} = tanh(%b)
+  %d: f64{s} = mul(%a, %c)
+  return %d
+}
+",
+        )
+        .case(&[&[("s", "[]"), ("shift", "0"), ("branches", "[@b0, @b1]")][..], &LT_ZERO].concat())
+        .case(&[&[("s", "[1,3]"), ("shift", "-1"), ("branches", "[@b0, @b1]")][..], &LT_ZERO].concat())
+        .case(&[&[("s", "[2,3]"), ("shift", "1"), ("branches", "[@b0, @b1, @b2]")][..], &TO_INDEX].concat())
+        .case(&[&[("s", "[2,3]"), ("shift", "2"), ("branches", "[@b0, @b1, @b2]")][..], &TO_INDEX].concat())
+        .case(&[&[("s", "[2]"), ("shift", "0"), ("branches", "[@b0, @b1, @b2]")][..], &TO_INDEX].concat())
+        .domains(&[Domain::Real, Domain::Real, Domain::Interval(0.2, 0.8)]),
         Row::new(
             "while",
             "func @f(%x: f64{s}, %w: f64{s}) -> (f64{s}) {

@@ -1,5 +1,6 @@
 //! The primitive table (`ferrax_tests::table`) drives generic checks of forward and
-//! reverse mode, in f64:
+//! reverse mode, in f64 and (for the smooth rows of `F32_PRIMS`) in f32 with f32
+//! tolerances, on shapes that include size-0 operands:
 //!
 //! - `check_grads` at order 2 (so order 1 too): jvp against central differences, vjp
 //!   by the adjoint identity `<u, J v> = <Jᵀ u, v>`, then both again on the jvp and
@@ -9,9 +10,12 @@
 //!   cotangents are exactly zero, and the jvp never reads its tangents (symbolic zeros);
 //! - every transformed module passes the verifier, and `linearize` then `transpose`
 //!   agree with `jvp` and `vjp`;
-//! - the table has a row for every primitive, so a new primitive without one fails.
+//! - the table has a row for every primitive, so a new primitive without one fails, and
+//!   it keeps its f32 rows, size-0 cases, a `cond` on a computed predicate and
+//!   non-leading batch axes of `dot_general` and `gather`.
 
-use ferrax_ir::{Array, DType, EvalOptions, Module, eval_entry, verify};
+use ferrax_ir::array::Data;
+use ferrax_ir::{Array, DType, EvalOptions, Module, Type, eval_entry, verify};
 use ferrax_tests::{Expect, Instance, Reverse, Row, SplitMix, all_primitive_names, table};
 use ferrax_transform::{Modes, Wrt, check_grads, dce, grad, jvp, linearize, transpose, vjp};
 use std::collections::BTreeSet;
@@ -28,6 +32,15 @@ fn float_param_count(module: &Module) -> usize {
     module.entry().map_or(0, |f| f.param_types().iter().filter(|t| t.dtype.is_float()).count())
 }
 
+/// A float array of type `ty` with the given values (rounded for f32).
+fn float_array(ty: &Type, values: Vec<f64>) -> Array {
+    let data = match ty.dtype {
+        DType::F32 => Data::F32(values.into_iter().map(|v| v as f32).collect()),
+        _ => Data::F64(values),
+    };
+    Array::new(ty.shape.clone(), data).unwrap()
+}
+
 /// Random arrays of the types of the float parameters (tangents) or float results
 /// (cotangents) of `module`'s entry.
 fn directions(module: &Module, results: bool, rng: &mut SplitMix) -> Vec<Array> {
@@ -38,9 +51,21 @@ fn directions(module: &Module, results: bool, rng: &mut SplitMix) -> Vec<Array> 
         .filter(|t| t.dtype.is_float())
         .map(|t| {
             let n: usize = t.shape.iter().product();
-            Array::from_f64(&t.shape, (0..n).map(|_| rng.range(-1.0, 1.0)).collect()).unwrap()
+            float_array(t, (0..n).map(|_| rng.range(-1.0, 1.0)).collect())
         })
         .collect()
+}
+
+/// True when the module computes in f32 (an f32 parameter or result).
+fn is_f32(module: &Module) -> bool {
+    let f = module.entry().expect("entry");
+    f.param_types().iter().chain(&f.result_types).any(|t| t.dtype == DType::F32)
+}
+
+/// The tolerance of comparisons between two passes that compute the same values in
+/// possibly another order: a few ulps of the dtype.
+fn pass_tolerance(module: &Module) -> f64 {
+    if is_f32(module) { 1e-5 } else { 1e-12 }
 }
 
 #[test]
@@ -119,9 +144,10 @@ fn check_linearize(inst: &Instance) -> Result<(), String> {
     let mut primal = run(&l, &inst.args)?;
     let residuals = primal.split_off(n_out);
     let outs = run(&inst.module, &inst.args)?;
+    let tol = pass_tolerance(&inst.module);
     let close = |a: &[Array], b: &[Array], what: &str| -> Result<(), String> {
         for (k, (x, y)) in a.iter().zip(b).enumerate() {
-            if x.shape() != y.shape() || !x.allclose(y, 1e-12, 1e-12) {
+            if x.shape() != y.shape() || !x.allclose(y, tol, tol) {
                 return Err(format!("{what} {k}: {x:?} vs {y:?}"));
             }
         }
@@ -260,7 +286,7 @@ fn grad_of_the_summed_rows_is_the_vjp_of_ones() {
     for row in table().into_iter().filter(|r| r.reverse == Reverse::Checked) {
         for inst in instances(&row) {
             let entry = inst.module.entry().unwrap();
-            if entry.result_types.len() != 1 || entry.result_types[0].dtype != DType::F64 {
+            if entry.result_types.len() != 1 || !entry.result_types[0].dtype.is_float() {
                 continue;
             }
             let summed = ferrax_tests::summed(&inst.module).unwrap();
@@ -272,10 +298,11 @@ fn grad_of_the_summed_rows_is_the_vjp_of_ones() {
             let v = vjp(&inst.module, &Wrt::Default).unwrap();
             let mut args = inst.args.clone();
             let ty = &entry.result_types[0];
-            args.push(Array::from_f64(&ty.shape, vec![1.0; ty.shape.iter().product()]).unwrap());
+            args.push(float_array(ty, vec![1.0; ty.shape.iter().product()]));
             let cts = run(&v, &args).unwrap().split_off(1);
+            let tol = pass_tolerance(&inst.module);
             for (k, (a, b)) in grads.iter().zip(&cts).enumerate() {
-                if !a.allclose(b, 1e-12, 1e-12) {
+                if !a.allclose(b, tol, tol) {
                     failures.push(format!("{}: gradient {k}: {:?} vs {:?}", inst.label, a, b));
                 }
             }
@@ -288,7 +315,9 @@ fn grad_of_the_summed_rows_is_the_vjp_of_ones() {
 #[test]
 fn the_checks_catch_wrong_derivatives() {
     let wrong = |row: Row| {
-        for inst in instances(&row) {
+        // A size-0 case has no derivative to be wrong about.
+        let nonempty = |inst: &Instance| inst.args.iter().all(|a| !a.is_empty());
+        for inst in instances(&row).into_iter().filter(nonempty) {
             assert!(check_instance(&row, &inst).is_err(), "{}: a wrong expectation passed the checks", inst.label);
         }
     };
@@ -300,4 +329,72 @@ fn the_checks_catch_wrong_derivatives() {
     let cj = table().into_iter().find(|r| r.prim == "custom_jvp").unwrap();
     let template = cj.template.replace("constant[value=2]", "constant[value=3]");
     wrong(Row { template, ..cj });
+}
+
+/// The table keeps what the generic checks need to reach: f32 rows (with reverse mode)
+/// for every smooth family, size-0 operands, a `cond` whose branch depends on a
+/// parameter, and batch axes of `dot_general` and `gather` that are not leading.
+#[test]
+fn the_table_covers_f32_size_zero_computed_predicates_and_inner_batch_axes() {
+    let rows = table();
+    let mut f32_prims = BTreeSet::new();
+    let mut empty_prims = BTreeSet::new();
+    let (mut computed_cond, mut dot_inner_batch, mut gather_inner_batch) = (false, false, false);
+    for row in &rows {
+        for inst in instances(row) {
+            let entry = inst.module.entry().unwrap();
+            if is_f32(&inst.module) {
+                assert_eq!(row.tol, ferrax_tests::F32_TOLERANCE, "{}: an f32 case with f64 tolerances", inst.label);
+                if row.reverse == Reverse::Checked {
+                    f32_prims.insert(row.prim);
+                }
+            }
+            let types = entry.param_types().into_iter().chain(entry.result_types.iter().cloned());
+            if types.filter(|t| t.dtype.is_float()).any(|t| t.shape.contains(&0)) {
+                empty_prims.insert(row.prim);
+            }
+            for eqn in &entry.eqns {
+                match &eqn.prim {
+                    ferrax_ir::Prim::Cond { .. } => {
+                        let selector = eqn.inputs[0];
+                        computed_cond |= entry.eqns.iter().any(|e| {
+                            e.outputs.contains(&selector) && !matches!(e.prim, ferrax_ir::Prim::Constant { .. })
+                        });
+                    }
+                    ferrax_ir::Prim::DotGeneral(d) => {
+                        let leading = |b: &[usize]| b.iter().enumerate().all(|(i, &a)| a == i);
+                        dot_inner_batch |= !leading(&d.lhs_batch) || !leading(&d.rhs_batch);
+                    }
+                    ferrax_ir::Prim::Gather { axis, batch_dims } => {
+                        gather_inner_batch |= *axis > *batch_dims && *batch_dims > 0
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    for prim in [
+        "exp",
+        "log",
+        "tan",
+        "pow",
+        "atan2",
+        "dot_general",
+        "gather",
+        "reduce_max",
+        "scan",
+        "cond",
+        "while",
+        "custom_vjp",
+    ] {
+        assert!(f32_prims.contains(prim), "no f32 row checks reverse mode through {prim}: {f32_prims:?}");
+    }
+    for prim in
+        ["sin", "div", "max", "reduce_sum", "reduce_prod", "dot_general", "gather", "concatenate", "pad", "cumsum"]
+    {
+        assert!(empty_prims.contains(prim), "no size-0 case of {prim}: {empty_prims:?}");
+    }
+    assert!(computed_cond, "no cond row computes its predicate");
+    assert!(dot_inner_batch, "no dot_general row has a batch axis that is not leading");
+    assert!(gather_inner_batch, "no gather row indexes an axis past a free axis after its batch axes");
 }

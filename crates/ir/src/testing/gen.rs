@@ -1,6 +1,10 @@
 //! The generator proper: [`random_module`] and the per-family equation builders.
 
 use super::{GenConfig, Rng, random_array};
+
+// The smooth builders live beside this file; as a child module they share `Gen`.
+#[path = "smooth.rs"]
+mod smooth;
 use crate::prim::{ArgOp, BinaryOp, CompareOp, DotDims, ReduceOp, RematPolicy, ScanParams, UnaryOp};
 use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Shape};
@@ -118,10 +122,11 @@ impl Gen {
         }
         match self.rng.below(9) {
             0 | 1 => self.elementwise_eqn(func),
-            2 if self.config.smooth => self.elementwise_eqn(func),
+            2 if self.config.smooth => self.smooth_select_eqn(func),
             2 => self.compare_select_eqn(func),
             3 | 4 => self.shape_eqn(func),
             5 => self.index_eqn(func),
+            6 if self.config.smooth => self.smooth_reduce_eqn(func),
             6 => self.reduce_eqn(func),
             7 => self.dot_eqn(func),
             _ => {
@@ -178,30 +183,6 @@ impl Gen {
                 }
                 let y = self.any_value(func, |t| *t == ty)?;
                 let op = self.rng.pick(&ops);
-                return self.emit(func, Prim::Binary(op), &[x, y]).map(|_| ());
-            }
-        };
-        self.emit(func, prim, &[x]).map(|_| ())
-    }
-
-    /// A smooth elementwise equation on the f64 value `x` (no poles, kinks or steps).
-    fn smooth_elementwise_eqn(&mut self, func: &mut Func, x: Value) -> Option<()> {
-        let ty = func.ty(x).clone();
-        let prim = match self.rng.below(5) {
-            0 | 1 => Prim::Unary(self.rng.pick(&[
-                UnaryOp::Neg,
-                UnaryOp::Sin,
-                UnaryOp::Cos,
-                UnaryOp::Tanh,
-                UnaryOp::Logistic,
-                UnaryOp::Exp,
-                UnaryOp::Erf,
-            ])),
-            2 => Prim::IntegerPow { y: self.rng.range(0, 3) as i32 },
-            3 => Prim::Name { name: self.fresh_name("tag") },
-            _ => {
-                let y = self.any_value(func, |t| *t == ty)?;
-                let op = self.rng.pick(&[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul]);
                 return self.emit(func, Prim::Binary(op), &[x, y]).map(|_| ());
             }
         };
@@ -326,12 +307,7 @@ impl Gen {
     fn reduce_eqn(&mut self, func: &mut Func) -> Option<()> {
         let x = self.any_value(func, |t| t.dtype != DType::Bool)?;
         let rank = func.ty(x).rank();
-        let smooth = self.config.smooth;
         let prim = match self.rng.below(3) {
-            0 | 1 if smooth => Prim::Reduce {
-                op: self.rng.pick(&[ReduceOp::Sum, ReduceOp::Prod]),
-                axes: (0..rank).filter(|_| self.rng.chance(50)).collect(),
-            },
             0 => Prim::Reduce {
                 op: self.rng.pick(&ReduceOp::ALL),
                 axes: (0..rank).filter(|_| self.rng.chance(50)).collect(),
@@ -376,7 +352,8 @@ impl Gen {
                         };
                         Prim::Remat { func: callee, policy }
                     }
-                    // Custom rules are random here, not true derivatives.
+                    // Random custom rules are not true derivatives: smooth programs get
+                    // theirs from `smooth_elementwise_eqn`.
                     _ if self.config.smooth => Prim::Call { func: callee },
                     _ => return self.custom_eqn(func, x, callee),
                 };
@@ -389,7 +366,11 @@ impl Gen {
                 for _ in 0..1 + self.rng.below(2) {
                     branches.push(self.sub_func_returning("branch", std::slice::from_ref(&ty), &result_types, depth));
                 }
-                let selector = if self.rng.chance(50) || self.config.smooth {
+                let selector = if self.config.smooth {
+                    let (selector, n) = self.smooth_cond_selector(func, branches.len())?;
+                    branches.truncate(n);
+                    selector
+                } else if self.rng.chance(50) {
                     self.index_constant(func, &[], branches.len() as i64)?
                 } else {
                     branches.truncate(2);
@@ -569,16 +550,115 @@ mod tests {
             for func in module.funcs.values() {
                 for eqn in &func.eqns {
                     let name = eqn.prim.name();
-                    let banned = ["custom_jvp", "custom_vjp", "stop_gradient", "select", "div", "abs", "argmax"];
+                    let banned = ["stop_gradient", "abs", "sign", "floor", "ceil", "round", "rem", "argmax", "argmin"];
                     assert!(!banned.contains(&name), "seed {seed}: {name}\n{}", crate::print(&module));
+                    assert!(name != "random_bits" && name != "is_finite", "seed {seed}: {name}");
                     if let Prim::While { max_iters, .. } = &eqn.prim {
                         assert!(max_iters.is_some(), "seed {seed}: an unbounded while");
+                    }
+                    // Custom rules are the generator's true ones, never random Funcs.
+                    if let Prim::CustomJvp { jvp, .. } = &eqn.prim {
+                        assert!(jvp.starts_with("custom_jvp"), "seed {seed}: a random jvp rule @{jvp}");
+                    }
+                    if let Prim::CustomVjp { bwd, .. } = &eqn.prim {
+                        assert!(bwd.starts_with("custom_bwd"), "seed {seed}: a random bwd rule @{bwd}");
                     }
                 }
             }
             let entry = module.entry().unwrap();
             assert!(entry.param_types().iter().all(|t| t.dtype == DType::F64), "seed {seed}");
         }
+    }
+
+    /// Smooth programs reach every differentiable primitive, a parameter-dependent
+    /// `cond` and custom rules inside loop bodies.
+    #[test]
+    fn smooth_generator_covers_every_differentiable_primitive() {
+        let config = GenConfig { smooth: true, special_values: false, ..GenConfig::default() };
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..600 {
+            let module = random_module(seed, &config);
+            for func in module.funcs.values() {
+                seen.extend(func.eqns.iter().map(|e| e.prim.name()));
+                let in_body = func.name.starts_with("scan") || func.name.starts_with("body");
+                for eqn in &func.eqns {
+                    match &eqn.prim {
+                        Prim::CustomJvp { .. } | Prim::CustomVjp { .. } if in_body => seen.insert("custom in a loop"),
+                        Prim::Cond { .. } => {
+                            let selector = eqn.inputs[0];
+                            let computed = func
+                                .eqns
+                                .iter()
+                                .any(|e| e.outputs.contains(&selector) && !matches!(e.prim, Prim::Constant { .. }));
+                            computed && seen.insert("computed cond")
+                        }
+                        _ => false,
+                    };
+                }
+            }
+        }
+        let mut wanted: Vec<&str> = [
+            UnaryOp::Neg,
+            UnaryOp::Exp,
+            UnaryOp::Log,
+            UnaryOp::Log1p,
+            UnaryOp::Expm1,
+            UnaryOp::Sin,
+            UnaryOp::Cos,
+            UnaryOp::Tan,
+            UnaryOp::Tanh,
+            UnaryOp::Logistic,
+            UnaryOp::Sqrt,
+            UnaryOp::Rsqrt,
+            UnaryOp::Erf,
+        ]
+        .iter()
+        .map(|op| op.name())
+        .collect();
+        wanted.extend(
+            [
+                BinaryOp::Add,
+                BinaryOp::Sub,
+                BinaryOp::Mul,
+                BinaryOp::Div,
+                BinaryOp::Pow,
+                BinaryOp::Max,
+                BinaryOp::Min,
+                BinaryOp::Atan2,
+            ]
+            .iter()
+            .map(|op| op.name()),
+        );
+        wanted.extend(ReduceOp::ALL.iter().map(|op| op.name()));
+        wanted.extend([
+            "integer_pow",
+            "select",
+            "clamp",
+            "cumsum",
+            "dot_general",
+            "broadcast_in_dim",
+            "reshape",
+            "transpose",
+            "rev",
+            "slice",
+            "pad",
+            "concatenate",
+            "dynamic_slice",
+            "dynamic_update_slice",
+            "gather",
+            "scatter_add",
+            "scan",
+            "while",
+            "cond",
+            "call",
+            "remat",
+            "custom_jvp",
+            "custom_vjp",
+            "custom in a loop",
+            "computed cond",
+        ]);
+        let missing: Vec<&&str> = wanted.iter().filter(|w| !seen.contains(**w)).collect();
+        assert!(missing.is_empty(), "smooth programs never use {missing:?}; saw {seen:?}");
     }
 
     #[test]
