@@ -61,7 +61,7 @@ pub struct Case {
     pub files: Vec<(String, Vec<u8>)>,
     /// A file (of `files`) fed to standard input; stdin is empty otherwise.
     pub stdin: Option<String>,
-    /// A wall-clock limit replacing the harness's, in seconds.
+    /// A CPU-time limit replacing the harness's.
     pub timeout: Option<Duration>,
     /// An address-space limit replacing the harness's, in bytes.
     pub memory: Option<u64>,
@@ -398,7 +398,8 @@ fn damage_args(rng: &mut Rng, args: &mut Vec<String>) {
         }
         2 => args.push(rng.pick(&["--wrt", "--fuel", "--max-bytes=", "--axis-size=-1", "--in-axes", "x"]).to_string()),
         _ => {
-            let at = rng.below(args.len() + 1);
+            // After the subcommand, so the summary still groups the run by it.
+            let at = 1 + rng.below(args.len());
             args.insert(at, rng.pick(&["", "-", "--", "--wrt=99999999999999999999", "--fuel=1e3"]).to_string());
         }
     }

@@ -1,8 +1,11 @@
-//! Runs the command as a child process under limits: a wall-clock timeout (the
-//! child is killed), an address-space limit (`RLIMIT_AS`, so an allocation past it
-//! fails inside the child as it would under `ulimit -v`), no core files, and a cap
-//! on the size of files it writes. Its output is drained concurrently (a full pipe
-//! must not stall it) and kept up to a cap.
+//! Runs the command as a child process under limits: CPU time (`RLIMIT_CPU`: the
+//! kernel ends the child with SIGXCPU; CPU time, unlike wall-clock time, does not
+//! depend on how busy the machine is), a wall-clock timeout for a child that waits
+//! forever without using the CPU (the harness kills its process group), an
+//! address-space limit (`RLIMIT_AS`, so an allocation past it fails inside the child
+//! as it would under `ulimit -v`), no core files, and a cap on the size of files it
+//! writes. Its output is drained concurrently (a full pipe must not stall it) and
+//! kept up to a cap.
 
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -13,8 +16,10 @@ use std::time::{Duration, Instant};
 /// The limits of one child.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Killed past this.
-    pub timeout: Duration,
+    /// CPU time (all threads), rounded up to whole seconds.
+    pub cpu: Duration,
+    /// Wall-clock time; the harness kills the child past it.
+    pub wall: Duration,
     /// `RLIMIT_AS` in bytes; `None` leaves the harness's own limit.
     pub memory: Option<u64>,
 }
@@ -26,8 +31,10 @@ pub struct Finished {
     pub code: Option<i32>,
     /// The signal that ended it, when one did (SIGKILL from the timeout included).
     pub signal: Option<i32>,
-    /// The harness killed it at the timeout.
+    /// The harness killed it at the wall-clock limit.
     pub timed_out: bool,
+    /// The kernel ended it at the CPU-time limit (SIGXCPU).
+    pub out_of_cpu: bool,
     /// Standard output (up to [`OUTPUT_CAP`] bytes).
     pub stdout: Vec<u8>,
     /// Standard error (up to [`OUTPUT_CAP`] bytes).
@@ -62,7 +69,12 @@ fn drain(mut stream: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<
 
 /// Sets one resource limit (soft and hard) in the child.
 fn set_limit(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Result<()> {
-    let limit = libc::rlimit { rlim_cur: value as libc::rlim_t, rlim_max: value as libc::rlim_t };
+    set_limit_pair(resource, value, value)
+}
+
+/// Sets a soft and a hard resource limit in the child.
+fn set_limit_pair(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> std::io::Result<()> {
+    let limit = libc::rlimit { rlim_cur: soft as libc::rlim_t, rlim_max: hard as libc::rlim_t };
     // SAFETY: setrlimit reads the struct we pass and touches no memory of ours; it is
     // async-signal-safe, so it may run between fork and exec.
     if unsafe { libc::setrlimit(resource, &limit) } == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
@@ -93,12 +105,16 @@ pub fn run(program: &Path, args: &[String], dir: &Path, stdin: &[u8], limits: Li
         // grandchild holding the pipes open would keep the harness waiting).
         .process_group(0);
     let memory = limits.memory;
+    let cpu_seconds = limits.cpu.as_secs_f64().ceil().max(1.0) as u64;
     // SAFETY: the closure runs in the forked child before exec; it only calls
     // setrlimit (async-signal-safe) and builds an io::Error from errno (no allocation).
     unsafe {
         command.pre_exec(move || {
             set_limit(libc::RLIMIT_CORE, 0)?;
             set_limit(libc::RLIMIT_FSIZE, FILE_SIZE_LIMIT)?;
+            // Soft limit: SIGXCPU; the hard limit a second later is SIGKILL, for a
+            // child that would catch the first.
+            set_limit_pair(libc::RLIMIT_CPU, cpu_seconds, cpu_seconds + 1)?;
             if let Some(bytes) = memory {
                 set_limit(libc::RLIMIT_AS, bytes)?;
             }
@@ -121,7 +137,7 @@ pub fn run(program: &Path, args: &[String], dir: &Path, stdin: &[u8], limits: Li
         if let Some(status) = child.try_wait()? {
             break status;
         }
-        if started.elapsed() > limits.timeout {
+        if started.elapsed() > limits.wall {
             timed_out = true;
             kill_group(child.id());
             let _ = child.kill();
@@ -134,5 +150,6 @@ pub fn run(program: &Path, args: &[String], dir: &Path, stdin: &[u8], limits: Li
     let _ = writer.join();
     let stdout = stdout.join().unwrap_or_default();
     let stderr = stderr.join().unwrap_or_default();
-    Ok(Finished { code: status.code(), signal: status.signal(), timed_out, stdout, stderr, elapsed })
+    let out_of_cpu = status.signal() == Some(libc::SIGXCPU);
+    Ok(Finished { code: status.code(), signal: status.signal(), timed_out, out_of_cpu, stdout, stderr, elapsed })
 }

@@ -67,7 +67,8 @@ pub struct Config {
 
 impl Config {
     /// A configuration for `ferrax` with the defaults of the `ferrax-clifuzz` binary:
-    /// the repository's corpus, seed 0, 1000 cases, 2 jobs, 10 s and 4 GiB per child.
+    /// the repository's corpus, seed 0, 1000 cases, 2 jobs, and per child 10 s of CPU
+    /// time, 60 s of wall-clock time and 4 GiB of address space.
     pub fn new(ferrax: impl Into<PathBuf>) -> Config {
         Config {
             ferrax: ferrax.into(),
@@ -76,7 +77,7 @@ impl Config {
             first_case: 0,
             cases: 1000,
             jobs: 2,
-            limits: Limits { timeout: Duration::from_secs(10), memory: Some(4 << 30) },
+            limits: Limits { cpu: Duration::from_secs(10), wall: Duration::from_secs(60), memory: Some(4 << 30) },
             work_dir: std::env::temp_dir().join(format!("ferrax-clifuzz-{}", std::process::id())),
             save_dir: None,
             follow_ups: true,
@@ -246,7 +247,8 @@ pub fn run_case(config: &Config, case: &Case, dir: &Path, order: (u64, u32)) -> 
     stage(case, dir)?;
     let stdin = case.stdin.as_deref().and_then(|name| case.file(name)).unwrap_or(&[]);
     let limits = Limits {
-        timeout: case.timeout.unwrap_or(config.limits.timeout),
+        cpu: case.timeout.unwrap_or(config.limits.cpu),
+        wall: case.timeout.map_or(config.limits.wall, |t| config.limits.wall.max(t * 6)),
         memory: case.memory.or(config.limits.memory),
     };
     let finished = child::run(&config.ferrax, &case.args, dir, stdin, limits)
@@ -416,10 +418,11 @@ pub fn save_case(case: &Case, dir: &Path, record: &Record, finished: &Finished) 
     let _ = write!(text, "{}", describe_case(case));
     std::fs::write(dir.join(CASE_FILE), text)?;
     let observed = format!(
-        "exit code: {:?}, signal: {:?}, timed out: {}, {:.2} s\n--- stderr\n{}\n--- stdout (first 4000 bytes)\n{}\n",
+        "exit code: {:?}, signal: {:?}, wall-clock limit: {}, CPU limit: {}, {:.2} s\n--- stderr\n{}\n--- stdout (first 4000 bytes)\n{}\n",
         finished.code,
         finished.signal,
         finished.timed_out,
+        finished.out_of_cpu,
         finished.elapsed.as_secs_f64(),
         String::from_utf8_lossy(&finished.stderr),
         String::from_utf8_lossy(&finished.stdout[..finished.stdout.len().min(4000)]),
@@ -460,8 +463,8 @@ pub fn describe_case(case: &Case) -> String {
 ///
 /// `case.txt` holds `key: value` lines (`;` starts a comment): `arg:` once per
 /// argument, in order (file names relative to the directory); `stdin:` a file fed to
-/// standard input; `timeout:` seconds and `memory:` bytes replacing the harness's
-/// limits; `exit:` the expected code; `stdout:` and `stderr:` fragments the streams
+/// standard input; `timeout:` seconds of CPU time and `memory:` bytes of address
+/// space replacing the harness's limits; `exit:` the expected code; `stdout:` and `stderr:` fragments the streams
 /// must contain.
 pub fn load_case(dir: &Path) -> std::io::Result<Case> {
     let bad = |msg: String| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{}: {msg}", dir.display()));
@@ -537,6 +540,7 @@ mod tests {
             code: None,
             signal: Some(6),
             timed_out: false,
+            out_of_cpu: false,
             stdout: vec![],
             stderr: b"x".to_vec(),
             elapsed: Duration::ZERO,

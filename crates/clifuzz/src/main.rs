@@ -19,7 +19,8 @@ options:
   --runs N         how many cases (default 1000)
   --case I         only case I of the seed (reproduces a report)
   --jobs N         children at once (default 2)
-  --timeout SECS   wall-clock limit of each child (default 10)
+  --timeout SECS   CPU-time limit of each child (default 10)
+  --wall SECS      wall-clock limit of each child (default 6 x the CPU limit)
   --memory SIZE    address-space limit of each child: bytes, or with K/M/G
                    (default 4G; 0 for none)
   --time SECS      start no case after this long
@@ -53,6 +54,7 @@ fn parse(args: Vec<String>) -> Result<(Config, Option<Vec<PathBuf>>), String> {
     config.save_dir = Some(PathBuf::from("clifuzz-defects"));
     let mut corpus = Vec::new();
     let mut replay_dirs = None;
+    let mut wall = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -67,7 +69,13 @@ fn parse(args: Vec<String>) -> Result<(Config, Option<Vec<PathBuf>>), String> {
                 config.cases = 1;
             }
             "--jobs" => config.jobs = number("--jobs", args.next())?,
-            "--timeout" => config.limits.timeout = Duration::from_secs_f64(number("--timeout", args.next())?),
+            "--timeout" => {
+                config.limits.cpu = Duration::from_secs_f64(number("--timeout", args.next())?);
+                if wall.is_none() {
+                    config.limits.wall = config.limits.cpu * 6;
+                }
+            }
+            "--wall" => wall = Some(Duration::from_secs_f64(number("--wall", args.next())?)),
             "--memory" => {
                 let bytes = size(&args.next().ok_or("--memory needs a size")?)?;
                 config.limits.memory = (bytes > 0).then_some(bytes);
@@ -81,6 +89,9 @@ fn parse(args: Vec<String>) -> Result<(Config, Option<Vec<PathBuf>>), String> {
                 _ => return Err(format!("unknown argument '{other}'\n{USAGE}")),
             },
         }
+    }
+    if let Some(wall) = wall {
+        config.limits.wall = wall;
     }
     if !corpus.is_empty() {
         config.corpus = corpus;
@@ -106,12 +117,13 @@ fn main() -> ExitCode {
         Some(dirs) => replay(&config, dirs),
         None => {
             eprintln!(
-                "ferrax-clifuzz: seed {}, cases {}..{}, {} jobs, {:?} and {} per child",
+                "ferrax-clifuzz: seed {}, cases {}..{}, {} jobs; per child {:?} of CPU, {:?} of wall-clock time, {}",
                 config.seed,
                 config.first_case,
                 config.first_case.saturating_add(config.cases),
                 config.jobs,
-                config.limits.timeout,
+                config.limits.cpu,
+                config.limits.wall,
                 config.limits.memory.map_or("no memory limit".to_string(), |m| format!("{} MiB", m >> 20))
             );
             fuzz(&config)

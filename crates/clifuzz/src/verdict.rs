@@ -112,7 +112,13 @@ pub fn judge(case: &Case, finished: &Finished, dir: &Path) -> Verdict {
 
 fn contract(case: &Case, finished: &Finished, stderr: &str, stdout: &str, dir: &Path) -> Verdict {
     if finished.timed_out {
-        return defect(DefectKind::Timeout, format!("killed after {:.1} s", finished.elapsed.as_secs_f64()));
+        return defect(DefectKind::Timeout, format!("killed after {:.1} s of wall-clock time", finished.elapsed.as_secs_f64()));
+    }
+    if finished.out_of_cpu {
+        return defect(
+            DefectKind::Timeout,
+            format!("out of CPU time (SIGXCPU) after {:.1} s of wall-clock time", finished.elapsed.as_secs_f64()),
+        );
     }
     if let Some(signal) = finished.signal {
         return defect(DefectKind::Signal, format!("signal {signal}: {}", excerpt(stderr, 200)));
@@ -228,6 +234,7 @@ mod tests {
             code,
             signal,
             timed_out: false,
+            out_of_cpu: false,
             stdout: stdout.as_bytes().to_vec(),
             stderr: stderr.as_bytes().to_vec(),
             elapsed: Duration::from_millis(5),
@@ -267,6 +274,9 @@ mod tests {
         let mut slow = finished(None, Some(9), "", "");
         slow.timed_out = true;
         assert_eq!(kind(judge(&print, &slow, dir)), Some(DefectKind::Timeout));
+        let mut busy = finished(None, Some(24), "", "");
+        busy.out_of_cpu = true;
+        assert_eq!(kind(judge(&print, &busy, dir)), Some(DefectKind::Timeout));
     }
 
     #[test]

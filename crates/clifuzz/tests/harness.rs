@@ -25,7 +25,8 @@ fn fake(dir: &Path, body: &str) -> PathBuf {
 fn config(dir: &Path, ferrax: PathBuf, cases: u64) -> Config {
     let mut config = Config::new(ferrax);
     config.cases = cases;
-    config.limits.timeout = Duration::from_millis(500);
+    config.limits.cpu = Duration::from_secs(1);
+    config.limits.wall = Duration::from_millis(1500);
     config.work_dir = dir.join("work");
     config.save_dir = Some(dir.join("saved"));
     config
@@ -56,7 +57,8 @@ fn a_one_line_error_is_not_a_defect() {
 fn aborts_hangs_panics_and_long_errors_are_defects_and_are_saved() {
     for (name, body, want) in [
         ("abort", "kill -ABRT $$", DefectKind::Signal),
-        ("hang", "sleep 5", DefectKind::Timeout),
+        ("hang", "sleep 30", DefectKind::Timeout),
+        ("busy", "while :; do :; done", DefectKind::Timeout),
         ("panic", "echo 'ferrax: internal error (please report it) at x.rs:1:2' >&2; exit 101", DefectKind::Panic),
         ("two-lines", "echo 'ferrax: a' >&2; echo 'ferrax: b' >&2; exit 1", DefectKind::ErrorFormat),
         ("silent", "exit 1", DefectKind::ErrorFormat),
@@ -76,14 +78,15 @@ fn aborts_hangs_panics_and_long_errors_are_defects_and_are_saved() {
 }
 
 #[test]
-fn the_memory_limit_reaches_the_child() {
-    let dir = scratch("memory");
-    // The script prints its own address-space limit (in KiB) as an error line.
-    let mut c = config(&dir, fake(&dir, "echo \"ferrax: limit $(ulimit -v)\" >&2; exit 1"), 1);
+fn the_limits_reach_the_child() {
+    let dir = scratch("limits");
+    // The script prints its own address-space (KiB) and CPU-time (s) limits.
+    let mut c = config(&dir, fake(&dir, "echo \"ferrax: limits $(ulimit -v) $(ulimit -t)\" >&2; exit 1"), 1);
     c.limits.memory = Some(256 << 20);
-    c.limits.timeout = Duration::from_secs(5);
+    c.limits.cpu = Duration::from_secs(7);
+    c.limits.wall = Duration::from_secs(20);
     let mut case = ferrax_clifuzz::case::generate(0, 0, &[]);
-    case.expect.stderr.push(format!("limit {}", 256 << 10));
+    case.expect.stderr.push(format!("limits {} 7", 256 << 10));
     let (record, _) = ferrax_clifuzz::run_case(&c, &case, &dir.join("run"), (0, 0)).expect("runs");
     assert_eq!(record.verdict, Verdict::Refused { code: 1 }, "{record:?}");
     let _ = std::fs::remove_dir_all(&dir);
