@@ -270,9 +270,11 @@ fn run_args(
     if backend == "interp" || rng.chance(90) {
         args.extend(["--backend".to_string(), backend.to_string()]);
     }
-    if rng.chance(15) {
-        args.extend(["--fuel".to_string(), rng.pick(&["0", "1", "10", "1000", "100000"]).to_string()]);
-    }
+    // Always some fuel: a program may loop forever (`while` on a constant true is
+    // valid IR), and running it until the limit would report the program, not the
+    // command.
+    let fuel = if rng.chance(15) { rng.pick(&["0", "1", "10", "1000", "100000"]) } else { "1000000" };
+    args.extend(["--fuel".to_string(), fuel.to_string()]);
     if rng.chance(15) {
         args.extend(["--max-bytes".to_string(), rng.pick(&["0", "64", "4096", "1048576", "1073741824"]).to_string()]);
     }

@@ -388,6 +388,8 @@ pub fn replay(config: &Config, dirs: &[PathBuf]) -> std::io::Result<Summary> {
         cases.extend(inner);
     }
     std::fs::create_dir_all(&config.work_dir)?;
+    // A replayed case is a directory already: nothing to save.
+    let config = &Config { save_dir: None, ..config.clone() };
     let started = Instant::now();
     let mut summary = Summary { seed: config.seed, ..Summary::default() };
     for (i, dir) in cases.iter().enumerate() {
