@@ -174,8 +174,13 @@ fn other_args(rng: &mut Rng, name: &str, input: &str, module: Option<&Module>) -
         "print" if rng.chance(30) => args.push("--locs".into()),
         "cost" if rng.chance(30) => args.extend(wrt_flag(rng, n_params)),
         "dot" if rng.chance(30) => {
-            let names: Vec<String> = module.map(|m| m.funcs.values().map(|f| f.name.clone()).collect()).unwrap_or_default();
-            let func = if names.is_empty() || rng.chance(20) { "nosuch".to_string() } else { names[rng.below(names.len())].clone() };
+            let names: Vec<String> =
+                module.map(|m| m.funcs.values().map(|f| f.name.clone()).collect()).unwrap_or_default();
+            let func = if names.is_empty() || rng.chance(20) {
+                "nosuch".to_string()
+            } else {
+                names[rng.below(names.len())].clone()
+            };
             args.extend(["--func".to_string(), format!("@{func}")]);
         }
         _ if WRT_TRANSFORMS.contains(&name) => {
@@ -212,7 +217,8 @@ fn vmap_args(rng: &mut Rng, input: &str, module: Option<&Module>) -> Vec<String>
     if rng.chance(5) {
         in_axes.push("0".into());
     }
-    let axis_size = if rng.chance(3) { rng.pick(&["100000", "4294967296"]) } else { rng.pick(&["0", "1", "2", "3", "7"]) };
+    let axis_size =
+        if rng.chance(3) { rng.pick(&["100000", "4294967296"]) } else { rng.pick(&["0", "1", "2", "3", "7"]) };
     let mut args = vec![
         "vmap".to_string(),
         input.to_string(),
@@ -242,10 +248,9 @@ fn run_args(
     files: &mut Vec<(String, Vec<u8>)>,
 ) -> Vec<String> {
     let mut args = vec!["run".to_string(), input.to_string()];
-    let types: Vec<Type> = module.and_then(|m| m.entry()).map_or_else(
-        || vec![Type::new(DType::F32, &[2]); rng.below(3)],
-        |f| f.param_types(),
-    );
+    let types: Vec<Type> = module
+        .and_then(|m| m.entry())
+        .map_or_else(|| vec![Type::new(DType::F32, &[2]); rng.below(3)], |f| f.param_types());
     let mut arrays: Vec<Vec<u8>> = types.iter().map(|ty| input_npy(rng, ty)).collect();
     if !arrays.is_empty() && rng.chance(25) {
         let k = rng.below(arrays.len());
@@ -344,7 +349,8 @@ fn damage_npy(rng: &mut Rng, bytes: &mut Vec<u8>) {
         }
         2 => {
             let (header, data) = header_split(bytes);
-            let dtype = rng.pick(&["'>f4'", "'<f2'", "'|O'", "'<c16'", "'<i8'", "''", "'<U3'", "'|b1'", "'<f8'", "'<i4'"]);
+            let dtype =
+                rng.pick(&["'>f4'", "'<f2'", "'|O'", "'<c16'", "'<i8'", "''", "'<U3'", "'|b1'", "'<f8'", "'<i4'"]);
             let header = ["'<f4'", "'<f8'", "'<i4'", "'|b1'"].iter().fold(header, |t, d| t.replace(d, dtype));
             *bytes = header.into_bytes();
             bytes.extend_from_slice(&data);
@@ -364,11 +370,8 @@ fn damage_npy(rng: &mut Rng, bytes: &mut Vec<u8>) {
         }
         5 => {
             let (header, data) = header_split(bytes);
-            let header = if header.contains("True") {
-                header.replace("True", "False")
-            } else {
-                header.replace("False", "True")
-            };
+            let header =
+                if header.contains("True") { header.replace("True", "False") } else { header.replace("False", "True") };
             *bytes = header.into_bytes();
             bytes.extend_from_slice(&data);
         }
@@ -536,7 +539,8 @@ mod tests {
 
     #[test]
     fn generation_is_reproducible_and_covers_every_subcommand() {
-        let corpus = vec![Program { name: "t".into(), text: "func @f(%x: f32[2]) -> (f32[2]) {\n  return %x\n}\n".into() }];
+        let corpus =
+            vec![Program { name: "t".into(), text: "func @f(%x: f32[2]) -> (f32[2]) {\n  return %x\n}\n".into() }];
         let a: Vec<Case> = (0..300).map(|i| generate(7, i, &corpus)).collect();
         let b: Vec<Case> = (0..300).map(|i| generate(7, i, &corpus)).collect();
         assert_eq!(a, b);

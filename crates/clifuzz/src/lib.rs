@@ -197,7 +197,11 @@ impl fmt::Display for Summary {
             self.elapsed.as_secs_f64(),
             self.defects.len()
         )?;
-        writeln!(f, "{:<16} {:>7} {:>7} {:>7} {:>7} {:>9}", "subcommand", "runs", "ok", "refused", "defects", "slowest")?;
+        writeln!(
+            f,
+            "{:<16} {:>7} {:>7} {:>7} {:>7} {:>9}",
+            "subcommand", "runs", "ok", "refused", "defects", "slowest"
+        )?;
         for (name, c) in &self.per_subcommand {
             writeln!(
                 f,
@@ -271,7 +275,13 @@ pub fn run_case(config: &Config, case: &Case, dir: &Path, order: (u64, u32)) -> 
         record.saved = Some(target);
     }
     if config.verbose {
-        eprintln!("{} {}: {:?} in {:.2} s", record.label, record.subcommand, record.verdict, record.elapsed.as_secs_f64());
+        eprintln!(
+            "{} {}: {:?} in {:.2} s",
+            record.label,
+            record.subcommand,
+            record.verdict,
+            record.elapsed.as_secs_f64()
+        );
     }
     Ok((record, finished))
 }

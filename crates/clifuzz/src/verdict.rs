@@ -112,7 +112,10 @@ pub fn judge(case: &Case, finished: &Finished, dir: &Path) -> Verdict {
 
 fn contract(case: &Case, finished: &Finished, stderr: &str, stdout: &str, dir: &Path) -> Verdict {
     if finished.timed_out {
-        return defect(DefectKind::Timeout, format!("killed after {:.1} s of wall-clock time", finished.elapsed.as_secs_f64()));
+        return defect(
+            DefectKind::Timeout,
+            format!("killed after {:.1} s of wall-clock time", finished.elapsed.as_secs_f64()),
+        );
     }
     if finished.out_of_cpu {
         return defect(
@@ -181,10 +184,8 @@ fn output_promise(case: &Case, stdout: &str, dir: &Path) -> Option<String> {
 }
 
 fn run_promise(case: &Case, stdout: &str, dir: &Path) -> Option<String> {
-    let results = case
-        .module_text()
-        .and_then(|t| ferrax_ir::parse(&t).ok())
-        .and_then(|m| m.entry().map(|f| f.results.len()))?;
+    let results =
+        case.module_text().and_then(|t| ferrax_ir::parse(&t).ok()).and_then(|m| m.entry().map(|f| f.results.len()))?;
     if case.args.iter().any(|a| a == "--out") {
         for i in 0..results {
             let path = dir.join("out").join(format!("out{i}.npy"));
@@ -254,7 +255,10 @@ mod tests {
         let print = case(&["print", "m.fx"]);
         let module = "func @f(%0: f32[]) -> (f32[]) {\n  return %0\n}\n";
         assert_eq!(judge(&print, &finished(Some(0), None, module, ""), dir), Verdict::Success);
-        assert_eq!(judge(&print, &finished(Some(1), None, "", "ferrax: m.fx:1:1: bad\n"), dir), Verdict::Refused { code: 1 });
+        assert_eq!(
+            judge(&print, &finished(Some(1), None, "", "ferrax: m.fx:1:1: bad\n"), dir),
+            Verdict::Refused { code: 1 }
+        );
         assert_eq!(judge(&print, &finished(Some(2), None, "", "ferrax: usage\n"), dir), Verdict::Refused { code: 2 });
         for (f, want) in [
             (finished(None, Some(6), "", ""), DefectKind::Signal),
@@ -284,17 +288,32 @@ mod tests {
         let dir = Path::new(".");
         let mut run = case(&["run", "module.fx", "a0.npy"]);
         run.files.push(("module.fx".into(), b"func @f(%0: f32[]) -> (f32[], f32[]) {\n  return %0, %0\n}\n".to_vec()));
-        assert_eq!(judge(&run, &finished(Some(0), None, "out0: f32[] = [1.0]\nout1: f32[] = [1.0]\n", ""), dir), Verdict::Success);
-        assert_eq!(kind(judge(&run, &finished(Some(0), None, "out0: f32[] = [1.0]\n", ""), dir)), Some(DefectKind::BadOutput));
+        assert_eq!(
+            judge(&run, &finished(Some(0), None, "out0: f32[] = [1.0]\nout1: f32[] = [1.0]\n", ""), dir),
+            Verdict::Success
+        );
+        assert_eq!(
+            kind(judge(&run, &finished(Some(0), None, "out0: f32[] = [1.0]\n", ""), dir)),
+            Some(DefectKind::BadOutput)
+        );
         run.expect.stdout.push("[2.0]".into());
         assert_eq!(
             kind(judge(&run, &finished(Some(0), None, "out0: f32[] = [1.0]\nout1: f32[] = [1.0]\n", ""), dir)),
             Some(DefectKind::Expectation)
         );
         run.expect = Expect { exit: Some(1), stdout: vec![], stderr: vec!["budget".into()] };
-        assert_eq!(judge(&run, &finished(Some(1), None, "", "ferrax: over the budget\n"), dir), Verdict::Refused { code: 1 });
-        assert_eq!(kind(judge(&run, &finished(Some(1), None, "", "ferrax: other\n"), dir)), Some(DefectKind::Expectation));
+        assert_eq!(
+            judge(&run, &finished(Some(1), None, "", "ferrax: over the budget\n"), dir),
+            Verdict::Refused { code: 1 }
+        );
+        assert_eq!(
+            kind(judge(&run, &finished(Some(1), None, "", "ferrax: other\n"), dir)),
+            Some(DefectKind::Expectation)
+        );
         let dump = case(&["run", "module.fx", "--dump-jit"]);
-        assert_eq!(judge(&dump, &finished(Some(1), None, "", "kernel k0\nclif...\nferrax: bad\n"), dir), Verdict::Refused { code: 1 });
+        assert_eq!(
+            judge(&dump, &finished(Some(1), None, "", "kernel k0\nclif...\nferrax: bad\n"), dir),
+            Verdict::Refused { code: 1 }
+        );
     }
 }

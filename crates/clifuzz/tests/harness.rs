@@ -75,8 +75,7 @@ fn aborts_hangs_panics_and_long_errors_are_defects_and_are_saved() {
                 // Each defect is saved, and replaying it finds the same defect.
                 let saved = summary.defects[0].saved.clone().expect("saved");
                 assert!(saved.join("case.txt").is_file() && saved.join("module.fx").is_file(), "{name}");
-                let again =
-                    replay(&config(&dir, fake(&dir, body), 0), std::slice::from_ref(&saved)).expect("replays");
+                let again = replay(&config(&dir, fake(&dir, body), 0), std::slice::from_ref(&saved)).expect("replays");
                 assert_eq!(kinds(&again), vec![want], "{name}: {again}");
                 assert_eq!(again.defects[0].label, saved.display().to_string());
                 let _ = std::fs::remove_dir_all(&dir);
