@@ -12,8 +12,8 @@ use ferrax_clifuzz::{Config, fuzz, replay};
 use ferrax_ir::testing::{cases, first_seed};
 use std::path::{Path, PathBuf};
 
-/// Cases of the short run: about 25 s on two busy cores.
-const SHORT_RUN_CASES: usize = 300;
+/// Cases of the short run: about 10 s on two idle cores, 35 s on busy ones.
+const SHORT_RUN_CASES: usize = 500;
 
 fn config(name: &str) -> Config {
     let mut config = Config::new(env!("CARGO_BIN_EXE_ferrax"));
