@@ -115,11 +115,12 @@ pub(crate) fn infer_cumsum(axis: usize, inputs: &[Type]) -> Result<Vec<Type>, St
 /// `((a0∘a1)∘(a2∘a3))`, then lanes left to right, then the `L mod w` tail, and the
 /// blocks, then the slices along every other reduced axis, are combined pairwise (split at
 /// the largest power of two below the count). The order depends only on the extents, and
-/// the JIT's vector, scalar and chunked reduction loops follow it bit for bit. Its error
-/// is at most `γ_d·Σ|x_i|` with `d = ⌈1024/4w⌉ + 2w + 1 + Σ ⌈log2 n_j⌉` (`n_j` the items
-/// of each pairwise level), `γ_d = d·u/(1-d·u)`, `u = 2^-24` (f32) or `2^-53` (f64): for
-/// one f32 row of `n >= 1024` elements `d <= 73 + ⌈log2(n/1024)⌉`, against the `n - 1` of
-/// a left fold (2×10^7 f32 ones sum to 2×10^7, where a left fold stalls at 2^24).
+/// the JIT's vector, scalar and chunked reduction loops follow it bit for bit (its
+/// outer-axis loop keeps a left fold). Its error is at most `γ_d·Σ|x_i|` with
+/// `d = 1024/(4w) + w + 4 + Σ_j ⌈log2 n_j⌉` (`n_j` the items of each pairwise level),
+/// `γ_d = d·u/(1-d·u)`, `u = 2^-24` (f32) or `2^-53` (f64): for one f32 row of `n`
+/// elements `d <= 72 + ⌈log2⌈n/1024⌉⌉`, against the `n - 1` of a left fold (2×10^7 f32
+/// ones sum to 2×10^7, where a left fold stalls at 2^24).
 /// Max, min and every i32 reduction fold their terms left to right in C order (any
 /// order gives the same value). So a sum of `-0.0` alone is `+0.0`, and zero elements give
 /// the identity. `reduce_max`/`reduce_min` propagate NaN and order signed zeros as the

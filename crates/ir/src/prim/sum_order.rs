@@ -26,14 +26,15 @@
 //! The order depends only on the extents and the dtype: never on the thread count, the
 //! split of a launch or the alignment of a buffer.
 //!
-//! Error bound (sums): every term passes through at most
-//! `d = ⌈B/(4w)⌉ + 2 + (w - 1) + (w - 1) + Σ_j ⌈log2 n_j⌉` roundings, with `B` the block
-//! length and `n_j` the number of items each pairwise level combines (blocks for the last
-//! axis, slices for the others): `⌈B/(4w)⌉` in its slot, 2 for the slot tree, up to `w - 1`
-//! for the lanes, 1 for the tail (a tail element: at most `w - 1` in the tail fold plus 1),
-//! and `⌈log2 n⌉` per pairwise level. So `|Ŝ - S| <= γ_d·Σ|x_i|` with `γ_d = d·u/(1 - d·u)`
-//! and `u = 2^-24` (f32) or `2^-53` (f64), against `γ_{n-1}·Σ|x_i|` for a left fold. For a
-//! row of `n` f32 elements, `d <= 64 + 8 + ⌈log2(n/1024)⌉`: 2×10^7 f32 ones sum to 2×10^7
+//! Error bound (sums): the path from a term to the result has at most
+//! `d = B/(4w) + w + 4 + Σ_j ⌈log2 n_j⌉` additions, with `B` the block length and `n_j`
+//! the number of items each pairwise level combines (blocks for the last axis, slices for
+//! the others): `B/(4w) + 2` in its slot (a short block's leftover vectors join slot row
+//! 0), 2 for the slot tree, `w - 1` for the lanes, 1 for the tail (a tail term sees at
+//! most `w` additions there), and `⌈log2 n_j⌉` per pairwise level. So
+//! `|Ŝ - S| <= γ_d·Σ|x_i|` with `γ_d = d·u/(1 - d·u)` and `u = 2^-24` (f32) or `2^-53`
+//! (f64), against `γ_{n-1}·Σ|x_i|` for a left fold. For one f32 row of `n` elements
+//! `d <= 72 + ⌈log2⌈n/1024⌉⌉` (f64: 134 + the same): 2×10^7 f32 ones sum to 2×10^7
 //! exactly (every partial is an integer below 2^24), where a left fold stops at 2^24.
 
 use ferrax_array::DType;
