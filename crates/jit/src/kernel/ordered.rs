@@ -165,9 +165,6 @@ impl Lower<'_, '_> {
         let Some((&n, rows)) = inner_dims.split_last() else {
             return Err(self.err(Some(red.eqn), "an ordered reduction needs a reduced axis"));
         };
-        if range.is_none() && inner_dims.contains(&0) {
-            return Ok(id);
-        }
         let zero = self.i64c(0);
         let mut in_idx: Index = smallvec::SmallVec::from_elem(zero, red.in_shape.len());
         for (j, &a) in red.kept().iter().enumerate() {

@@ -24,9 +24,8 @@
 use super::super::math::MathFn;
 use super::lower::{Index, Lower};
 use super::ops;
-use super::plan::{Plan, RedKind, Reduction};
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Type, Value as Cv, types};
-use cranelift_frontend::Variable;
+use super::plan::{Plan, RedKind};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value as Cv, types};
 use ferrax_ir::prim::{BinaryOp, ReduceOp, UnaryOp};
 use ferrax_ir::{DType, Error, Func, Prim, Value};
 use std::collections::HashMap;

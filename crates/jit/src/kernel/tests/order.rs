@@ -73,14 +73,27 @@ fn assert_interp_bits(module: &Module, args: &[Array], opts: &KernelOptions, wha
 fn innermost_reductions_are_the_interpreters_bits() {
     let mut lengths = vec![0usize, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63];
     lengths.extend((64..=1100).step_by(53));
-    lengths.extend([511, 512, 513, BLOCK - 1, BLOCK, BLOCK + 1, BLOCK + 15, 2 * BLOCK, 3 * BLOCK + 7, 5 * BLOCK - 1]);
+    lengths.extend([
+        511,
+        512,
+        513,
+        BLOCK - 1,
+        BLOCK,
+        BLOCK + 1,
+        BLOCK + 15,
+        2 * BLOCK,
+        3 * BLOCK + 7,
+        5 * BLOCK - 1,
+        7 * BLOCK - 5,
+    ]);
     let mut seed = 1;
     for &n in &lengths {
         for dt in [DType::F32, DType::F64] {
             for op in ["reduce_sum", "reduce_prod"] {
-                // [3, n] over axis 1 (three rows, split across launches), and [2, 3, n] over
-                // axes [1, 2] (a pairwise level of 3 rows per result).
-                for (shape, axes, out) in [(vec![3, n], "1", vec![3]), (vec![2, 3, n], "1,2", vec![2])] {
+                // [3, n] over axis 1 (three rows, split across launches), and [2, 7, n] over
+                // axes [1, 2] (a pairwise level of 7 rows per result: three partials left
+                // on its stack, as 7 blocks leave on the blocks' level).
+                for (shape, axes, out) in [(vec![3, n], "1", vec![3]), (vec![2, 7, n], "1,2", vec![2])] {
                     let text = fusion(
                         &format!("%x: {dt}[{}]) -> ({dt}[{}]", dims(&shape), dims(&out)),
                         &format!("  %r: {dt}[{}] = {op}[axes=[{axes}]](%x)", dims(&out)),

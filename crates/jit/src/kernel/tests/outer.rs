@@ -35,7 +35,7 @@ fn left_fold(x: &Array, axes: &[usize], prod: bool) -> Array {
         Data::F64(v) => Data::F64(fold(v, &groups, 0.0, |a, b| a + b)),
         _ => unreachable!("float data only"),
     };
-    Array::new(&out_shape, data).unwrap()
+    Array::new(&out_shape[..], data).unwrap()
 }
 
 /// Runs the reduction `text` (`op` over `axes` of `args[0]`, its first result) on the
