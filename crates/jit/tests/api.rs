@@ -388,3 +388,40 @@ fn results_are_written_in_place() {
         outs.iter().zip(exe.result_types()).map(|(o, t)| Array::from_f32(&t.shape, o.clone()).unwrap()).collect();
     policy::agree(&want, &got, false).unwrap();
 }
+
+/// Float sums follow the interpreter's blocked pairwise order with the default options
+/// (fast math, fma) on every thread count: a chunked full reduction of 45,000 terms and
+/// row sums of 1,100 give the interpreter's bits with 1, 2 and 3 threads, and 2×10^7 f32
+/// ones (a broadcast scalar) sum to exactly 2×10^7, where a left fold stops at 2^24.
+#[test]
+fn float_sums_are_the_interpreters_bits_whatever_the_threads() {
+    let text = "func @f(%a: f32[45000], %b: f32[64,1100]) -> (f32[], f32[64]) {
+  %c: f32[45000] = mul(%a, %a)
+  %s: f32[] = reduce_sum[axes=[0]](%c)
+  %d: f32[64,1100] = mul(%b, %b)
+  %t: f32[64] = reduce_sum[axes=[1]](%d)
+  return %s, %t
+}
+";
+    let m = module(text);
+    // Full-mantissa values (the multiples of 1/4 of `f32s` would sum exactly in any order).
+    let wavy = |shape: &[usize], seed: f32| {
+        let n: usize = shape.iter().product();
+        Array::from_f32(shape, (0..n).map(|i| (i as f32 * 0.618_034 + seed).sin() * 3.7).collect()).unwrap()
+    };
+    let args = [wavy(&[45_000], 0.5), wavy(&[64, 1100], 1.5)];
+    let want = ferrax_ir::eval(&m, "f", &args, &EvalOptions::default()).unwrap();
+    let ones = "func @g(%c: f32[]) -> (f32[]) {
+  %o: f32[20000000] = broadcast_in_dim[shape=[20000000], dims=[]](%c)
+  %s: f32[] = reduce_sum[axes=[0]](%o)
+  return %s
+}
+";
+    let g = module(ones);
+    for threads in [1, 2, 3] {
+        let options = JitOptions { threads, ..Default::default() };
+        assert_eq!(compile(&m, &options).unwrap().call(&args).unwrap(), want, "{threads} threads");
+        let got = compile(&g, &options).unwrap().call(&[Array::scalar_f32(1.0)]).unwrap();
+        assert_eq!(got, [Array::scalar_f32(2e7)], "{threads} threads");
+    }
+}

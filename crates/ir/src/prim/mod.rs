@@ -17,6 +17,7 @@ pub mod linalg;
 pub mod random;
 pub mod reduce;
 pub mod shape;
+pub mod sum_order;
 pub mod unary;
 
 pub use binary::{BinaryOp, CompareOp};

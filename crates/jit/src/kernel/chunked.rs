@@ -4,26 +4,31 @@
 //! kernel is compiled in two phases behind the usual ABI:
 //!
 //! - `start >= 0`: the outer loop runs chunks `[start, end)` of `[0, count)`; chunk `c`
-//!   reduces its slice with the vector reduction loop (`vector`), writes its S_in results
-//!   at their indices, and stores its partial result at element `c` of a scratch buffer
-//!   passed as one more buffer pointer after the results;
-//! - `start < 0`: the partials are combined in chunk order (sequentially, from the
-//!   identity) and the epilogue (the values depending on the reduction's result) is
-//!   computed and stored once.
+//!   reduces its slice with the ordered reduction loop ([`super::ordered`], vector slots),
+//!   writes its S_in results at their indices, and stores its partial result at element
+//!   `c` of a scratch buffer passed as one more buffer pointer after the results;
+//! - `start < 0`: the partials are combined pairwise (split at the largest power of two
+//!   below the count, unrolled: the count is known when compiling) and the epilogue (the
+//!   values depending on the reduction's result) is computed and stored once.
 //!
 //! The chunks are chosen from the shape only ([`chunking`]), never from the number of
 //! threads, so the result has the same bits whatever the split of the chunks among
-//! threads. Rounding: a float sum is the sum of `count` partials each within the vector
-//! loop's bound for its chunk of `m` elements, `(⌈m/(4·lanes)⌉ + 2 + lanes + tail)·u·Σ|x|`,
-//! plus `(count - 1)·u·Σ|x|` for the sequential combination: smaller than one vector loop
-//! over the whole range (at most [`MAX_CHUNKS`] partials of at least [`MIN_CHUNK`]
-//! elements). i32 sums and max/min stay exact (their combination is associative).
+//! threads. Every chunk but the last holds a power of two of the cut level's items (blocks
+//! of `BLOCK` elements when the cut axis is the last reduced one, indices of the axis
+//! otherwise), starting at a multiple of that power: it is one complete subtree of the
+//! pairwise order, and the last chunk is the rest of the tree's right edge. So the chunked
+//! result is the interpreter's (`ferrax_ir::prim::sum_order`) bit for bit, float sums and
+//! products included, with its error bound.
 
 use super::lower::{Lower, mem};
+use super::ordered::Slots;
 use super::plan::{Plan, RedKind};
 use super::{KernelOptions, vector};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value as Cv};
+use ferrax_ir::DType;
+use ferrax_ir::prim::ReduceOp;
+use ferrax_ir::prim::sum_order::{self, BLOCK};
 use ferrax_ir::{Error, Func};
 
 /// The fewest elements of one chunk: a chunk is 10–100 µs of work, far above the pool's
@@ -60,28 +65,31 @@ pub(crate) fn chunking(func: &Func, plan: &Plan, opts: &KernelOptions, sse41: bo
     }
     let axis = red.axes.iter().position(|&a| red.in_shape[a] > 1)?;
     let extent = red.in_shape[red.axes[axis]];
-    let unit = n / extent; // the elements of one step of the cut axis
     let target = MIN_CHUNK.max(n.div_ceil(MAX_CHUNKS));
-    let mut step = target.div_ceil(unit);
-    if axis == red.axes.len() - 1 {
-        // The vectorised axis: chunks of whole groups of four vectors (lanes <= 4).
-        step = step.div_ceil(16) * 16;
-    }
+    // The items of the cut level: blocks of the last reduced axis, else its indices; a
+    // chunk is a power of two of them, so it is a complete subtree of the pairwise order.
+    let (item, unit) = if axis == red.axes.len() - 1 { (BLOCK, BLOCK) } else { (1, n / extent) };
+    let step = target.div_ceil(unit).next_power_of_two() * item;
     let count = extent.div_ceil(step);
     (count >= 2).then_some(Chunking { axis, extent: extent as i64, step: step as i64, count: count as i64 })
+}
+
+/// The pairwise combination of `parts` (at least one) with `op`: split at the largest
+/// power of two below the count, as the interpreter's order does.
+fn pairwise(lw: &mut Lower<'_, '_>, op: ReduceOp, dtype: DType, parts: &[Cv]) -> Cv {
+    if parts.len() == 1 {
+        return parts[0];
+    }
+    let (a, b) = parts.split_at(sum_order::pairwise_split(parts.len()));
+    let x = pairwise(lw, op, dtype, a);
+    let y = pairwise(lw, op, dtype, b);
+    lw.combine(op, dtype, x, y)
 }
 
 impl Lower<'_, '_> {
     /// The two phases of a chunked full reduction (module docs); `partials` is the scratch
     /// buffer's pointer.
-    pub(super) fn emit_chunked(
-        &mut self,
-        start: Cv,
-        end: Cv,
-        partials: Cv,
-        ch: Chunking,
-        lanes: u32,
-    ) -> Result<(), Error> {
+    pub(super) fn emit_chunked(&mut self, start: Cv, end: Cv, partials: Cv, ch: Chunking) -> Result<(), Error> {
         let Some(red) = self.plan.reduction.clone() else {
             return Err(self.err(None, "a chunked kernel needs a reduction"));
         };
@@ -104,7 +112,7 @@ impl Lower<'_, '_> {
         let b = self.fb.ins().smin(b, extent);
         let inner: Vec<usize> = red.axes.iter().map(|&x| red.in_shape[x]).collect();
         self.memo.clear();
-        let r = self.reduce_vector(&red, op, &[], &inner, lanes, Some((ch.axis, a, b)))?;
+        let r = self.reduce_ordered(&red, op, &[], &inner, Slots::Vector, Some((ch.axis, a, b)))?;
         let addr = self.addr(partials, l.iv, dtype);
         self.fb.ins().store(mem(), r, addr, 0);
         self.close_loop(l);
@@ -113,18 +121,14 @@ impl Lower<'_, '_> {
 
         self.fb.switch_to_block(combine);
         self.fb.seal_block(combine);
-        let acc = self.fb.declare_var(ty);
-        let id = self.identity(op, dtype);
-        self.fb.def_var(acc, id);
-        let (lo, hi) = (self.i64c(0), self.i64c(ch.count));
-        let l = self.open_loop(lo, hi, 1);
-        let addr = self.addr(partials, l.iv, dtype);
-        let x = self.fb.ins().load(ty, mem(), addr, 0);
-        let cur = self.fb.use_var(acc);
-        let next = self.combine(op, dtype, cur, x);
-        self.fb.def_var(acc, next);
-        self.close_loop(l);
-        let result = self.fb.use_var(acc);
+        let parts: Vec<Cv> = (0..ch.count)
+            .map(|c| {
+                let at = self.i64c(c);
+                let addr = self.addr(partials, at, dtype);
+                self.fb.ins().load(ty, mem(), addr, 0)
+            })
+            .collect();
+        let result = pairwise(self, op, dtype, &parts);
         self.memo.clear();
         self.fixed.insert(red.output, result);
         for k in 0..self.func.results.len() {

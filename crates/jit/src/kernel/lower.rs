@@ -3,6 +3,7 @@
 //! stores of the results, and the reduction's accumulators and epilogue.
 
 use super::libcalls::Imports;
+use super::ordered::Slots;
 use super::plan::{Plan, RedKind, Reduction};
 use super::{KernelOptions, kernel_error, ops, vector};
 use cranelift_codegen::Context;
@@ -98,11 +99,10 @@ pub(super) fn build(
         tables: HashMap::new(),
     };
     let chunks = super::chunked::chunking(func, plan, opts, has_sse41);
-    let lanes = vector::reduce_lanes(func, plan, has_sse41);
-    if let (Some(ch), Some(lanes)) = (chunks, lanes) {
+    if let Some(ch) = chunks {
         let partials = lw.fb.ins().load(types::I64, mem(), bufs_ptr, (8 * nbufs) as i32);
-        lw.emit_chunked(start, end, partials, ch, lanes)?;
-    } else if super::outer::applies(func, plan) {
+        lw.emit_chunked(start, end, partials, ch)?;
+    } else if super::outer::applies(func, plan, opts.simd) {
         let lanes = super::outer::lanes(func, plan, lw.has_sse41).filter(|_| opts.simd);
         lw.emit_outer_reduce(start, end, lanes)?;
     } else {
@@ -114,6 +114,12 @@ pub(super) fn build(
     lw.fb.ins().return_(&[]);
     lw.fb.finalize(config);
     Ok(chunks)
+}
+
+/// Whether `op` over `dtype` is a float sum or product: the reductions whose order of
+/// evaluation shows in the result (the blocked pairwise order of `ferrax_ir`).
+pub(super) fn ordered_float(op: ReduceOp, dtype: DType) -> bool {
+    dtype.is_float() && matches!(op, ReduceOp::Sum | ReduceOp::Prod)
 }
 
 impl Lower<'_, '_> {
@@ -226,9 +232,14 @@ impl Lower<'_, '_> {
             }
             RedKind::Reduce(_) | RedKind::Arg(_) => None,
         };
-        let result = match vector {
-            Some((op, lanes)) => self.reduce_vector(&red, op, &out_idx, &dims[nouter..], lanes, None)?,
-            None => self.reduce_scalar(&red, &out_idx, &dims[nouter..])?,
+        let inner = &dims[nouter..];
+        let result = match (vector, red.kind) {
+            (Some((op, _)), _) => self.reduce_ordered(&red, op, &out_idx, inner, Slots::Vector, None)?,
+            // A float sum or product keeps the interpreter's order in scalar code too.
+            (None, RedKind::Reduce(op)) if ordered_float(op, self.func.ty(red.input).dtype) && !red.axes.is_empty() => {
+                self.reduce_ordered(&red, op, &out_idx, inner, Slots::Scalar, None)?
+            }
+            (None, _) => self.reduce_scalar(&red, &out_idx, inner)?,
         };
         self.memo.clear();
         self.fixed.insert(red.output, result);

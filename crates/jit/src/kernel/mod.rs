@@ -22,20 +22,22 @@
 //! rank-0 loop shape, or a full reduction, has an outer extent of 1 (but a large vectorised full
 //! reduction is cut into fixed chunks, reduced in two phases: [`chunked`]). A `reduce_*` that keeps the
 //! innermost axis and is returned as is loops over S_in in natural order instead, accumulating
-//! into its result buffer ([`outer`]: contiguous and vectorised, still bit-identical).
+//! into its result buffer ([`outer`]: contiguous and vectorised, a left fold per element).
 //!
 //! Exactness ([`ops`]): integer, bool, comparison, select, convert, structural and
 //! data-movement work matches the reference interpreter bit for bit, and so do the
 //! correctly rounded float operations (add, sub, mul, div, sqrt, rsqrt = 1/sqrt, floor,
-//! ceil, round-half-even, max/min with NaN propagation and ±0 ordering). The scalar
-//! reduction loop accumulates in the interpreter's order (sequentially, from the identity),
-//! so it is bit-identical too, with the error of sequential summation for a long f32 sum,
-//! `|err| <= (n-1)·2^-24·Σ|x_i|`. The vector reduction loop (inner-axis `reduce_*` with
-//! `KernelOptions::simd`, see [`vector`]) keeps 4 vector accumulators and reassociates:
-//! i32 and max/min results stay exact, a float sum is within
-//! `(⌈n/(4·lanes)⌉ + 2 + lanes + tail)·u·Σ|x_i|` (measured on 100,003 f32 values: error
-//! 1.3e-3 vs 7.3e-3 sequential, Σ|x| = 5.0e5); a large full reduction is summed that way per
-//! fixed chunk, and the chunks' partials then sequentially ([`chunked`]: a smaller bound). With `KernelOptions::fma` on (and an FMA
+//! ceil, round-half-even, max/min with NaN propagation and ±0 ordering). Reductions follow
+//! the interpreter's blocked pairwise order (`ferrax_ir::prim::sum_order`, [`ordered`]):
+//! the vector reduction loop (inner-axis `reduce_*` with `KernelOptions::simd`, four
+//! vector accumulators per block of 1024, blocks and outer reduced axes combined
+//! pairwise), the scalar loop (the same slots in scalar accumulators) and the chunked
+//! full reduction ([`chunked`]) give the interpreter's bits for float sums and products
+//! too, with its error bound `γ_d·Σ|x_i|`, `d <= 72 + ⌈log2⌈n/1024⌉⌉` for an f32 row of
+//! `n`. The one exception is the outer-axis path ([`outer`], with SIMD): a left fold per
+//! output element, within `(γ_{n-1} + γ_d)·Σ|x_i|` of the interpreter. i32 and
+//! max/min results are exact on every path (a NaN may carry another payload).
+//! With `KernelOptions::fma` on (and an FMA
 //! host), `a*b ± c` where the product has one use is contracted to one `fma` in scalar and
 //! vector code alike: that result differs from the interpreter's by at most 0.5 ulp of the
 //! product plus 0.5 ulp of the result (it is the more accurate
@@ -64,6 +66,7 @@ mod index;
 pub(crate) mod libcalls;
 mod lower;
 mod ops;
+mod ordered;
 mod outer;
 mod plan;
 mod tile;
@@ -186,7 +189,7 @@ pub(crate) fn define_kernel(
     let (outer, work_per_outer) = if let Some(ch) = chunks {
         let total = plan.work_per_outer(kernel) * plan.outer_extent() as f64;
         (ch.count, total / ch.count as f64)
-    } else if outer::applies(kernel, &plan) {
+    } else if outer::applies(kernel, &plan, opts.simd) {
         let outer = outer::outer_extent(&plan);
         let total = plan.work_per_outer(kernel) * plan.outer_extent() as f64;
         (outer, total / outer.max(1) as f64)

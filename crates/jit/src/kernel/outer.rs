@@ -7,10 +7,14 @@
 //! reassociation. The generic path instead walks the kept axes outside and the reduced
 //! ones inside: strided, scalar, and one cache line per element for a column sum.
 //!
-//! Exactness: each output element still receives its terms one by one from the identity
-//! in the interpreter's order (increasing multi-index over the reduced axes), with the
-//! same `combine` as the scalar path, so results are bit-identical to the interpreter
-//! (with `fma` off and precise math, as everywhere).
+//! Exactness: each output element receives its terms one by one from the identity in
+//! increasing multi-index order over the reduced axes (a left fold). i32 and max/min
+//! results are the interpreter's bits; a float sum or product is the left fold's, not the
+//! interpreter's blocked pairwise order (`ferrax_ir::prim::sum_order`): the two differ by
+//! at most the sum of their bounds, `(γ_{n-1} + γ_d)·Σ|x_i|` for `n` terms (`d` as in the
+//! interpreter's `eval_reduce`). Keeping the pairwise order here would need `4·w` slots
+//! and a pairwise stack per output element; with SIMD off such kernels take the scalar
+//! loop nest instead ([`applies`]), which keeps the interpreter's order.
 //!
 //! Applies when the reduction is a `reduce_*` (not argmax/argmin), the innermost axis is
 //! kept, and the reduction's result is returned as is (no epilogue computed from it).
@@ -28,12 +32,17 @@ use ferrax_ir::prim::ReduceOp;
 use ferrax_ir::{Error, Func};
 use std::collections::HashMap;
 
-/// Whether the kernel's reduction takes the outer-axis path.
-pub(super) fn applies(func: &Func, plan: &Plan) -> bool {
+/// Whether the kernel's reduction takes the outer-axis path (`simd`: whether the kernel is
+/// compiled with vectors; without, a float sum or product takes the scalar loop nest,
+/// which keeps the interpreter's order).
+pub(super) fn applies(func: &Func, plan: &Plan, simd: bool) -> bool {
     let Some(red) = &plan.reduction else { return false };
     let rank = red.in_shape.len();
-    let RedKind::Reduce(_) = red.kind else { return false };
+    let RedKind::Reduce(op) = red.kind else { return false };
     if rank < 2 || red.axes.is_empty() || red.axes.contains(&(rank - 1)) {
+        return false;
+    }
+    if !simd && super::lower::ordered_float(op, func.ty(red.input).dtype) {
         return false;
     }
     let mut returned = 0;

@@ -24,9 +24,8 @@
 use super::super::math::MathFn;
 use super::lower::{Index, Lower};
 use super::ops;
-use super::plan::{Plan, RedKind, Reduction};
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Type, Value as Cv, types};
-use cranelift_frontend::Variable;
+use super::plan::{Plan, RedKind};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value as Cv, types};
 use ferrax_ir::prim::{BinaryOp, ReduceOp, UnaryOp};
 use ferrax_ir::{DType, Error, Func, Prim, Value};
 use std::collections::HashMap;
@@ -37,7 +36,7 @@ fn vmem() -> MemFlagsData {
 }
 
 /// The vector type of `dtype` (`None` for bool).
-fn vec_type(dtype: DType) -> Option<Type> {
+pub(super) fn vec_type(dtype: DType) -> Option<Type> {
     match dtype {
         DType::Bool => None,
         DType::I32 => Some(types::I32X4),
@@ -279,7 +278,11 @@ impl Lower<'_, '_> {
 
     /// Stores the S_in results (not the epilogue's) at `idx` from the vector body of a
     /// reduction loop.
-    fn store_in_results(&mut self, idx: &[Cv], vmemo: &mut HashMap<(Value, Index), Cv>) -> Result<(), Error> {
+    pub(super) fn store_in_results(
+        &mut self,
+        idx: &[Cv],
+        vmemo: &mut HashMap<(Value, Index), Cv>,
+    ) -> Result<(), Error> {
         for k in 0..self.func.results.len() {
             if !self.plan.epilogue[k] {
                 self.store_vector(k, idx, vmemo)?;
@@ -553,167 +556,4 @@ pub(super) fn reduce_lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<u32>
     // A pad restricting the range would need a scalar head in every row: scalar loop.
     let ok = a.contiguous(red.input, 0) && in_results.iter().all(|&r| a.contiguous(r, 0));
     (ok && !a.restricted(n)).then_some(lanes)
-}
-
-impl Lower<'_, '_> {
-    /// The reduction of one S_out element with 4 vector accumulators over the innermost
-    /// axis (unrolled by 4 vectors), a one-vector loop, and a scalar tail accumulator per
-    /// row; combined as `((a0∘a1)∘(a2∘a3))`, then the lanes left to right, then the tail.
-    ///
-    /// A float sum or product is reassociated: each element goes into one of `4·lanes`
-    /// partial results (`m = ⌈n/(4·lanes)⌉` elements each for a row of `n`) or into the tail
-    /// accumulator (fewer than `lanes` per row), so the rounding error of a sum is at most
-    /// `(m + 2 + lanes + tail) · u · Σ|x_i|` with `u = 2^-24` (f32) or `2^-53` (f64), where
-    /// `tail` is the number of tail elements: far below the `(n-1)·u·Σ|x_i|` of the
-    /// sequential order. max/min and i32 results are exactly those of the interpreter
-    /// (associative; a NaN result may carry another NaN payload). Results of shape S_in
-    /// are stored from the same vectors (the scalar tail stores its elements).
-    pub(super) fn reduce_vector(
-        &mut self,
-        red: &Reduction,
-        op: ReduceOp,
-        out_idx: &[Cv],
-        inner_dims: &[usize],
-        lanes: u32,
-        range: Option<(usize, Cv, Cv)>,
-    ) -> Result<Cv, Error> {
-        let dtype = self.func.ty(red.input).dtype;
-        let Some(vt) = vec_type(dtype) else { return Err(self.err(Some(red.eqn), "bool reduction")) };
-        let st = ops::cl_type(dtype);
-        let id = self.identity(op, dtype);
-        let vid = self.fb.ins().splat(vt, id);
-        let vacc: Vec<Variable> = (0..4).map(|_| self.fb.declare_var(vt)).collect();
-        vacc.iter().for_each(|&v| self.fb.def_var(v, vid));
-        let sacc = self.fb.declare_var(st);
-        self.fb.def_var(sacc, id);
-        let Some((&n, rows)) = inner_dims.split_last() else {
-            return Err(self.err(Some(red.eqn), "a vector reduction needs a reduced axis"));
-        };
-        let mut loops = Vec::new();
-        for (j, &d) in rows.iter().enumerate() {
-            let (a, b) = match range {
-                Some((r, lo, hi)) if r == j => (lo, hi),
-                _ => (self.i64c(0), self.i64c(d as i64)),
-            };
-            loops.push(self.open_loop(a, b, 1));
-        }
-        let kept = red.kept();
-        let zero = self.i64c(0);
-        let mut in_idx: Index = smallvec::SmallVec::from_elem(zero, red.in_shape.len());
-        for (j, &a) in kept.iter().enumerate() {
-            in_idx[a] = out_idx[j];
-        }
-        for (j, l) in loops.iter().enumerate() {
-            in_idx[red.axes[j]] = l.iv;
-        }
-        let last = red.in_shape.len() - 1;
-        let w = i64::from(lanes);
-        // The range [n0, n) of the vectorised axis, cut at n4 (whole groups of four
-        // vectors) and n1 (whole vectors).
-        let (n0, n4, n1, n) = match range {
-            Some((r, lo, hi)) if r == rows.len() => {
-                let len = self.fb.ins().isub(hi, lo);
-                let len4 = self.fb.ins().band_imm_s(len, !(4 * w - 1));
-                let len1 = self.fb.ins().band_imm_s(len, !(w - 1));
-                let n4 = self.fb.ins().iadd(lo, len4);
-                let n1 = self.fb.ins().iadd(lo, len1);
-                (lo, n4, n1, hi)
-            }
-            _ => {
-                let n = n as i64;
-                (self.i64c(0), self.i64c(n / (4 * w) * 4 * w), self.i64c(n / w * w), self.i64c(n))
-            }
-        };
-        // Four accumulators, four vectors per iteration; with staged math, per tile after
-        // the tile's staging loops.
-        let mut roots = vec![red.input];
-        roots.extend(self.func.results.iter().zip(&self.plan.epilogue).filter(|&(_, &e)| !e).map(|(&r, _)| r));
-        let stages = self.stages(&red.in_shape, lanes, &roots);
-        // No vector lives across the routine calls (they clobber every vector register): the
-        // accumulators wait in a stack slot between tiles, in tile-local variables inside.
-        let tile = if stages.is_empty() {
-            None
-        } else {
-            let slot = self.fb.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 64, 4));
-            for (j, &acc) in vacc.iter().enumerate() {
-                let v = self.fb.use_var(acc);
-                self.fb.ins().stack_store(types::I64, v, slot, 16 * j as i32);
-            }
-            let (tl, te) = self.open_tile(&stages, &mut in_idx, last, n0, n4)?;
-            let tacc: Vec<Variable> = (0..4).map(|_| self.fb.declare_var(vt)).collect();
-            for (j, &acc) in tacc.iter().enumerate() {
-                let v = self.fb.ins().stack_load(types::I64, vt, slot, 16 * j as i32);
-                self.fb.def_var(acc, v);
-            }
-            Some((tl, te, slot, tacc))
-        };
-        let (a, b) = tile.as_ref().map_or((n0, n4), |(tl, te, _, _)| (tl.iv, *te));
-        let accs = tile.as_ref().map_or_else(|| vacc.clone(), |(_, _, _, tacc)| tacc.clone());
-        let seeds = self.read_by(&roots, &stages);
-        let l = self.open_loop(a, b, 4 * w);
-        self.memo.clear();
-        let mut vmemo = HashMap::new();
-        for (j, &acc) in accs.iter().enumerate() {
-            in_idx[last] = if j == 0 { l.iv } else { self.fb.ins().iadd_imm_s(l.iv, j as i64 * w) };
-            if let Some((tl, _, _, _)) = &tile {
-                self.seed_stages(&seeds, &in_idx, last, tl.iv, &mut vmemo);
-            }
-            let x = self.vec_at(red.input, &in_idx, &mut vmemo)?;
-            self.store_in_results(&in_idx, &mut vmemo)?;
-            let cur = self.fb.use_var(acc);
-            let next = self.combine(op, dtype, cur, x);
-            self.fb.def_var(acc, next);
-        }
-        self.close_loop(l);
-        if let Some((tl, _, slot, tacc)) = tile {
-            for (j, &acc) in tacc.iter().enumerate() {
-                let v = self.fb.use_var(acc);
-                self.fb.ins().stack_store(types::I64, v, slot, 16 * j as i32);
-            }
-            self.close_loop(tl);
-            for (j, &acc) in vacc.iter().enumerate() {
-                let v = self.fb.ins().stack_load(types::I64, vt, slot, 16 * j as i32);
-                self.fb.def_var(acc, v);
-            }
-        }
-        // Whole vectors left over, into the first accumulator.
-        let (a, b) = (n4, n1);
-        let l = self.open_loop(a, b, w);
-        self.memo.clear();
-        let mut vmemo = HashMap::new();
-        in_idx[last] = l.iv;
-        let x = self.vec_at(red.input, &in_idx, &mut vmemo)?;
-        self.store_in_results(&in_idx, &mut vmemo)?;
-        let cur = self.fb.use_var(vacc[0]);
-        let next = self.combine(op, dtype, cur, x);
-        self.fb.def_var(vacc[0], next);
-        self.close_loop(l);
-        // The scalar tail of the row.
-        let (a, b) = (n1, n);
-        let l = self.open_loop(a, b, 1);
-        self.memo.clear();
-        in_idx[last] = l.iv;
-        let x = self.value_at(red.input, &in_idx)?;
-        for k in 0..self.func.results.len() {
-            if !self.plan.epilogue[k] {
-                self.store_result(k, &in_idx)?;
-            }
-        }
-        let cur = self.fb.use_var(sacc);
-        let next = self.combine(op, dtype, cur, x);
-        self.fb.def_var(sacc, next);
-        self.close_loop(l);
-        loops.into_iter().rev().for_each(|l| self.close_loop(l));
-        let v: Vec<Cv> = vacc.iter().map(|&v| self.fb.use_var(v)).collect();
-        let p = self.combine(op, dtype, v[0], v[1]);
-        let q = self.combine(op, dtype, v[2], v[3]);
-        let v = self.combine(op, dtype, p, q);
-        let mut r = self.fb.ins().extractlane(v, 0);
-        for lane in 1..lanes as u8 {
-            let x = self.fb.ins().extractlane(v, lane);
-            r = self.combine(op, dtype, r, x);
-        }
-        let tail = self.fb.use_var(sacc);
-        Ok(self.combine(op, dtype, r, tail))
-    }
 }

@@ -113,15 +113,69 @@ fn reduce_signed_zeros() {
 }
 
 #[test]
-fn reduce_sums_sequentially_in_c_order() {
+fn reduce_sums_in_the_blocked_pairwise_order() {
+    // Four f32 elements are one vector in slot row 0: lanes left to right, as a left fold.
     let x = f32s(&[4], &[1e8, 1.0, -1e8, 1.0]);
     assert_eq!(reduce(ReduceOp::Sum, &[0], &x), Array::scalar_f32(1.0));
-    // Over axes [0, 1] of [[1e8, 1], [-1e8, 1]] the order is the flat order too.
+    // Over axes [0, 1] of [[1e8, 1], [-1e8, 1]] each row of 2 is a tail (1e8 and -1e8
+    // after rounding), then the rows pairwise: 0, where the flat left fold gives 1.
     let x = f32s(&[2, 2], &[1e8, 1.0, -1e8, 1.0]);
-    assert_eq!(reduce(ReduceOp::Sum, &[1, 0], &x), Array::scalar_f32(1.0));
-    // Column sums of the transpose follow the operand's C order within a column.
+    assert_eq!(reduce(ReduceOp::Sum, &[1, 0], &x), Array::scalar_f32(0.0));
+    // A column of the transpose is the reduced row: the same value as the vector above.
     let x = f32s(&[4, 1], &[1e8, 1.0, -1e8, 1.0]);
     assert_eq!(reduce(ReduceOp::Sum, &[0], &x), f32s(&[1], &[1.0]));
+    // 16 f32 elements are one group: slot j of lane l gets element 4j + l, the slots
+    // combine as ((a0+a1)+(a2+a3)): 2^24 and three ones in lane 0's slots give 2^24 + 2,
+    // where a left fold loses every one (2^24 + 1 rounds to 2^24).
+    let mut v = vec![0.0f32; 16];
+    v[0] = 16_777_216.0;
+    for j in 1..4 {
+        v[4 * j] = 1.0;
+    }
+    assert_eq!(reduce(ReduceOp::Sum, &[0], &f32s(&[16], &v)), Array::scalar_f32(16_777_218.0));
+    assert_eq!(v.iter().fold(0.0f32, |a, &b| a + b), 16_777_216.0);
+    // f64: 2 lanes, so 1e17 and -1e17 share lane 0 and the ones lane 1: exactly 2 (a
+    // left fold gives 1).
+    let x = f64s(&[4], &[1e17, 1.0, -1e17, 1.0]);
+    assert_eq!(reduce(ReduceOp::Sum, &[0], &x), Array::scalar_f64(2.0));
+}
+
+/// The sum of 2×10^7 f32 ones is exact: a left fold stalls at 2^24 = 16777216.
+#[test]
+fn twenty_million_f32_ones() {
+    let x = Array::from_f32(&[20_000_000], vec![1.0; 20_000_000]).unwrap();
+    assert_eq!(reduce(ReduceOp::Sum, &[0], &x), Array::scalar_f32(2e7));
+    let x = x.reshaped(&[2, 10_000_000]).unwrap();
+    assert_eq!(reduce(ReduceOp::Sum, &[0, 1], &x), Array::scalar_f32(2e7));
+    assert_eq!(reduce(ReduceOp::Sum, &[1], &x), f32s(&[2], &[1e7, 1e7]));
+}
+
+/// On random data the blocked pairwise sum stays within its stated bound
+/// `γ_d·Σ|x|` of the exact (f64) sum, with `d = 72 + ⌈log2⌈n/1024⌉⌉` for one f32 row.
+#[test]
+fn random_sums_within_the_stated_bound() {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 0.5
+    };
+    for n in [1usize, 15, 1024, 1025, 40_000, 1_000_003] {
+        let v: Vec<f32> = (0..n).map(|_| next()).collect();
+        let got = f64::from(reduce(ReduceOp::Sum, &[0], &f32s(&[n], &v)).as_f32().unwrap()[0]);
+        let exact: f64 = v.iter().map(|&a| f64::from(a)).sum();
+        let abs: f64 = v.iter().map(|&a| f64::from(a).abs()).sum();
+        let d = 72.0 + (n.div_ceil(1024) as f64).log2().ceil();
+        let u = 2f64.powi(-24);
+        let bound = d * u / (1.0 - d * u) * abs;
+        assert!((got - exact).abs() <= bound, "n = {n}: {got} vs {exact}, bound {bound}");
+        if n == 1_000_003 {
+            // Far below the left fold's error on the same data.
+            let seq = f64::from(v.iter().fold(0.0f32, |a, &b| a + b));
+            assert!((got - exact).abs() * 8.0 < (seq - exact).abs(), "{got} {seq} {exact}");
+        }
+    }
 }
 
 #[test]

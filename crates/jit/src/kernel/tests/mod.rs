@@ -4,6 +4,7 @@
 
 mod chunked;
 mod ops;
+mod order;
 mod outer;
 mod random;
 mod reduce;

@@ -27,7 +27,8 @@ fn every_reduction_every_axis_set() {
                 let args = [values(dt, &shape, 11, op != "reduce_prod")];
                 // The scalar path keeps the interpreter's order: bit-identical.
                 let want = check_with(&text, &args, &SCALAR);
-                // The vector path reassociates float sums and products only.
+                // The vector path: float sums and products over outer axes take the
+                // outer-axis path (a left fold), the others the interpreter's order.
                 let got = run_text(&text, &args, &SIMD);
                 let exact = !dt.is_float() || op == "reduce_max" || op == "reduce_min";
                 let ok =
@@ -84,8 +85,8 @@ fn multi_output_and_epilogue() {
         "  %bb: f32[5,7] = broadcast_in_dim[shape=[5,7], dims=[0]](%b)\n  %d: f32[5,7] = sub(%x, %bb)\n  %e: f32[5,7] = exp(%d)\n  %s: f32[5] = reduce_sum[axes=[1]](%e)\n  %one: f32[5] = constant[value=1]()\n  %inv: f32[5] = div(%one, %s)\n  %l: f32[5] = log(%s)\n  %lb: f32[5] = add(%l, %b)",
         "%e, %inv, %lb",
     );
-    // The vector loop writes e exactly and reassociates the f32 sum (module docs: within
-    // its error bound, not bit for bit); the scalar loop matches the interpreter exactly.
+    // The vector loop writes e exactly; the sums follow the interpreter's order (checked
+    // bit for bit in `kernel::tests::order`); the scalar loop matches the interpreter.
     let args = [values(DType::F32, &[5, 7], 1, false), values(DType::F32, &[5], 2, false)];
     let module = ferrax_ir::parse(&text).unwrap();
     let want = interp(&module, &args);
@@ -120,9 +121,10 @@ fn reduce_split_range_equals_full_call() {
     assert_eq!(halves, interp(&module, &args));
 }
 
-/// A long f32 sum: the scalar path is bit-identical to the interpreter (same sequential
-/// order) and within the sequential bound `(n-1)·2^-24·Σ|x|` of the exact (f64) sum; the
-/// vector path (4 accumulators of 4 lanes) within `(⌈n/16⌉ + 9)·2^-24·Σ|x|`.
+/// A long f32 sum: the scalar path is bit-identical to the interpreter (the same blocked
+/// pairwise order) and within the left fold's bound `(n-1)·2^-24·Σ|x|` of the exact (f64)
+/// sum; the vector path within `(⌈n/16⌉ + 9)·2^-24·Σ|x|` (loose: `kernel::tests::order`
+/// checks the order's own bound).
 #[test]
 fn long_f32_sum_within_bound() {
     let n = 100_003usize;
