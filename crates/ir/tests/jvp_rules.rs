@@ -661,6 +661,16 @@ fn zero_and_integer_results_have_no_tangent() {
         (Prim::ArgReduce { op: ArgOp::Argmin, axis: 0, index_dtype: DType::I32 }, vec![f.clone()], vec![true]),
         (Prim::Convert { dtype: DType::F32 }, vec![i.clone()], vec![false]),
         (Prim::Reduce { op: ReduceOp::Max, axes: vec![0] }, vec![f.clone()], vec![false]),
+        // No tangent in: nothing emitted, even by the rules that compare primals first.
+        (Prim::Binary(BinaryOp::Max), vec![f.clone(), f.clone()], vec![false, false]),
+        (Prim::Binary(BinaryOp::Min), vec![f.clone(), f.clone()], vec![false, false]),
+        (Prim::Select, vec![b.clone(), f.clone(), f.clone()], vec![false, false, false]),
+        (Prim::Clamp, vec![f.clone(), f.clone(), f.clone()], vec![false, false, false]),
+        // Integer results have no tangent even when a caller hands the operands one.
+        (Prim::Binary(BinaryOp::Add), vec![i.clone(), i.clone()], vec![true, true]),
+        (Prim::Binary(BinaryOp::Mul), vec![i.clone(), i.clone()], vec![true, false]),
+        (Prim::Select, vec![b.clone(), i.clone(), i.clone()], vec![false, true, true]),
+        (Prim::Clamp, vec![i.clone(), i.clone(), i.clone()], vec![true, true, true]),
     ];
     for (prim, types, nonzero) in cases {
         let (_, outputs, names) = rule(&prim, &types, &nonzero);

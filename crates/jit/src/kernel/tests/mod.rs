@@ -11,4 +11,5 @@ mod reduce;
 mod simd;
 mod support;
 mod tiles;
+mod vector_edges;
 mod views;
