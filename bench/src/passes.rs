@@ -51,32 +51,37 @@ pub fn chain_text(chain: &str, equations: usize) -> Result<String> {
     Ok(text)
 }
 
-/// Runs pass `pass` on `module` (whose text is `text`), as the `ferrax` command would.
-fn run_pass(pass: &str, text: &str, module: &Module) -> std::result::Result<(), ferrax_ir::Error> {
+/// The equations of every Func of `module`.
+fn size(module: &Module) -> usize {
+    module.funcs.values().map(|f| f.eqns.len()).sum()
+}
+
+/// Runs pass `pass` on `module` (whose text is `text`), as the `ferrax` command would;
+/// returns the size of what it made (equations, or values for the runs).
+fn run_pass(pass: &str, text: &str, module: &Module) -> std::result::Result<usize, ferrax_ir::Error> {
     let wrt = Wrt::Default;
+    let x = || [ferrax_ir::array::Array::scalar_f32(0.5)];
     match pass {
-        "parse" => parse(text).map(drop),
-        "verify" => ferrax_ir::verify(module),
-        "inline" => t::inline_calls(module).map(drop),
-        "cse" => Ok(drop(t::cse(module))),
-        "fold" => t::fold(module).map(drop),
-        "simplify" => Ok(drop(t::simplify(module))),
-        "hoist" => Ok(drop(t::hoist(module))),
-        "dce" => Ok(drop(t::dce(module))),
-        "opt" => t::opt(module).map(drop),
-        "jvp" => t::jvp(module, &wrt).map(drop),
-        "vjp" => t::vjp(module, &wrt).map(drop),
-        "grad" => t::grad(module, &wrt, false).map(drop),
-        "vmap" => t::vmap(module, &[Some(0)], &[0], 4).map(|m| drop(t::dce(&m))),
-        "cost" => t::cost_with_residuals(module, &wrt).map(|c| drop(c.to_string())),
-        "fuse" => ferrax_fuse::fuse(module).map(drop),
+        "parse" => parse(text).map(|m| size(&m)),
+        "verify" => ferrax_ir::verify(module).map(|()| size(module)),
+        "inline" => t::inline_calls(module).map(|m| size(&m)),
+        "cse" => Ok(size(&t::cse(module))),
+        "fold" => t::fold(module).map(|m| size(&m)),
+        "simplify" => Ok(size(&t::simplify(module))),
+        "hoist" => Ok(size(&t::hoist(module))),
+        "dce" => Ok(size(&t::dce(module))),
+        "opt" => t::opt(module).map(|m| size(&m)),
+        "jvp" => t::jvp(module, &wrt).map(|m| size(&m)),
+        "vjp" => t::vjp(module, &wrt).map(|m| size(&m)),
+        "grad" => t::grad(module, &wrt, false).map(|m| size(&m)),
+        "vmap" => t::vmap(module, &[Some(0)], &[0], 4).map(|m| size(&t::dce(&m))),
+        "cost" => t::cost_with_residuals(module, &wrt).map(|c| c.to_string().len()),
+        "fuse" => ferrax_fuse::fuse(module).map(|m| size(&m)),
         "jit" => ferrax_jit::compile(module, &ferrax_jit::JitOptions::default())
-            .and_then(|exe| exe.call(&[ferrax_ir::array::Array::scalar_f32(0.5)]))
-            .map(drop),
-        "interp" => {
-            ferrax_ir::eval_entry(module, &[ferrax_ir::array::Array::scalar_f32(0.5)], &Default::default()).map(drop)
-        }
-        "jacrev" => t::jacrev(module, &wrt).map(drop),
+            .and_then(|exe| exe.call(&x()))
+            .map(|outs| outs.len()),
+        "interp" => ferrax_ir::eval_entry(module, &x(), &Default::default()).map(|outs| outs.len()),
+        "jacrev" => t::jacrev(module, &wrt).map(|m| size(&m)),
         other => Err(ferrax_ir::Error::transform(ferrax_ir::Place::default(), format!("unknown pass {other}"))),
     }
 }
