@@ -149,8 +149,12 @@ mod rlimit {
         // SAFETY: `getrlimit` writes one `rlimit` through the pointer, which is valid
         // and exclusively borrowed for the call.
         let status = unsafe { libc::getrlimit(resource as _, &mut limit) };
-        (status == 0 && limit.rlim_cur != libc::RLIM_INFINITY)
-            .then(|| u64::try_from(limit.rlim_cur).unwrap_or(u64::MAX))
+        (status == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then(|| widen(limit.rlim_cur))
+    }
+
+    /// `rlim_t` as bytes (its width differs between platforms).
+    fn widen<T: TryInto<u64>>(n: T) -> u64 {
+        n.try_into().unwrap_or(u64::MAX)
     }
 
     pub(super) fn address_space() -> Option<u64> {
