@@ -16,6 +16,7 @@
 pub mod candle;
 pub mod data;
 pub mod gate;
+pub mod passes;
 pub mod report;
 pub mod run;
 pub mod workloads;

@@ -1,7 +1,9 @@
 //! `ferrax-bench`: `gen` writes the workloads' inputs, `run` measures them (see the
-//! crate docs of `ferrax_bench` and README.md's "Benchmarks").
+//! crate docs of `ferrax_bench` and README.md's "Benchmarks"); `passes` times the
+//! passes of the `ferrax` command on long chains (`ferrax_bench::passes`).
 
 use ferrax_bench::data::{Scale, write_all};
+use ferrax_bench::passes::{SweepOptions, sweep};
 use ferrax_bench::run::{Options, run};
 use ferrax_bench::{Error, Result};
 use std::path::PathBuf;
@@ -10,10 +12,14 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   ferrax-bench gen --data DIR [--scale full|small]
   ferrax-bench run --data DIR [--only W1,W3|NAME,...] [--rounds N] [--calls N]
+  ferrax-bench passes [--sizes 1000,10000,100000] [--chains sin,two] [--passes fuse,cost,...]
 
 gen writes every workload's inputs as DIR/*.npy; run prints one
 `workload<TAB>metric<TAB>value<TAB>unit` line per figure on stdout (notes on
-stderr) and exits 1 if a workload failed its correctness gate.";
+stderr) and exits 1 if a workload failed its correctness gate. passes times every
+pass of the `ferrax` command on chains of the given numbers of equations (one
+`passes<TAB>chain/pass/equations<TAB>seconds<TAB>s` line each) and prints each
+pass's growth exponent on stderr.";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,6 +37,9 @@ fn dispatch(args: &[String]) -> Result<bool> {
     let Some((command, rest)) = args.split_first() else {
         return Err(Error("no command".into()));
     };
+    if command == "passes" {
+        return passes(rest);
+    }
     let mut data: Option<PathBuf> = None;
     let mut scale = Scale::Full;
     let mut options = Options { data: PathBuf::new(), only: Vec::new(), rounds: 5, calls: None };
@@ -63,6 +72,25 @@ fn dispatch(args: &[String]) -> Result<bool> {
         }
         other => Err(Error::at(other, "unknown command (gen or run)")),
     }
+}
+
+/// `ferrax-bench passes`: the pass sweep of `ferrax_bench::passes`.
+fn passes(rest: &[String]) -> Result<bool> {
+    let mut options = SweepOptions::default();
+    let list = |v: &str| v.split(',').filter(|s| !s.is_empty()).map(String::from).collect::<Vec<_>>();
+    let mut it = rest.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| Error::at(flag, "needs a value"));
+        match flag.as_str() {
+            "--sizes" => options.sizes = list(value()?).iter().map(|s| count(flag, s)).collect::<Result<_>>()?,
+            "--chains" => options.chains = list(value()?),
+            "--passes" => options.passes = list(value()?),
+            other => return Err(Error::at(other, "unknown option")),
+        }
+    }
+    options.sizes.sort_unstable();
+    sweep(&options)?;
+    Ok(true)
 }
 
 fn count(flag: &str, value: &str) -> Result<usize> {

@@ -19,7 +19,7 @@ pub mod npy;
 pub mod npz;
 
 pub use array::{Array, Data, format_f32, format_f64};
-pub use budget::{Budget, byte_size, element_count};
+pub use budget::{Budget, FOOTPRINT_MARGIN, Limits, byte_size, default_limits, element_count};
 pub use construct::{Element, Float, Number};
 pub use dtype::DType;
 pub use error::Error;

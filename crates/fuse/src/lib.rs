@@ -115,7 +115,20 @@ use ferrax_ir::{Error, Module, Place};
 
 /// The module rewritten into kernels and a schedule (crate docs); verified.
 pub fn fuse(module: &Module) -> Result<Module, Error> {
+    fuse_counting(module).map(|(fused, _)| fused)
+}
+
+/// The work of the partitioner while fusing `module`: candidates judged, plus the
+/// nodes and edges the cycle checks visit, summed over every fused Func. It grows with
+/// the program, linearly when the planner is linear, so tests can bound the planner's
+/// cost without timing it.
+pub fn planner_work(module: &Module) -> Result<usize, Error> {
+    fuse_counting(module).map(|(_, work)| work)
+}
+
+fn fuse_counting(module: &Module) -> Result<(Module, usize), Error> {
     ferrax_ir::verify(module)?;
+    let mut work = 0;
     let lowered = lower::lower_annotations(module)?;
     let entry =
         lowered.entry().ok_or_else(|| Error::transform(Place::default(), "fuse: the module has no Func"))?.name.clone();
@@ -142,7 +155,8 @@ pub fn fuse(module: &Module) -> Result<Module, Error> {
             taken.insert(fresh.clone());
             fresh
         };
-        let (fused, ks) = schedule::schedule(&folded, &mut namer);
+        let (fused, ks, w) = schedule::schedule(&folded, &mut namer);
+        work += w;
         for eqn in &fused.eqns {
             let callees = eqn.prim.callees();
             if !matches!(eqn.prim, ferrax_ir::Prim::Call { .. }) {
@@ -156,7 +170,7 @@ pub fn fuse(module: &Module) -> Result<Module, Error> {
         out.push(k);
     }
     ferrax_ir::verify(&out)?;
-    Ok(out)
+    Ok((out, work))
 }
 
 /// The number of launches of a fused module: the equations of its entry.

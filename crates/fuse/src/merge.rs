@@ -46,28 +46,75 @@ fn computing(k: &Func) -> usize {
     k.eqns.iter().filter(|e| class(&e.prim) != Class::Source).count()
 }
 
-/// Merges kernel calls `fused.eqns[i]` and `fused.eqns[i + 1]` where allowed (module
-/// docs), repeatedly; `kernels` holds the kernel Funcs by name. Merged-away kernels are
-/// removed from `kernels`.
+/// Merges consecutive kernel calls of `fused` where allowed (module docs), each merged
+/// kernel tried again with its new successor; `kernels` holds the kernel Funcs.
+/// Merged-away kernels are removed from `kernels`.
+///
+/// One pass over the launches, with the readers of every value counted up front, so the
+/// work is linear in the number of launches (a search of the later launches, or a
+/// splice of the launch list, per merge is quadratic in a long program).
 pub(crate) fn merge_elementwise(fused: &mut Func, kernels: &mut Vec<Func>) {
-    let mut i = 0;
-    while i + 1 < fused.eqns.len() {
-        match try_merge(fused, kernels, i) {
-            Some(()) => {} // try the merged kernel with its new successor
-            None => i += 1,
+    let mut by_name: HashMap<String, Func> = HashMap::with_capacity(kernels.len());
+    let order: Vec<String> = kernels.iter().map(|k| k.name.clone()).collect();
+    for k in kernels.drain(..) {
+        by_name.insert(k.name.clone(), k);
+    }
+    // Readers of each value among the launches not yet passed, plus the Func's results.
+    let mut readers: HashMap<Value, usize> = HashMap::new();
+    for e in &fused.eqns {
+        for v in &e.inputs {
+            *readers.entry(*v).or_default() += 1;
         }
     }
+    for r in &fused.results {
+        *readers.entry(*r).or_default() += 1;
+    }
+    let eqns = std::mem::take(&mut fused.eqns);
+    let mut out: Vec<Eqn> = Vec::with_capacity(eqns.len());
+    let mut pending: Option<Eqn> = None;
+    for eb in eqns {
+        let Some(ea) = pending.take() else {
+            pending = Some(eb);
+            continue;
+        };
+        match try_merge(fused, &mut by_name, &readers, &ea, &eb) {
+            Some(call) => {
+                // The merged call reads A's and B's outside inputs: B no longer reads
+                // A's results, and what both read counts once.
+                for v in ea.inputs.iter().chain(&eb.inputs) {
+                    if let Some(n) = readers.get_mut(v) {
+                        *n -= 1;
+                    }
+                }
+                for v in &call.inputs {
+                    *readers.entry(*v).or_default() += 1;
+                }
+                pending = Some(call);
+            }
+            None => {
+                out.push(ea);
+                pending = Some(eb);
+            }
+        }
+    }
+    out.extend(pending);
+    fused.eqns = out;
+    kernels.extend(order.into_iter().filter_map(|name| by_name.remove(&name)));
 }
 
-fn kernel_index(kernels: &[Func], eqn: &Eqn) -> Option<usize> {
-    let Prim::Call { func } = &eqn.prim else { return None };
-    kernels.iter().position(|k| &k.name == func)
-}
-
-fn try_merge(fused: &mut Func, kernels: &mut Vec<Func>, i: usize) -> Option<()> {
-    let (ea, eb) = (&fused.eqns[i], &fused.eqns[i + 1]);
-    let (ka, kb) = (kernel_index(kernels, ea)?, kernel_index(kernels, eb)?);
-    let (a, b) = (&kernels[ka], &kernels[kb]);
+/// The merge of kernel calls `ea` and `eb` (launched one after the other), if allowed:
+/// the call of the merged kernel, which replaces A's Func in `kernels` (B's is removed).
+/// `readers` counts the readers of each value among `ea`, `eb`, the later launches and
+/// the Func's results.
+fn try_merge(
+    fused: &Func,
+    kernels: &mut HashMap<String, Func>,
+    readers: &HashMap<Value, usize>,
+    ea: &Eqn,
+    eb: &Eqn,
+) -> Option<Eqn> {
+    let (Prim::Call { func: na }, Prim::Call { func: nb }) = (&ea.prim, &eb.prim) else { return None };
+    let (a, b) = (kernels.get(na)?, kernels.get(nb)?);
     let shape = elementwise_shape(a)?;
     if loop_shape(b)? != shape || computing(a) + computing(b) > MAX_KERNEL_EQNS {
         return None;
@@ -97,8 +144,10 @@ fn try_merge(fused: &mut Func, kernels: &mut Vec<Func>, i: usize) -> Option<()> 
     if params.len() > MAX_KERNEL_PARAMS {
         return None;
     }
-    // A's results still needed after B (by later launches or as the Func's results).
-    let later = |v: Value| fused.results.contains(&v) || fused.eqns[i + 2..].iter().any(|e| e.inputs.contains(&v));
+    // A's results still needed after B (by later launches or as the Func's results):
+    // read more often than B reads them.
+    let in_b = |v: Value| eb.inputs.iter().filter(|&&u| u == v).count();
+    let later = |v: Value| readers.get(&v).copied().unwrap_or(0) > in_b(v);
     let kept_a: Vec<usize> = (0..ea.outputs.len()).filter(|&k| later(ea.outputs[k])).collect();
 
     let mut k = Func::new(&a.name);
@@ -137,10 +186,10 @@ fn try_merge(fused: &mut Func, kernels: &mut Vec<Func>, i: usize) -> Option<()> 
         outputs: outs.into_iter().collect(),
         loc: ea.loc.clone(),
     };
-    fused.eqns.splice(i..i + 2, [call]);
-    kernels[ka] = k;
-    kernels.remove(kb);
-    Some(())
+    let nb = nb.clone();
+    kernels.insert(k.name.clone(), k);
+    kernels.remove(&nb);
+    Some(call)
 }
 
 /// Appends `src`'s equations to `dst`, mapping values through `map` (params pre-mapped).

@@ -11,6 +11,7 @@
 use crate::classify::{Class, class, is_extreme_reduction, view_replicates};
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Func, Value};
+use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The most equations (copies included) in one kernel.
@@ -49,6 +50,12 @@ pub(crate) struct Partition {
     pub defs: Vec<Option<usize>>,
     /// The groups holding each equation (as primary member or copy).
     pub member_of: Vec<Vec<usize>>,
+    /// A topological order of the graph of groups and lone equations, by node
+    /// (`join_keeps_order`): equation `e` is node `e`, group `g` node `n + g`.
+    order: Vec<u64>,
+    /// The work of partitioning: candidates judged, and nodes and edges visited by the
+    /// cycle checks (what grows with the program, for tests of the planner's cost).
+    pub work: Cell<usize>,
 }
 
 impl Partition {
@@ -122,6 +129,8 @@ pub(crate) fn partition(func: &Func) -> Partition {
         is_result,
         defs,
         member_of: vec![Vec::new(); n],
+        order: (0..2 * n as u64).collect(),
+        work: Cell::new(0),
     };
     for i in (0..n).rev() {
         if class(&func.eqns[i].prim) == Class::Launch || p.primary[i].is_some() {
@@ -134,6 +143,8 @@ pub(crate) fn partition(func: &Func) -> Partition {
         let reduction = (class(&func.eqns[i].prim) == Class::Reduction).then_some(i);
         p.groups.push(Group { members: BTreeSet::from([i]), reduction, root: i });
         let g = p.groups.len() - 1;
+        // The group takes the place of its root's node (same edges, same position).
+        p.order[n + g] = p.order[i];
         p.member_of[i].push(g);
         p.primary[i] = Some(g);
         grow(func, &mut p, g);
@@ -161,6 +172,7 @@ fn grow(func: &Func, p: &mut Partition, g: usize) {
     };
     push_producers(p, *p.groups[g].members.first().unwrap_or(&0), &mut work);
     while let Some(c) = work.pop_last() {
+        p.work.set(p.work.get() + 1);
         if p.groups[g].members.contains(&c) || p.primary[c].is_some() {
             continue;
         }
@@ -176,14 +188,8 @@ fn grow(func: &Func, p: &mut Partition, g: usize) {
         }
         let computing = p.groups[g].members.iter().filter(|&&m| class(&func.eqns[m].prim) != Class::Source).count();
         let fits = computing <= MAX_KERNEL_EQNS && p.inputs_of(func, g).len() <= MAX_KERNEL_PARAMS;
-        // Only a copy (of an equation with operands) or an extra result adds edges that
-        // may close a cycle: a producer read by this group alone has it as its only
-        // successor, and a source has no operands.
-        let may_cycle = match join {
-            Join::Copy => class(&func.eqns[c].prim) != Class::Source,
-            Join::Primary => extra_result,
-        };
-        if !fits || (may_cycle && on_cycle(func, p, g)) {
+        // Only an extra result adds edges that may close a cycle (`join_keeps_order`).
+        if !fits || (extra_result && !join_keeps_order(func, p, g, c)) {
             p.groups[g].members.remove(&c);
             p.member_of[c].retain(|&h| h != g);
             if join == Join::Primary {
@@ -388,44 +394,168 @@ fn pointwise_to(func: &Func, p: &Partition, g: usize, x: usize, target: usize, c
     })
 }
 
-/// True when group `g` lies on a cycle of the graph of groups (and of the equations
-/// outside every group). The graph had no cycle before `g` last changed and every
-/// edge that change added or moved touches `g`, so a new cycle passes through `g`: a
-/// search along data edges from `g` looks for `g` again. It visits only what `g`
-/// reaches, where checking the whole graph would cost every node and edge per
-/// candidate (quadratic in a long program).
-fn on_cycle(func: &Func, p: &Partition, g: usize) -> bool {
-    let ng = p.groups.len();
-    let mut seen = vec![false; ng + func.eqns.len()];
-    let mut stack = vec![g];
-    let mut computed: Vec<usize> = Vec::new();
-    while let Some(node) = stack.pop() {
-        // The equations whose values leave `node`: a group's primary members, or the
-        // equation itself.
-        computed.clear();
-        match node < ng {
-            true => computed.extend(p.groups[node].members.iter().filter(|&&m| p.primary[m] == Some(node))),
-            false => computed.push(node - ng),
-        }
-        for &d in &computed {
-            for o in &func.eqns[d].outputs {
-                for &u in &p.users[o.index()] {
-                    let alone = (p.primary[u].is_none() && !p.dead[u]).then_some(ng + u);
-                    for next in p.member_of[u].iter().copied().chain(alone) {
-                        // A group reading `d` as its own (copied) member has no edge.
-                        let fresh = next != node && (next == g || !seen[next]);
-                        if !fresh || (next < ng && p.groups[next].members.contains(&d)) {
-                            continue;
-                        }
-                        if next == g {
-                            return true;
-                        }
-                        seen[next] = true;
-                        stack.push(next);
+/// The nodes of the graph the cycle check walks: groups, and equations outside every
+/// group (not yet placed, or launches). Node ids: equation `e` is `e`, group `g` is
+/// `n + g` (`n` equations).
+fn group_node(p: &Partition, g: usize) -> usize {
+    p.primary.len() + g
+}
+
+/// Calls `f` with every successor of node `node`: the groups reading a value computed
+/// there (a group reading it through its own copy has no edge) and the lone equations
+/// reading it. Counts the edges examined in `p.work`.
+fn for_each_successor(func: &Func, p: &Partition, node: usize, mut f: impl FnMut(usize) -> bool) -> bool {
+    let n = p.primary.len();
+    let mut visit = |d: usize, work: &mut usize| -> bool {
+        for o in &func.eqns[d].outputs {
+            for &u in &p.users[o.index()] {
+                *work += 1;
+                let alone = (p.primary[u].is_none() && !p.dead[u]).then_some(u);
+                for next in p.member_of[u].iter().map(|&h| n + h).chain(alone) {
+                    if next == node || (next >= n && p.groups[next - n].members.contains(&d)) {
+                        continue;
+                    }
+                    if f(next) {
+                        return true;
                     }
                 }
             }
         }
+        false
+    };
+    let mut work = 0;
+    let found = if node >= n {
+        let g = node - n;
+        p.groups[g].members.iter().filter(|&&m| p.primary[m] == Some(g)).any(|&d| visit(d, &mut work))
+    } else {
+        visit(node, &mut work)
+    };
+    p.work.set(p.work.get() + work);
+    found
+}
+
+/// Calls `f` with every predecessor of node `node`: the node computing each value its
+/// equations read from outside it.
+fn for_each_predecessor(func: &Func, p: &Partition, node: usize, mut f: impl FnMut(usize)) {
+    let n = p.primary.len();
+    let mut work = 0;
+    let mut visit = |m: usize, own: Option<usize>| {
+        for v in &func.eqns[m].inputs {
+            work += 1;
+            let Some(d) = p.defs[v.index()] else { continue };
+            if own.is_some_and(|g| p.groups[g].members.contains(&d)) {
+                continue;
+            }
+            match p.primary[d] {
+                Some(h) => f(n + h),
+                None if !p.dead[d] => f(d),
+                None => {}
+            }
+        }
+    };
+    if node >= n {
+        let g = node - n;
+        p.groups[g].members.iter().for_each(|&m| visit(m, Some(g)));
+    } else {
+        visit(node, None);
     }
-    false
+    p.work.set(p.work.get() + work);
+}
+
+/// Group `g` has just taken `c` as a primary member whose values other nodes read
+/// (an extra result): the edges from `c`'s old node to those readers now leave `g`.
+/// Returns false (and leaves the order as it was) when one of those readers reaches
+/// `g`, which would close a cycle; otherwise keeps `p.order` a topological order of the
+/// graph.
+///
+/// Every other kind of join cannot close a cycle: a copy adds edges from the producers
+/// of `c` to `g`, and a producer read by `g` alone moves its in-edges to `g`, both
+/// following the existing path through `c`. So only here is a search needed, and it
+/// is the incremental topological ordering of Pearce and Kelly (2006): the graph keeps
+/// an order in which every edge goes forward; a new edge `g -> s` that goes backward is
+/// checked by a search from `s` over the nodes ordered before `g` only, and the nodes
+/// found there and those reaching `g` from after `s` swap places. The work is bounded by
+/// the region between `s` and `g` in the order, not by everything `g` reaches: a search
+/// from `g` over the whole graph costs the length of the program per candidate.
+fn join_keeps_order(func: &Func, p: &mut Partition, g: usize, c: usize) -> bool {
+    let n = p.primary.len();
+    let gn = group_node(p, g);
+    let mut readers = Vec::new();
+    for o in &func.eqns[c].outputs {
+        for &u in &p.users[o.index()] {
+            let alone = (p.primary[u].is_none() && !p.dead[u]).then_some(u);
+            for next in p.member_of[u].iter().map(|&h| n + h).chain(alone) {
+                if next != gn && !(next >= n && p.groups[next - n].members.contains(&c)) {
+                    readers.push(next);
+                }
+            }
+        }
+    }
+    let mut undo: Vec<(usize, u64)> = Vec::new();
+    for s in readers {
+        if p.order[s] > p.order[gn] {
+            continue;
+        }
+        if !reorder(func, p, gn, s, &mut undo) {
+            for (node, old) in undo.into_iter().rev() {
+                p.order[node] = old;
+            }
+            return false;
+        }
+    }
+    true
+}
+
+/// One backward edge `x -> y` (`order[y] < order[x]`): false if `y` reaches `x` (a
+/// cycle); otherwise the nodes between are reordered so every edge goes forward again,
+/// each change logged in `undo`.
+fn reorder(func: &Func, p: &mut Partition, x: usize, y: usize, undo: &mut Vec<(usize, u64)>) -> bool {
+    let (lower, upper) = (p.order[y], p.order[x]);
+    // Forward from `y` over nodes ordered before `x`.
+    let mut forward = vec![y];
+    let mut seen: HashSet<usize> = HashSet::from([y]);
+    let mut stack = vec![y];
+    while let Some(node) = stack.pop() {
+        let hit = for_each_successor(func, p, node, |next| {
+            if next == x {
+                return true;
+            }
+            if p.order[next] < upper && seen.insert(next) {
+                forward.push(next);
+                stack.push(next);
+            }
+            false
+        });
+        if hit {
+            return false;
+        }
+    }
+    // Backward from `x` over nodes ordered after `y`.
+    let mut backward = vec![x];
+    let mut seen_back: HashSet<usize> = HashSet::from([x]);
+    let mut stack = vec![x];
+    while let Some(node) = stack.pop() {
+        let mut found = Vec::new();
+        for_each_predecessor(func, p, node, |prev| {
+            if p.order[prev] > lower && seen_back.insert(prev) {
+                found.push(prev);
+            }
+        });
+        backward.extend(&found);
+        stack.extend(found);
+    }
+    // The nodes reaching `x` take the lowest of the positions, in their old order, then
+    // those `y` reaches.
+    backward.sort_by_key(|&v| p.order[v]);
+    forward.sort_by_key(|&v| p.order[v]);
+    let mut slots: Vec<u64> = backward.iter().chain(&forward).map(|&v| p.order[v]).collect();
+    slots.sort_unstable();
+    for (v, slot) in backward.into_iter().chain(forward).zip(slots) {
+        if p.order[v] != slot {
+            undo.push((v, p.order[v]));
+            p.order[v] = slot;
+        }
+    }
+    p.work.set(p.work.get() + seen.len() + seen_back.len());
+    true
 }

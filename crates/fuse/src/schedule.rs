@@ -20,9 +20,10 @@ enum Node {
     Launch(usize),
 }
 
-/// `func` (without calls) as a schedule of launches, and its kernels. `name_kernel`
-/// gives the `i`-th kernel its name.
-pub(crate) fn schedule(func: &Func, name_kernel: &mut dyn FnMut(usize) -> String) -> (Func, Vec<Func>) {
+/// `func` (without calls) as a schedule of launches, and its kernels, and the
+/// partitioner's work (`Partition::work`). `name_kernel` gives the `i`-th kernel its
+/// name.
+pub(crate) fn schedule(func: &Func, name_kernel: &mut dyn FnMut(usize) -> String) -> (Func, Vec<Func>, usize) {
     let p = partition(func);
     let provider = |v: Value| -> Option<Node> {
         let d = p.defs[v.index()]?;
@@ -80,7 +81,7 @@ pub(crate) fn schedule(func: &Func, name_kernel: &mut dyn FnMut(usize) -> String
         }
     }
     crate::merge::merge_elementwise(&mut fused, &mut kernels);
-    (fused, kernels)
+    (fused, kernels, p.work.get())
 }
 
 /// The values computed by group `g` that are read outside it, in definition order.

@@ -3,11 +3,59 @@
 //! cotangents, [`hessian`] = `jacfwd(jacrev)`. Results follow JAX's layout: for every
 //! float output and every wrt parameter (outputs outer), an array of shape
 //! `out.shape + param.shape`.
+//!
+//! Each builds one copy of the `jvp` (per wrt parameter) or `vjp` (per float output)
+//! and inlines them all into one Func, so a function with many scalar outputs costs
+//! outputs × the size of its vjp: quadratic. Before building, [`check_size`] estimates
+//! the equations (copies × equations of the differentiated module, what inlining
+//! builds before dead code is dropped) and the bytes (the Jacobian's results and the
+//! identity bases) and refuses past [`MAX_EQUATIONS`] or the default allocation budget,
+//! instead of running out of memory while building.
 
 use crate::wrt::Wrt;
 use crate::{inline_calls, jvp, vjp, vmap};
+use ferrax_ir::array::{Budget, byte_size};
+use ferrax_ir::emit::MAX_EQUATIONS;
 use ferrax_ir::prim::{CompareOp, Prim};
 use ferrax_ir::{DType, Emitter, Error, Module, Type, Value};
+
+/// The equations of every Func of `module`.
+fn equations(module: &Module) -> usize {
+    module.funcs.values().map(|f| f.eqns.len()).sum()
+}
+
+/// Refuses a Jacobian pass before it builds: `copies` copies of a module of `per_copy`
+/// equations (each a `what`), and the `bytes` its results and bases take, must fit
+/// [`MAX_EQUATIONS`] and the default [`Budget`]. The errors name both sides.
+fn check_size(copies: usize, per_copy: usize, what: &str, bytes: u64) -> Result<(), String> {
+    let total = copies.saturating_mul(per_copy);
+    if total > MAX_EQUATIONS {
+        return Err(format!(
+            "building it takes about {total} equations ({copies} copies of the {per_copy} equations of the {what}), past the limit of {MAX_EQUATIONS} equations"
+        ));
+    }
+    Budget::default().check(0, bytes, "the Jacobian (its results and identity bases)").map_err(|e| e.to_string())
+}
+
+/// The bytes of `dtype` values of shape `a + b`, with an error on overflow.
+fn joined_bytes(dtype: DType, a: &[usize], b: &[usize]) -> Result<u64, String> {
+    let shape: Vec<usize> = a.iter().chain(b).copied().collect();
+    byte_size(dtype, &shape).map_err(|e| e.to_string())
+}
+
+/// The bytes of a Jacobian whose blocks are `(out, param)` pairs, plus one identity
+/// basis (as 32-bit indices, the widest form it takes) per shape in `bases`.
+fn jacobian_bytes(blocks: &[(&Type, &Type)], bases: &[&Type]) -> Result<u64, String> {
+    let mut total: u64 = 0;
+    for (out, param) in blocks {
+        total = total.saturating_add(joined_bytes(out.dtype, &out.shape, &param.shape)?);
+    }
+    for b in bases {
+        let n: usize = b.shape.iter().product();
+        total = total.saturating_add(joined_bytes(DType::I32, &[n], &[n])?);
+    }
+    Ok(total)
+}
 
 /// `n × n` identity of `dtype`, reshaped to `[n] + shape` (`n` = elements of `shape`).
 fn basis(em: &mut Emitter, dtype: DType, shape: &[usize]) -> Result<Value, String> {
@@ -40,6 +88,11 @@ pub fn jacfwd(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
     let j = jvp(module, &Wrt::Params(wrt.clone()))?;
     let n_out = f.results.len();
     let float_outs: Vec<usize> = (0..n_out).filter(|&i| f.result_types[i].dtype.is_float()).collect();
+    let param_tys: Vec<&Type> = wrt.iter().map(|&p| f.ty(f.params[p])).collect();
+    let blocks: Vec<(&Type, &Type)> =
+        float_outs.iter().flat_map(|&o| param_tys.iter().map(move |&p| (&f.result_types[o], p))).collect();
+    let bytes = jacobian_bytes(&blocks, &param_tys).map_err(err)?;
+    check_size(wrt.len(), equations(&j), "jvp", bytes).map_err(err)?;
     let mut em = Emitter::new(format!("{name}_jacfwd"));
     let params: Vec<Value> = f.param_types().into_iter().map(|t| em.param(t)).collect();
     let mut jac: Vec<Vec<Value>> = vec![Vec::new(); float_outs.len()];
@@ -79,6 +132,11 @@ pub fn jacrev(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
     let w = vjp(module, &Wrt::Params(wrt.clone()))?;
     let n_out = f.results.len();
     let float_outs: Vec<usize> = (0..n_out).filter(|&i| f.result_types[i].dtype.is_float()).collect();
+    let out_tys: Vec<&Type> = float_outs.iter().map(|&o| &f.result_types[o]).collect();
+    let blocks: Vec<(&Type, &Type)> =
+        out_tys.iter().flat_map(|&o| wrt.iter().map(move |&p| (o, f.ty(f.params[p])))).collect();
+    let bytes = jacobian_bytes(&blocks, &out_tys).map_err(err)?;
+    check_size(float_outs.len(), equations(&w), "vjp", bytes).map_err(err)?;
     let mut em = Emitter::new(format!("{name}_jacrev"));
     let params: Vec<Value> = f.param_types().into_iter().map(|t| em.param(t)).collect();
     let mut jac: Vec<Vec<Value>> = Vec::new();

@@ -13,6 +13,7 @@ use crate::linear::split_jvp;
 use crate::wrt::{Wrt, float_params};
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Error, Func, MAX_NESTING, Module, Type, Value};
+use std::collections::HashMap;
 
 /// One value reverse mode keeps for the backward pass.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,61 +44,102 @@ pub fn saved_residuals(module: &Module, wrt: &Wrt) -> Result<Vec<Residual>, Erro
     let g = &s.func;
     let err = |e: String| crate::error(&f.name, format!("saved_residuals: {e}"));
     let mut out = Vec::new();
+    let mut report = Report { pool: &pool, out: &mut out, bodies: HashMap::new() };
+    let origins = Origins::of(g);
     for &v in &s.residuals {
-        out.push(residual(&pool, g, v, false).map_err(err)?);
+        let residual = report.residual(g, &origins, v, false).map_err(err)?;
+        report.out.push(residual);
     }
     let mut linear = vec![false; g.value_types.len()];
     g.params[f.params.len()..].iter().for_each(|p| linear[p.index()] = true);
-    let mut report = Report { pool: &pool, out: &mut out };
     report.recomputed(g, &s.linear_part(), &mut linear, 0).map_err(err)?;
     Ok(out)
 }
 
-/// Describes the value `v` of `func`.
-fn residual(pool: &Module, func: &Func, v: Value, recomputed: bool) -> Result<Residual, String> {
-    let ty = func.ty(v).clone();
-    let bytes = ty.byte_size().map_err(|e| e.to_string())?;
-    let (loc, origin) = describe(pool, func, v, 0);
-    Ok(Residual { ty, bytes, loc, origin, recomputed })
+/// Where each value of a Func comes from: the parameter position or the defining
+/// equation and output position. Built once per Func, so describing every residual of a
+/// long program is linear in its length rather than a search per value.
+struct Origins {
+    of: Vec<Option<Origin>>,
 }
 
-/// The location and description of the value `v` of `func`.
-fn describe(pool: &Module, func: &Func, v: Value, depth: usize) -> (Option<String>, String) {
-    if let Some(i) = func.params.iter().position(|&p| p == v) {
-        return (None, format!("parameter {i} of @{}", func.name));
-    }
-    let Some(eqn) = func.eqns.iter().find(|e| e.outputs.contains(&v)) else {
-        return (None, "an undefined value".into());
-    };
-    let loc = eqn.loc.as_deref().map(String::from);
-    let j = eqn.outputs.iter().position(|&o| o == v).unwrap_or(0);
-    let body = match &eqn.prim {
-        Prim::Scan(p) if j >= p.num_carry && depth < MAX_NESTING => pool.func(&p.body).map(|b| (p, b)),
-        _ => None,
-    };
-    let Some((p, body)) = body else {
-        return (loc, format!("{} output", eqn.prim.name()));
-    };
-    let inner = body.results[j];
-    let what = match body.params.iter().position(|&q| q == inner) {
-        Some(k) if k < p.num_consts => format!("const {k}"),
-        Some(k) if k < p.num_consts + p.num_carry => format!("carry {}", k - p.num_consts),
-        Some(k) => format!("xs slice {}", k - p.num_consts - p.num_carry),
-        None => {
-            let (inner_loc, what) = describe(pool, body, inner, depth + 1);
-            return (inner_loc.or(loc), format!("{what}, at each of the {} steps of a scan", p.length));
+#[derive(Clone, Copy)]
+enum Origin {
+    Param(usize),
+    Output { eqn: usize, j: usize },
+}
+
+impl Origins {
+    fn of(func: &Func) -> Origins {
+        let mut of = vec![None; func.value_types.len()];
+        for (eqn, e) in func.eqns.iter().enumerate().rev() {
+            for (j, o) in e.outputs.iter().enumerate() {
+                if let Some(slot) = of.get_mut(o.index()) {
+                    *slot = Some(Origin::Output { eqn, j });
+                }
+            }
         }
-    };
-    (loc, format!("the {what} of a scan, at each of its {} steps", p.length))
+        for (i, p) in func.params.iter().enumerate().rev() {
+            if let Some(slot) = of.get_mut(p.index()) {
+                *slot = Some(Origin::Param(i));
+            }
+        }
+        Origins { of }
+    }
+
+    fn get(&self, v: Value) -> Option<Origin> {
+        self.of.get(v.index()).copied().flatten()
+    }
 }
 
-/// Collects the recomputed residuals.
+/// Collects the residuals, with the origins of the scan bodies they come from.
 struct Report<'a> {
     pool: &'a Module,
     out: &'a mut Vec<Residual>,
+    bodies: HashMap<String, Origins>,
 }
 
 impl Report<'_> {
+    /// Describes the value `v` of `func` (whose origins are `origins`).
+    fn residual(&mut self, func: &Func, origins: &Origins, v: Value, recomputed: bool) -> Result<Residual, String> {
+        let ty = func.ty(v).clone();
+        let bytes = ty.byte_size().map_err(|e| e.to_string())?;
+        let (loc, origin) = self.describe(func, origins, v, 0);
+        Ok(Residual { ty, bytes, loc, origin, recomputed })
+    }
+
+    /// The location and description of the value `v` of `func`.
+    fn describe(&mut self, func: &Func, origins: &Origins, v: Value, depth: usize) -> (Option<String>, String) {
+        let (i, j) = match origins.get(v) {
+            Some(Origin::Param(i)) => return (None, format!("parameter {i} of @{}", func.name)),
+            Some(Origin::Output { eqn, j }) => (eqn, j),
+            None => return (None, "an undefined value".into()),
+        };
+        let eqn = &func.eqns[i];
+        let loc = eqn.loc.as_deref().map(String::from);
+        let pool = self.pool;
+        let body = match &eqn.prim {
+            Prim::Scan(p) if j >= p.num_carry && depth < MAX_NESTING => pool.func(&p.body).map(|b| (p, b)),
+            _ => None,
+        };
+        let Some((p, body)) = body else {
+            return (loc, format!("{} output", eqn.prim.name()));
+        };
+        let inner = body.results[j];
+        let what = match body.params.iter().position(|&q| q == inner) {
+            Some(k) if k < p.num_consts => format!("const {k}"),
+            Some(k) if k < p.num_consts + p.num_carry => format!("carry {}", k - p.num_consts),
+            Some(k) => format!("xs slice {}", k - p.num_consts - p.num_carry),
+            None => {
+                let body_origins = self.bodies.remove(&body.name).unwrap_or_else(|| Origins::of(body));
+                let (inner_loc, what) = self.describe(body, &body_origins, inner, depth + 1);
+                self.bodies.insert(body.name.clone(), body_origins);
+                return (inner_loc.or(loc), format!("{what}, at each of the {} steps of a scan", p.length));
+            }
+        };
+        (loc, format!("the {what} of a scan, at each of its {} steps", p.length))
+    }
+
     /// Walks the equations `eqns` of `func` (linear code whose linear values `linear`
     /// marks): below the top level, a known value with a defining equation that a
     /// linear equation reads is recomputed; the bodies of linear structured equations
@@ -106,6 +148,7 @@ impl Report<'_> {
         if depth > MAX_NESTING {
             return Err(format!("bodies nest deeper than {MAX_NESTING}"));
         }
+        let origins = Origins::of(func);
         let mut defined_by_work = vec![false; func.value_types.len()];
         let mut seen = vec![false; func.value_types.len()];
         for &i in eqns {
@@ -118,7 +161,8 @@ impl Report<'_> {
             for &v in &eqn.inputs {
                 if depth > 0 && defined_by_work[v.index()] && !seen[v.index()] {
                     seen[v.index()] = true;
-                    self.out.push(residual(self.pool, func, v, true)?);
+                    let residual = self.residual(func, &origins, v, true)?;
+                    self.out.push(residual);
                 }
             }
             let mask: Vec<bool> = eqn.inputs.iter().map(|v| linear[v.index()]).collect();
