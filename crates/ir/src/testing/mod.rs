@@ -10,6 +10,9 @@
 //! - [`random_inputs`] makes arguments for a Func, [`mutate_text`] damages IR text for
 //!   robustness tests, and [`shrink`] (in `shrink`) reduces a failing module greedily
 //!   while a predicate keeps failing, so a report shows a small program.
+//! - [`widen`], [`retype_floats`] and [`perturb`] (in `precision`) rewrite a module's
+//!   float precision, for the differential oracle: the f64 version of an f32 program is
+//!   its reference, perturbed versions measure how much it amplifies rounding.
 //!
 //! Environment knobs (read by [`GenConfig::from_env`], [`cases`] and [`first_seed`]):
 //! `FERRAX_GEN_SIZE=large` (bigger and deeper programs; `FERRAX_GEN_SCALE=N` scales by
@@ -17,9 +20,11 @@
 //! `FERRAX_SEED=S` (the first seed, to explore new programs in a soak).
 
 mod r#gen;
+mod precision;
 mod shrink;
 
 pub use r#gen::random_module;
+pub use precision::{perturb, retype_array, retype_floats, widen};
 pub use shrink::{remove_unused_funcs, shrink};
 
 use crate::{Func, Type};
