@@ -35,7 +35,17 @@ impl Gen {
             None => self.rng.pick(&[DType::F32, DType::F32, DType::F64, DType::I32, DType::Bool]),
         };
         let rank = self.rng.below(self.config.max_rank + 1);
-        let shape: Shape = (0..rank).map(|_| self.dim()).collect();
+        let mut shape: Shape = (0..rank).map(|_| self.dim()).collect();
+        if let (Some((lo, hi)), Some(last)) = (self.config.inner_extent, shape.last_mut()) {
+            *last = self.rng.range(lo as i64, hi as i64) as usize;
+            if self.rng.chance(self.config.huge_percent) {
+                // A huge value: one leading axis sized to reach the element count.
+                let (lo, hi) = self.config.huge_elements;
+                let scale = if self.rng.chance(25) { 3 } else { 1 };
+                let target = self.rng.range(lo as i64, hi as i64) as usize * scale;
+                shape = [target.div_ceil(*last), *last].into_iter().collect();
+            }
+        }
         Type { dtype, shape }
     }
 
