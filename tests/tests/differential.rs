@@ -84,7 +84,7 @@ fn print_parse_round_trip_is_exact() {
 fn jit_agrees_with_the_interpreter() {
     let config = GenConfig::from_env();
     let mut report = Report::default();
-    for seed in seeds(400) {
+    for seed in seeds(1000) {
         report.programs += 1;
         let m = random_module(seed, &config.for_seed(seed));
         let mut ran = false;

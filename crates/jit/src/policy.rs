@@ -30,7 +30,7 @@ use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::binary::BinaryOp;
 use ferrax_ir::prim::reduce::ReduceOp;
 use ferrax_ir::prim::unary::UnaryOp;
-use ferrax_ir::{Array, DType, EvalOptions, Eqn, Func, Module, Value};
+use ferrax_ir::{Array, DType, Eqn, EvalOptions, Func, Module, Value};
 
 /// Ulps of `max(|a|, |b|)` any inexact float element may differ by: the vector kernels of
 /// the transcendentals are within a few ulps of correctly rounded, and a short chain of
@@ -278,7 +278,8 @@ fn agree_with(
         let dtype = tol.ulp_dtype.unwrap_or(e.dtype());
         let (ev, av) = (e.to_f64_vec(), a.to_f64_vec());
         // The size of the terms of a reassociated sum: the largest finite element.
-        let scale = if tol.sums { ev.iter().filter(|x| x.is_finite()).fold(0.0, |m: f64, x| m.max(x.abs())) } else { 0.0 };
+        let scale =
+            if tol.sums { ev.iter().filter(|x| x.is_finite()).fold(0.0, |m: f64, x| m.max(x.abs())) } else { 0.0 };
         let terms = magnitudes.get(i).and_then(|m| m.as_ref()).map(|m| m.to_f64_vec());
         let bits = |x: &Array, k: usize| match x.data() {
             ferrax_array::Data::F32(v) => v[k].to_bits() as u64,

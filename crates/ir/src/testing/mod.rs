@@ -196,7 +196,7 @@ pub fn first_seed() -> u64 {
 /// One generated case in how many uses big arrays ([`GenConfig::for_seed`]):
 /// `FERRAX_GEN_BIG` when set (0 for none, 1 for all), else 8.
 pub fn big_every() -> u64 {
-    std::env::var("FERRAX_GEN_BIG").ok().and_then(|s| s.parse().ok()).unwrap_or(8)
+    std::env::var("FERRAX_GEN_BIG").ok().and_then(|s| s.parse().ok()).unwrap_or(4)
 }
 
 /// Random arguments for `func`'s parameters.
