@@ -339,7 +339,7 @@ mod tests {
     #[test]
     fn a_jit_that_returns_zero_for_tiny_transcendentals_fails() {
         for (op, x) in [("exp", -12.0f32), ("logistic", -20.0)] {
-            let text = format!("func @main(%x: f32[1]) -> f32[1] {{\n  %y: f32[1] = {op}(%x)\n  return %y\n}}\n");
+            let text = format!("func @main(%x: f32[1]) -> (f32[1]) {{\n  %y: f32[1] = {op}(%x)\n  return %y\n}}\n");
             let args = [f32s(&[x])];
             let (module, want) = run(&text, &args);
             assert!(want[0].as_f32().unwrap()[0] > 1e-9, "{op}({x}) is tiny but normal");
@@ -354,7 +354,7 @@ mod tests {
 
     #[test]
     fn below_the_normal_range_the_floor_is_the_smallest_normal() {
-        let text = "func @main(%x: f32[1]) -> f32[1] {\n  %y: f32[1] = exp(%x)\n  return %y\n}\n";
+        let text = "func @main(%x: f32[1]) -> (f32[1]) {\n  %y: f32[1] = exp(%x)\n  return %y\n}\n";
         let args = [f32s(&[-100.0])];
         let (module, want) = run(text, &args);
         assert!(want[0].as_f32().unwrap()[0] < f32::MIN_POSITIVE);
@@ -365,7 +365,7 @@ mod tests {
     #[test]
     fn a_contracted_product_may_err_by_an_ulp_of_the_product_not_of_the_result() {
         // x·y ≈ 1.2e8 and z ≈ -x·y: the rounded product errs by up to 4, the result is ~8.
-        let text = "func @main(%x: f32[3], %y: f32[3], %z: f32[3]) -> f32[3] {
+        let text = "func @main(%x: f32[3], %y: f32[3], %z: f32[3]) -> (f32[3]) {
   %p: f32[3] = mul(%x, %y)
   %s: f32[3] = add(%p, %z)
   return %s
@@ -387,7 +387,7 @@ mod tests {
 
     #[test]
     fn a_reassociated_sum_errs_by_ulps_of_its_terms() {
-        let text = "func @main(%x: f32[2,4]) -> f32[2] {
+        let text = "func @main(%x: f32[2,4]) -> (f32[2]) {
   %s: f32[2] = reduce_sum[axes=[1]](%x)
   return %s
 }
