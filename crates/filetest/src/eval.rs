@@ -159,7 +159,7 @@ fn jit_agrees(module: &Module, run: &Run) -> Result<(), String> {
     let jit_options = ferrax_jit::JitOptions { fuel: run.fuel, max_bytes: run.max_bytes, ..Default::default() };
     let actual = ferrax_jit::compile_func(module, &run.func, &jit_options).and_then(|exe| exe.call(&run.inputs));
     match (expected, actual) {
-        (Ok(e), Ok(a)) => ferrax_jit::policy::agree(&e, &a, ferrax_jit::policy::inexact_ops(module).is_empty()),
+        (Ok(e), Ok(a)) => ferrax_jit::policy::agree_for(module, &run.func, &run.inputs, &e, &a),
         (Err(_), Err(_)) => Ok(()),
         (Ok(_), Err(_)) | (Err(_), Ok(_)) if run.max_bytes.is_some() => Ok(()),
         (Ok(_), Err(e)) => Err(format!("failed where the interpreter did not: {e}")),

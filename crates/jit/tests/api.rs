@@ -243,7 +243,7 @@ fn every_dot_general_layout_matches_the_interpreter() {
             let args = ferrax_ir::testing::random_inputs(f, &mut rng, false);
             let want = ferrax_ir::eval_entry(&m, &args, &EvalOptions::default()).unwrap();
             let got = compile(&m, &JitOptions::default()).unwrap().call(&args).unwrap();
-            policy::agree(&want, &got, dt == "i32").unwrap_or_else(|e| panic!("{text}: {e}"));
+            policy::agree_for(&m, &f.name, &args, &want, &got).unwrap_or_else(|e| panic!("{text}: {e}"));
         }
     }
 }
@@ -336,7 +336,7 @@ fn full_reductions_are_the_same_whatever_the_threads() {
         .iter()
         .map(|a| Array::from_f32(a.shape(), a.as_f64().unwrap().iter().map(|&x| x as f32).collect()).unwrap())
         .collect();
-    policy::agree(&want, &runs[0], false).unwrap();
+    policy::agree_for(&m, "f", &args, &want, &runs[0]).unwrap();
 }
 
 /// An elementwise kernel writes its result over an input that dies there: the GEMM's

@@ -27,8 +27,7 @@ fn compare(module: &Module, func: &str, args: &[Array]) -> Result<bool, String> 
     let actual = exe.call(args);
     match (expected, actual) {
         (Ok(e), Ok(a)) => {
-            let exact = policy::inexact_ops(module).is_empty();
-            policy::agree(&e, &a, exact)?;
+            policy::agree_for(module, func, args, &e, &a)?;
             Ok(true)
         }
         (Err(_), Err(_)) => Ok(false),

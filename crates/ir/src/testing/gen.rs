@@ -12,7 +12,9 @@ use smallvec::SmallVec;
 
 /// A random well-typed module: the entry first, then its bodies.
 pub fn random_module(seed: u64, config: &GenConfig) -> Module {
-    let mut g = Gen { rng: Rng::new(seed), config: config.clone(), subs: Module::new(), next_name: 0 };
+    let mut g =
+        Gen { rng: Rng::new(seed), config: config.clone(), subs: Module::new(), next_name: 0, big_shapes: Vec::new() };
+    g.big_shapes = g.big_shapes();
     let n_params = 1 + g.rng.below(3);
     let params: Vec<Type> = (0..n_params).map(|_| g.random_type(None)).collect();
     let entry = g.func("main".to_string(), &params, 0);
@@ -29,6 +31,8 @@ struct Gen {
     config: GenConfig,
     subs: Module,
     next_name: usize,
+    /// The module's big shapes (`Gen::big_shapes`), empty outside big mode.
+    big_shapes: Vec<Shape>,
 }
 
 impl Gen {
@@ -39,8 +43,33 @@ impl Gen {
             None => self.rng.pick(&[DType::F32, DType::F32, DType::F64, DType::I32, DType::Bool]),
         };
         let rank = self.rng.below(self.config.max_rank + 1);
-        let shape: Shape = (0..rank).map(|_| self.dim()).collect();
+        let mut shape: Shape = (0..rank).map(|_| self.dim()).collect();
+        if let Some(last) = shape.last_mut()
+            && !self.big_shapes.is_empty()
+        {
+            // Big mode draws from the module's few big shapes, so that binary operations
+            // find operands of the same type.
+            if self.rng.chance(self.config.huge_percent) {
+                shape = self.big_shapes[0].clone();
+            } else {
+                *last = self.big_shapes[1 + self.rng.below(self.big_shapes.len() - 1)][1];
+            }
+        }
         Type { dtype, shape }
+    }
+
+    /// The big shapes of one module ([`GenConfig::big`]): first a huge `[rows, inner]`
+    /// (one leading axis sized to reach the element count), then two `[1, inner]` whose
+    /// inner extent innermost axes take; empty when the config has no big mode.
+    fn big_shapes(&mut self) -> Vec<Shape> {
+        let Some((lo, hi)) = self.config.inner_extent else { return Vec::new() };
+        let inner: Vec<usize> = (0..2).map(|_| self.rng.range(lo as i64, hi as i64) as usize).collect();
+        let (lo, hi) = self.config.huge_elements;
+        let scale = if self.rng.chance(25) { 3 } else { 1 };
+        let target = self.rng.range(lo as i64, hi as i64) as usize * scale;
+        let mut shapes: Vec<Shape> = vec![[target.div_ceil(inner[0]), inner[0]].into_iter().collect()];
+        shapes.extend(inner.iter().map(|&n| -> Shape { [1, n].into_iter().collect() }));
+        shapes
     }
 
     fn dim(&mut self) -> usize {
@@ -182,8 +211,21 @@ impl Gen {
                     return None;
                 }
                 let y = self.any_value(func, |t| *t == ty)?;
-                let op = self.rng.pick(&ops);
-                return self.emit(func, Prim::Binary(op), &[x, y]).map(|_| ());
+                // Floats get a multiply-add now and then: the pattern the JIT contracts
+                // into one `fma`, which a random pick of operations rarely forms.
+                let fused = ty.dtype.is_float() && self.rng.chance(40);
+                let op = if fused { BinaryOp::Mul } else { self.rng.pick(&ops) };
+                let product = self.emit(func, Prim::Binary(op), &[x, y])?[0];
+                if fused {
+                    let c = self.any_value(func, |t| *t == ty)?;
+                    let (op, operands) = match self.rng.below(3) {
+                        0 => (BinaryOp::Add, [product, c]),
+                        1 => (BinaryOp::Add, [c, product]),
+                        _ => (BinaryOp::Sub, [product, c]),
+                    };
+                    self.emit(func, Prim::Binary(op), &operands)?;
+                }
+                return Some(());
             }
         };
         self.emit(func, prim, &[x]).map(|_| ())

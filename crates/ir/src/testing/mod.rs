@@ -10,16 +10,22 @@
 //! - [`random_inputs`] makes arguments for a Func, [`mutate_text`] damages IR text for
 //!   robustness tests, and [`shrink`] (in `shrink`) reduces a failing module greedily
 //!   while a predicate keeps failing, so a report shows a small program.
+//! - [`widen`], [`retype_floats`] and [`perturb`] (in `precision`) rewrite a module's
+//!   float precision, for the differential oracle: the f64 version of an f32 program is
+//!   its reference, perturbed versions measure how much it amplifies rounding.
 //!
 //! Environment knobs (read by [`GenConfig::from_env`], [`cases`] and [`first_seed`]):
 //! `FERRAX_GEN_SIZE=large` (bigger and deeper programs; `FERRAX_GEN_SCALE=N` scales by
-//! N directly), `FERRAX_CASES=N` (how many seeds a generated-case test tries) and
-//! `FERRAX_SEED=S` (the first seed, to explore new programs in a soak).
+//! N directly), `FERRAX_CASES=N` (how many seeds a generated-case test tries),
+//! `FERRAX_SEED=S` (the first seed, logged; CI rotates it daily) and `FERRAX_GEN_BIG=N`
+//! (one seed in N gets big arrays, [`GenConfig::big`]; default 8).
 
 mod r#gen;
+mod precision;
 mod shrink;
 
 pub use r#gen::random_module;
+pub use precision::{perturb, retype_array, retype_floats, widen};
 pub use shrink::{remove_unused_funcs, shrink};
 
 use crate::{Func, Type};
@@ -92,6 +98,17 @@ pub struct GenConfig {
     /// integer or bool values, rounding, `rem`, `abs`, `max`, argmax, random bits or
     /// poles), so jvp and vjp can be checked against finite differences.
     pub smooth: bool,
+    /// Extents of the innermost axis of a generated type, `lo..=hi` (`None`: drawn like
+    /// any other axis, up to `max_dim`). Big mode ([`GenConfig::big`]) uses 64–1100, so
+    /// that the JIT's vector tiles and their remainders run.
+    pub inner_extent: Option<(usize, usize)>,
+    /// Percent of generated types (of rank ≥ 1) that are huge: a leading axis sized for
+    /// `huge_elements.0..=huge_elements.1` elements in all, so that reductions over them
+    /// take the JIT's chunked path (32,768 elements and up) and launches split across
+    /// threads.
+    pub huge_percent: usize,
+    /// The element counts of a huge type, `lo..=hi` (one in four gets three times as many).
+    pub huge_elements: (usize, usize),
 }
 
 impl Default for GenConfig {
@@ -104,6 +121,9 @@ impl Default for GenConfig {
             max_depth: 2,
             special_values: true,
             smooth: false,
+            inner_extent: None,
+            huge_percent: 0,
+            huge_elements: (0, 0),
         }
     }
 }
@@ -128,6 +148,28 @@ impl GenConfig {
         }
     }
 
+    /// This config with big arrays: innermost extents 64–1100, one type in ten huge
+    /// (40,000–120,000 elements; one huge type in four three times that, enough work
+    /// for a short elementwise kernel to split its launch), and room for them in `max_elements`. Ranks stay as
+    /// they are; other axes keep `max_dim`.
+    pub fn big(&self) -> GenConfig {
+        GenConfig {
+            inner_extent: Some((64, 1100)),
+            huge_percent: 10,
+            huge_elements: (40_000, 120_000),
+            max_elements: 400_000,
+            ..self.clone()
+        }
+    }
+
+    /// The config of generated case `seed`: [`GenConfig::big`] for one seed in
+    /// [`big_every`] (those with `seed % big_every() == big_every() - 1`), this one
+    /// otherwise.
+    pub fn for_seed(&self, seed: u64) -> GenConfig {
+        let every = big_every();
+        if every > 0 && seed % every == every - 1 { self.big() } else { self.clone() }
+    }
+
     /// [`GenConfig::from_env`] for smooth f64 programs: no special values, and a
     /// smaller element cap so finite differences stay cheap.
     pub fn smooth_from_env() -> GenConfig {
@@ -141,9 +183,20 @@ pub fn cases(default: usize) -> usize {
     std::env::var("FERRAX_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
 }
 
-/// The first seed a generated-case test uses: `FERRAX_SEED` when set, else 0.
+/// The first seed a generated-case test uses: `FERRAX_SEED` when set (CI sets it to the
+/// date, so each day explores new programs), else 0. Logged once per process on stderr,
+/// so any failure can be replayed with the same seed.
 pub fn first_seed() -> u64 {
-    std::env::var("FERRAX_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0)
+    let seed = std::env::var("FERRAX_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    static LOGGED: std::sync::Once = std::sync::Once::new();
+    LOGGED.call_once(|| eprintln!("generated cases start at seed {seed} (FERRAX_SEED={seed} replays them)"));
+    seed
+}
+
+/// One generated case in how many uses big arrays ([`GenConfig::for_seed`]):
+/// `FERRAX_GEN_BIG` when set (0 for none, 1 for all), else 8.
+pub fn big_every() -> u64 {
+    std::env::var("FERRAX_GEN_BIG").ok().and_then(|s| s.parse().ok()).unwrap_or(4)
 }
 
 /// Random arguments for `func`'s parameters.
