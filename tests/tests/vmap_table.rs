@@ -188,8 +188,12 @@ fn structural_index_and_reduction_rows() {
 fn control_rows() {
     let control = ["call", "cond", "while", "scan", "custom_jvp", "custom_vjp", "remat"];
     let rows: Vec<Row> = table().into_iter().filter(|r| control.contains(&r.prim)).collect();
-    // Every structured primitive has a row (while has two: bounded and unbounded).
-    assert_eq!(rows.len(), control.len() + 1);
+    // Every structured primitive has a row (some have several: bounded and unbounded
+    // while, constant and computed cond, f32 copies).
+    for prim in control {
+        assert!(rows.iter().any(|r| r.prim == prim), "no row for {prim}");
+    }
+    assert!(rows.len() > control.len(), "{} control rows", rows.len());
     check_rows(&rows);
 }
 
