@@ -43,7 +43,7 @@ fn short_fuzz_run_breaks_no_contract() {
 #[test]
 fn saved_regressions_replay_clean() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ir/fuzz/cli");
-    let summary = replay(&config("replay"), &[dir.clone()]).expect("the saved cases load");
+    let summary = replay(&config("replay"), std::slice::from_ref(&dir)).expect("the saved cases load");
     eprintln!("{summary}");
     assert!(summary.defects.is_empty(), "{summary}");
     assert!(summary.cases >= 1, "no saved case under {}", dir.display());
