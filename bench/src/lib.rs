@@ -1,4 +1,4 @@
-//! ferrax-bench: the side-by-side benchmark harness of DESIGN section 6.
+//! ferrax-bench: the side-by-side benchmark harness.
 //!
 //! The workloads W1-W6 ([`workloads`]) are written as a user of the `ferrax` crate
 //! would write them: Rust closures over [`ferrax::Tensor`]s, differentiated and batched

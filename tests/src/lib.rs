@@ -1,7 +1,7 @@
 //! Shared material of the end-to-end tests in `tests/tests/`: the primitive table of
 //! the autodiff checks.
 //!
-//! The table ([`table`]) has one [`Row`] per primitive of DESIGN section 2.2 (a few
+//! The table ([`table`]) has one [`Row`] per primitive of the IR (a few
 //! primitives have two, when one Func cannot show everything). A row holds:
 //!
 //! - an IR text template of a module whose entry uses the primitive, in f64, with
@@ -86,7 +86,7 @@ pub enum Reverse {
 
 /// Why the unbounded `while` row checks forward mode only.
 pub const UNBOUNDED_WHILE: &str =
-    "reverse mode through a while needs max_iters (DESIGN 2.2); the error itself is tested in crates/transform";
+    "reverse mode through a while needs max_iters; the error itself is tested in crates/transform";
 
 /// One row of the table.
 #[derive(Clone, Debug)]
@@ -322,7 +322,7 @@ impl SplitMix {
     }
 }
 
-/// Every primitive of DESIGN 2.2: the op families' `ALL` lists, then one sample of
+/// Every primitive of the IR: the op families' `ALL` lists, then one sample of
 /// each other variant of [`Prim`] (samples' parameters are arbitrary).
 pub fn all_primitives() -> Vec<Prim> {
     let mut all: Vec<Prim> = UnaryOp::ALL.into_iter().map(Prim::Unary).collect();

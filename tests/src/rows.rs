@@ -100,7 +100,7 @@ fn structural(op_with_attrs: &str) -> String {
     STRUCTURAL.replace("{op}", op_with_attrs)
 }
 
-/// The table: one row per primitive of DESIGN 2.2 (see the crate docs).
+/// The table: one row per primitive of the IR (see the crate docs).
 pub fn table() -> Vec<Row> {
     let mut rows = Vec::new();
     rows.extend(unary_rows());

@@ -30,7 +30,7 @@ use ferrax_ir::array::Data;
 use ferrax_ir::testing::{GenConfig, Rng, cases, first_seed, random_inputs, random_module};
 use ferrax_ir::{Array, Module, Prim, eval_entry, verify};
 use ferrax_transform::{Modes, Tolerance, Wrt, check_grads, grad, jvp, vjp, vmap};
-use support::{Report, eval_options, no_panic};
+use support::{Report, central, close, eval_options, no_panic};
 
 /// The seeds of one test: `FERRAX_SEED..FERRAX_SEED + FERRAX_CASES`, `default` cases.
 fn seeds(default: usize) -> std::ops::Range<u64> {
@@ -54,30 +54,6 @@ fn scaled(a: &Array, k: f64) -> Array {
 fn direction_like(a: &Array, rng: &mut Rng) -> Array {
     let values = (0..a.len()).map(|_| rng.float(false) / 3.0).collect();
     Array::from_f64(a.shape(), values).expect("same shape")
-}
-
-/// `f(args + h·v)` as f64 vectors per output.
-fn shifted_outputs(m: &Module, args: &[Array], v: &[Array], h: f64) -> Option<Vec<Vec<f64>>> {
-    let moved: Vec<Array> = args
-        .iter()
-        .zip(v)
-        .map(|(a, d)| {
-            let x: Vec<f64> = a.to_f64_vec().iter().zip(d.to_f64_vec()).map(|(x, d)| x + h * d).collect();
-            Array::from_f64(a.shape(), x).expect("same shape")
-        })
-        .collect();
-    eval_entry(m, &moved, &eval_options()).ok().map(|o| o.iter().map(|a| a.to_f64_vec()).collect())
-}
-
-/// Central differences of `m` at `args` along `v` with step `h`.
-fn central(m: &Module, args: &[Array], v: &[Array], h: f64) -> Option<Vec<Vec<f64>>> {
-    let plus = shifted_outputs(m, args, v, h)?;
-    let minus = shifted_outputs(m, args, v, -h)?;
-    Some(plus.iter().zip(&minus).map(|(p, q)| p.iter().zip(q).map(|(a, b)| (a - b) / (2.0 * h)).collect()).collect())
-}
-
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
 }
 
 /// Outputs that make a program unfit for finite differences: non-finite or large.

@@ -1,4 +1,4 @@
-//! Concurrency (DESIGN section 7, "Threads"): compiled functions are `Send + Sync`
+//! Concurrency: compiled functions are `Send + Sync`
 //! and calls from many threads at once give the sequential results, on several
 //! generated programs; compiling from 8 threads at once (different and identical
 //! modules) is safe and deterministic; `JitCache` stays bounded under concurrent

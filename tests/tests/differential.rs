@@ -40,7 +40,7 @@ mod support;
 use ferrax_ir::testing::{GenConfig, Rng, cases, first_seed, random_inputs, random_module};
 use ferrax_ir::{Array, Module, eval_entry, parse, print, verify};
 use ferrax_transform::{Modes, Tolerance, check_grads, opt, vmap};
-use support::{Report, eval_options, jit_vs_interpreter, no_panic, same_bits, stack};
+use support::{Report, central, close, eval_options, jit_vs_interpreter, no_panic, same_bits, stack};
 
 /// Input sets per program in the JIT check.
 const INPUTS_PER_PROGRAM: u64 = 2;
@@ -156,30 +156,6 @@ fn smooth_args(m: &Module, seed: u64) -> Vec<Array> {
             Array::from_f64(a.shape(), values).expect("same shape")
         })
         .collect()
-}
-
-/// `f(args + h·v)` for the float params, as f64 vectors per output.
-fn shifted_outputs(m: &Module, args: &[Array], v: &[Array], h: f64) -> Option<Vec<Vec<f64>>> {
-    let moved: Vec<Array> = args
-        .iter()
-        .zip(v)
-        .map(|(a, d)| {
-            let x: Vec<f64> = a.to_f64_vec().iter().zip(d.to_f64_vec()).map(|(x, d)| x + h * d).collect();
-            Array::from_f64(a.shape(), x).expect("same shape")
-        })
-        .collect();
-    eval_entry(m, &moved, &eval_options()).ok().map(|o| o.iter().map(|a| a.to_f64_vec()).collect())
-}
-
-/// Central differences of `m` at `args` along `v` with step `h`.
-fn central(m: &Module, args: &[Array], v: &[Array], h: f64) -> Option<Vec<Vec<f64>>> {
-    let plus = shifted_outputs(m, args, v, h)?;
-    let minus = shifted_outputs(m, args, v, -h)?;
-    Some(plus.iter().zip(&minus).map(|(p, q)| p.iter().zip(q).map(|(a, b)| (a - b) / (2.0 * h)).collect()).collect())
-}
-
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
 }
 
 /// jvp of `m` against central differences at `args` (all params f64), and vjp by the

@@ -1,4 +1,4 @@
-//! The limits of DESIGN section 7, probed one by one in the interpreter, the passes
+//! The limits, probed one by one in the interpreter, the passes
 //! and the JIT: nesting depth (run on threads with the default 2 MiB stack, so a
 //! recursion that would overflow in production overflows here), the module-size cap
 //! of growing passes, the allocation budget checked before allocating, fuel for

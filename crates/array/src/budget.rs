@@ -1,4 +1,4 @@
-//! Overflow-checked sizes and the allocation budget (DESIGN section 7).
+//! Overflow-checked sizes and the allocation budget.
 //!
 //! Every allocation whose size comes from user input (a type in IR text, a `.npy`
 //! header) is sized here first, with checked arithmetic, and compared with the

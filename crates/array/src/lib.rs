@@ -6,7 +6,7 @@
 //! over the [`Element`] types) and approximate equality for tests, NumPy `.npy`
 //! reading and writing ([`npy`]) and `.npz` archives ([`npz`]), NumPy-style printing
 //! (`Display`) and conversions from vectors and slices, and the allocation budget ([`Budget`]) that keeps any
-//! input from allocating past a limit (DESIGN section 7). The IR crate builds its types
+//! input from allocating past a limit. The IR crate builds its types
 //! from these; the interpreter, the JIT and the CLI all exchange `Array`s.
 
 mod array;

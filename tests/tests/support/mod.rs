@@ -211,6 +211,31 @@ fn distance(a: f64, b: f64) -> f64 {
     }
 }
 
+/// `f(args + h·v)` as f64 vectors per output (the interpreter, with [`eval_options`]).
+pub fn shifted_outputs(m: &Module, args: &[Array], v: &[Array], h: f64) -> Option<Vec<Vec<f64>>> {
+    let moved: Vec<Array> = args
+        .iter()
+        .zip(v)
+        .map(|(a, d)| {
+            let x: Vec<f64> = a.to_f64_vec().iter().zip(d.to_f64_vec()).map(|(x, d)| x + h * d).collect();
+            Array::from_f64(a.shape(), x).expect("same shape")
+        })
+        .collect();
+    ferrax_ir::eval_entry(m, &moved, &eval_options()).ok().map(|o| o.iter().map(|a| a.to_f64_vec()).collect())
+}
+
+/// Central differences of `m` at `args` along `v` with step `h`.
+pub fn central(m: &Module, args: &[Array], v: &[Array], h: f64) -> Option<Vec<Vec<f64>>> {
+    let plus = shifted_outputs(m, args, v, h)?;
+    let minus = shifted_outputs(m, args, v, -h)?;
+    Some(plus.iter().zip(&minus).map(|(p, q)| p.iter().zip(q).map(|(a, b)| (a - b) / (2.0 * h)).collect()).collect())
+}
+
+/// `a` and `b` agree to `tol`, relative above 1 and absolute below.
+pub fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
 /// Runs `f`, turning a panic into an `Err` with the panic message.
 pub fn no_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|p| {

@@ -1,4 +1,4 @@
-//! The primitive set (DESIGN section 2.2) and, per family, every rule of each primitive.
+//! The primitive set and, per family, every rule of each primitive.
 //!
 //! [`Prim`] is a closed enum with named parameters. Each family lives in one file that
 //! holds all of its rules: the type rule (which is also the verifier's check), the

@@ -62,11 +62,11 @@ pub fn ordered<T: Clone>(x: &[T], dims: &[usize], w: usize, id: T, f: &impl Fn(T
         return id;
     }
     match dims.split_first() {
-        Some((&e, rest)) if !rest.is_empty() => {
+        Some((&e, rest @ [_, ..])) => {
             let sub = x.len() / e;
             pairwise(0, e, &|i| ordered(&x[i * sub..(i + 1) * sub], rest, w, id.clone(), f), f)
         }
-        _ => pairwise(
+        Some((_, [])) | None => pairwise(
             0,
             x.len().div_ceil(BLOCK),
             &|b| block(&x[b * BLOCK..((b + 1) * BLOCK).min(x.len())], w, &id, f),
