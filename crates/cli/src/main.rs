@@ -1,5 +1,5 @@
 //! The `ferrax` command: reads IR modules from files or stdin and prints, verifies or
-//! runs them (DESIGN section 5). Every error is one line on stderr naming its place,
+//! runs them. Every error is one line on stderr naming its place,
 //! with exit code 1; usage errors exit with 2. The transform subcommands (grad, jvp,
 //! vmap, ..., opt) compose through pipes.
 

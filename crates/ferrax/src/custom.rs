@@ -7,7 +7,7 @@
 //! sections 2 and 3). Evaluation, `jit` and `vmap` run (or batch) the function; forward
 //! mode calls the jvp rule; reverse mode linearizes the jvp rule and transposes it, or
 //! runs `fwd` in the forward pass and `bwd` in the backward pass. Forward mode through a
-//! `custom_vjp` differentiates the function itself (DESIGN section 3), so a rule that
+//! `custom_vjp` differentiates the function itself, so a rule that
 //! deliberately differs from the true derivative (gradient clipping) gives different
 //! forward- and reverse-mode results.
 //!

@@ -9,7 +9,7 @@
 //! - an operand of an *outer* active trace is captured: the inner Func gets a new
 //!   parameter standing for it (one per captured value, through every level), and
 //!   whoever closes the inner trace passes the outer value in. An inner Func therefore
-//!   never refers to outer values except through its parameters (DESIGN section 3);
+//!   never refers to outer values except through its parameters;
 //! - an operand of a trace that has ended is an error.
 //!
 //! Operators cannot return `Result`, so a mistake (a shape or dtype error, a stale

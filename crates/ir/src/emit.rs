@@ -13,7 +13,7 @@ use ferrax_array::{Array, DType, Data, Shape};
 use smallvec::SmallVec;
 use std::sync::Arc;
 
-/// The most equations a transform may emit into one Func (DESIGN section 7): passes
+/// The most equations a transform may emit into one Func: passes
 /// that grow a module stop with an error past it instead of exhausting memory.
 pub const MAX_EQUATIONS: usize = 1_000_000;
 

@@ -1,4 +1,4 @@
-//! faer's speed on the GEMM shapes of the W1 MLP step (DESIGN section 6), for choosing
+//! faer's speed on the GEMM shapes of the W1 MLP step, for choosing
 //! how the JIT calls it: each product `(m, k, n)` as planned (row-major operands,
 //! transposes as strides) and as its transpose `Cᵀ = Bᵀ·Aᵀ` (the same memory seen
 //! column-major), best of many runs, GFLOP/s; and faer's own two-thread split

@@ -1,4 +1,4 @@
-//! Quick timings of the DESIGN section 6 workloads under the JIT: compile time
+//! Quick timings of the benchmark workloads under the JIT: compile time
 //! (opt + fuse + plan + kernels) and the median steady-state call.
 //! `cargo run --release -p ferrax-jit --example timings [FILTER]`: only the workloads
 //! whose name contains FILTER, or a module read from FILTER when it ends in `.fx`. Environment: `FERRAX_THREADS=n` sets `JitOptions::threads`
@@ -112,7 +112,7 @@ fn mlp() -> Module {
     )
 }
 
-/// W1 as DESIGN section 6 has it: biases on every layer.
+/// W1 as the benchmark defines it: biases on every layer.
 fn mlp_bias() -> Module {
     parse(
         "func @loss(%x: f32[128,784], %w1: f32[784,512], %b1: f32[512], %w2: f32[512,512], %b2: f32[512], %w3: f32[512,10], %b3: f32[10], %y: f32[128,10]) -> (f32[]) {

@@ -17,8 +17,9 @@ use std::sync::{Arc, Mutex};
 pub struct JitOptions {
     /// Emit fused multiply-adds where the host has them (default true).
     pub fma: bool,
-    /// Bound on the bytes of a call's workspace plus its arguments and results
-    /// (DESIGN section 7); `None` for the default budget (half of physical memory).
+    /// Bound on the bytes of a call's workspace plus its arguments and results;
+    /// `None` for the default budget (the least of half of physical memory and the
+    /// process's memory limits).
     pub max_bytes: Option<u64>,
     /// Threads a large kernel launch or GEMM may be split across (default: the cores
     /// this process may use, `std::thread::available_parallelism()`, at most 16; 1 on a

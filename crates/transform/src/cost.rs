@@ -1,4 +1,4 @@
-//! The cost model (DESIGN section 4, "memory-aware reverse mode"): per Func, flops,
+//! The cost model (memory-aware reverse mode): per Func, flops,
 //! bytes read and written, and the peak live bytes under the schedule, which is the
 //! Func's equation order. [`checkpoint`](crate::grad_with_budget) judges its plans by
 //! the peak of this model, and `ferrax cost` prints it.

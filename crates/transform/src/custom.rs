@@ -1,6 +1,6 @@
 //! Reverse mode through `custom_vjp[func, fwd, bwd]`.
 //!
-//! Forward mode differentiates `func` (DESIGN section 3). The jvp that reverse mode
+//! Forward mode differentiates `func`. The jvp that reverse mode
 //! splits instead emits, for a `custom_vjp` with a non-zero input tangent:
 //!
 //! - `(outs..., residuals...) = call @fwd(xs...)`: known, the forward pass;

@@ -1,4 +1,4 @@
-//! Graphviz export of a Func (DESIGN section 4; `ferrax dot`).
+//! Graphviz export of a Func (`ferrax dot`).
 //!
 //! [`dot`] draws one Func as a `digraph`: an ellipse per parameter, a box per equation
 //! labelled with its primitive and result types, an ellipse per result, and an edge

@@ -40,7 +40,7 @@
 //!
 //! Every differentiating or batching pass takes a module, transforms its entry (the
 //! first Func), and returns a new module whose entry is the result, named
-//! `@<name>_<pass>`, followed by the Funcs it refers to (DESIGN section 3). The per-primitive rules live beside each primitive in
+//! `@<name>_<pass>`, followed by the Funcs it refers to. The per-primitive rules live beside each primitive in
 //! `ferrax_ir::prim` (`jvp`, `transpose`); this crate holds the drivers that run them:
 //! symbolic zeros (`None` tangents and cotangents) are never materialised except at the
 //! boundaries (results, loop carries), and cotangents of a value used several times

@@ -16,7 +16,7 @@
 //!   first when `reverse`), threading the carry; output t of the body becomes slice t
 //!   of each `ys`, whatever the direction; `checkpoint` does not change results.
 //!
-//! Limits (DESIGN section 7), so that no module can crash or hang the process:
+//! Limits, so that no module can crash or hang the process:
 //!
 //! - The [`Budget`] bounds the bytes of all live buffers: the arguments, and every
 //!   buffer the run creates while it is alive. Before an equation runs, the bytes of

@@ -1,4 +1,4 @@
-//! The text form of the IR (DESIGN section 2.1): parsing and canonical printing.
+//! The text form of the IR: parsing and canonical printing.
 //!
 //! [`parse`] reads a module and checks its syntax, names and attributes (types are
 //! the verifier's business); [`parse_with_spans`] also returns a [`SourceMap`] that

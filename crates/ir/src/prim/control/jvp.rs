@@ -17,7 +17,7 @@ pub(crate) fn jvp_control(
     let nonzero_tangents: Vec<crate::Value> = tangents.iter().flatten().copied().collect();
     match prim {
         Prim::Call { func } | Prim::CustomVjp { func, .. } => {
-            // Forward mode through custom_vjp differentiates `func` (DESIGN section 3).
+            // Forward mode through custom_vjp differentiates `func`.
             let jf = cx.jvp_func(func, &nonzero, &vec![false; n_results(cx, func)?])?;
             call_jvp(em, cx, Prim::Call { func: jf.name.clone() }, primals, &nonzero_tangents, &jf.out_nonzero)
         }
