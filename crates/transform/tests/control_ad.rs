@@ -213,6 +213,38 @@ func @step(%x: f64[]) -> (f64[]) {
     check(text, &[Array::scalar_f64(1.7)], 2);
 }
 
+/// A scan whose body ignores its carry: the initial carry gets no cotangent, so an
+/// infinite residual upstream (here `reduce_max` over an empty axis, which is -inf)
+/// does not turn the gradient into 0 * -inf = NaN. Found by the large differential
+/// soak (seed 1602).
+#[test]
+fn ignored_scan_carry_gets_no_cotangent() {
+    let text = r#"
+func @f(%x: f64[6]) -> (f64[]) {
+  %e: f64[0,6] = constant[value=0.0]()
+  %m: f64[6] = reduce_max[axes=[0]](%e)
+  %d: f64[] = dot_general[lhs_contract=[0], rhs_contract=[0], lhs_batch=[], rhs_batch=[]](%x, %m)
+  %xs: f64[4] = constant[value=0.0]()
+  %c: f64[], %ys: f64[4,3] = scan[body=@step, length=4, num_consts=0, num_carry=1](%d, %xs)
+  return %c
+}
+func @step(%c: f64[], %x: f64[]) -> (f64[], f64[3]) {
+  %y: f64[3] = constant[value=0.0]()
+  %z: f64[] = constant[value=2.0]()
+  return %z, %y
+}
+"#;
+    check(text, &[arg(&[6], 1)], 2);
+    // With no iterations the carry passes through, and the cotangent must reach it.
+    let empty = text.replace("length=4", "length=0").replace("f64[4", "f64[0");
+    let m = module(&empty);
+    let grad = vjp(&m, &Wrt::Default).unwrap();
+    verify(&grad).unwrap_or_else(|e| panic!("{e}\n{}", ferrax_ir::print(&grad)));
+    let outs = ferrax_ir::eval_entry(&grad, &[arg(&[6], 1), Array::scalar_f64(1.0)], &Default::default()).unwrap();
+    let dx = outs.last().unwrap().to_f64_vec();
+    assert_eq!(dx, vec![f64::NEG_INFINITY; 6], "the zero-length scan passes the cotangent through");
+}
+
 /// `c <- sin(c + w)` for `length` steps on a 16-wide carry: one carry-sized residual
 /// (`cos(c + w)`) per step.
 fn long_scan(length: usize, checkpoint: &str) -> String {

@@ -25,7 +25,11 @@ fn or_zeros(em: &mut crate::Emitter, ct: Option<crate::Value>, ty: &Type) -> Res
 /// accumulator per linear const (their cotangents summed over the iterations); its xs
 /// are the residual xs, then the given cotangents of the ys; its ys are the
 /// cotangents of the linear xs. Every carry is treated as linear (a known initial
-/// carry, such as an instantiated zero, simply drops its cotangent).
+/// carry, such as an instantiated zero, simply drops its cotangent). A carry whose
+/// input the body never reads linearly has a symbolically zero cotangent once the
+/// scan runs at least once: it is reported as `None`, so that nothing upstream
+/// multiplies a materialised zero by a non-finite residual (0 * inf is NaN, where the
+/// true derivative is 0).
 pub(crate) fn transpose_scan(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::TransposeContext,
@@ -45,7 +49,7 @@ pub(crate) fn transpose_scan(
     if c == 0 && linear_consts.is_empty() && linear_xs.is_empty() {
         return Ok(vec![None; inputs.len()]);
     }
-    let (name, [consts, xs]) = transposed_scan_body(cx, s, [&param_types, &result_types], inputs, cts)?;
+    let (name, [consts, xs], unread) = transposed_scan_body(cx, s, [&param_types, &result_types], inputs, cts)?;
     let mut operands = consts;
     let n_consts = operands.len();
     for (i, ct) in cts[..c].iter().enumerate() {
@@ -61,7 +65,8 @@ pub(crate) fn transpose_scan(
     let outs = em.eqn(cx.module(), crate::prim::Prim::Scan(params), &operands)?;
     let mut out_cts: Vec<Option<crate::Value>> = vec![None; inputs.len()];
     for i in 0..c {
-        out_cts[k + i] = inputs[k + i].is_linear().then_some(outs[i]);
+        let zero = s.length > 0 && unread[i];
+        out_cts[k + i] = (inputs[k + i].is_linear() && !zero).then_some(outs[i]);
     }
     for (j, &i) in linear_consts.iter().chain(&linear_xs).enumerate() {
         out_cts[i] = Some(outs[c + j]);
@@ -72,14 +77,15 @@ pub(crate) fn transpose_scan(
 /// The body of a transposed scan: `(residual consts, carry cotangents, accumulators of
 /// the linear consts' cotangents, residual xs, given ys cotangents) -> (carry
 /// cotangents, accumulators, linear xs cotangents)`. Returns its name and the outer
-/// operands for its residual consts and for its xs (residual xs, ys cotangents).
+/// operands for its residual consts and for its xs (residual xs, ys cotangents), and
+/// for each carry whether its cotangent out of the body is symbolically zero.
 fn transposed_scan_body(
     cx: &mut dyn crate::prim::ad::TransposeContext,
     s: &ScanParams,
     [param_types, result_types]: [&[Type]; 2],
     inputs: &[crate::prim::ad::LinearIn],
     cts: &[Option<crate::Value>],
-) -> Result<(String, [Vec<crate::Value>; 2]), String> {
+) -> Result<(String, [Vec<crate::Value>; 2], Vec<bool>), String> {
     use crate::prim::ad::LinearIn;
     let (k, c) = (s.num_consts, s.num_carry);
     let mut b = crate::Emitter::new(format!("{}_transpose", s.body));
@@ -102,6 +108,7 @@ fn transposed_scan_body(
         outer_xs.extend(ct);
     }
     let in_cts = cx.transpose_into(&mut b, &s.body, &body_inputs, &body_cts)?;
+    let unread = in_cts[k..k + c].iter().map(Option::is_none).collect();
     let mut results = Vec::new();
     for i in k..k + c {
         results.push(or_zeros(&mut b, in_cts[i], &param_types[i])?);
@@ -115,7 +122,7 @@ fn transposed_scan_body(
     for i in (k + c..inputs.len()).filter(|&i| inputs[i].is_linear()) {
         results.push(or_zeros(&mut b, in_cts[i], &param_types[i])?);
     }
-    Ok((cx.add_func(b.finish(&results))?, [outer_consts, outer_xs]))
+    Ok((cx.add_func(b.finish(&results))?, [outer_consts, outer_xs], unread))
 }
 
 /// The transpose rule of a linear `cond`: a `cond` on the same index over the
