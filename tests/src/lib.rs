@@ -21,6 +21,7 @@
 //! new primitive without a row fails.
 
 use ferrax_ir::prim::{ArgOp, BinaryOp, CompareOp, ReduceOp, UnaryOp};
+use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, RandomOp, ReductionOp, ShapeOp, TernaryOp};
 use ferrax_ir::{Array, DType, Module, Prim, Shape, Type};
 use ferrax_transform::Tolerance;
 
@@ -325,54 +326,57 @@ impl SplitMix {
 /// Every primitive of the IR: the op families' `ALL` lists, then one sample of
 /// each other variant of [`Prim`] (samples' parameters are arbitrary).
 pub fn all_primitives() -> Vec<Prim> {
-    let mut all: Vec<Prim> = UnaryOp::ALL.into_iter().map(Prim::Unary).collect();
+    let mut all: Vec<Prim> = UnaryOp::MATH.into_iter().map(Prim::Unary).collect();
     all.extend(BinaryOp::ALL.into_iter().map(Prim::Binary));
     all.extend(CompareOp::ALL.into_iter().map(Prim::Compare));
-    all.extend(ReduceOp::ALL.into_iter().map(|op| Prim::Reduce { op, axes: vec![] }));
-    all.extend([ArgOp::Argmax, ArgOp::Argmin].map(|op| Prim::ArgReduce { op, axis: 0, index_dtype: DType::I32 }));
+    all.extend(ReduceOp::ALL.into_iter().map(|op| Prim::Reduction(ReductionOp::Reduce { op, axes: vec![] })));
+    all.extend(
+        [ArgOp::Argmax, ArgOp::Argmin]
+            .map(|op| Prim::Reduction(ReductionOp::ArgReduce { op, axis: 0, index_dtype: DType::I32 })),
+    );
     let f = |name: &str| name.to_string();
     all.extend([
-        Prim::IntegerPow { y: 2 },
-        Prim::Convert { dtype: DType::F64 },
-        Prim::StopGradient,
+        Prim::Unary(UnaryOp::IntegerPow { y: 2 }),
+        Prim::Unary(UnaryOp::Convert { dtype: DType::F64 }),
+        Prim::Unary(UnaryOp::StopGradient),
         Prim::Name { name: f("n") },
-        Prim::Select,
-        Prim::Clamp,
-        Prim::BroadcastInDim { shape: Shape::new(), dims: vec![] },
-        Prim::Reshape { shape: Shape::new() },
-        Prim::Transpose { perm: vec![] },
-        Prim::Rev { axes: vec![] },
-        Prim::Slice { start: vec![], limit: vec![], strides: vec![] },
-        Prim::Pad { low: vec![], high: vec![], interior: vec![] },
-        Prim::Concatenate { axis: 0 },
-        Prim::Iota { dtype: DType::I32, shape: Shape::from_slice(&[1]), dim: 0 },
-        Prim::Constant { value: Array::scalar_f64(0.0), shape: Shape::new() },
-        Prim::DynamicSlice { sizes: vec![] },
-        Prim::DynamicUpdateSlice,
-        Prim::Gather { axis: 0, batch_dims: 0 },
-        Prim::ScatterAdd { axis: 0, batch_dims: 0 },
-        Prim::Cumsum { axis: 0, reverse: false },
-        Prim::DotGeneral(ferrax_ir::prim::DotDims {
+        Prim::Ternary(TernaryOp::Select),
+        Prim::Ternary(TernaryOp::Clamp),
+        Prim::Shape(ShapeOp::BroadcastInDim { shape: Shape::new(), dims: vec![] }),
+        Prim::Shape(ShapeOp::Reshape { shape: Shape::new() }),
+        Prim::Shape(ShapeOp::Transpose { perm: vec![] }),
+        Prim::Shape(ShapeOp::Rev { axes: vec![] }),
+        Prim::Shape(ShapeOp::Slice { start: vec![], limit: vec![], strides: vec![] }),
+        Prim::Shape(ShapeOp::Pad { low: vec![], high: vec![], interior: vec![] }),
+        Prim::Shape(ShapeOp::Concatenate { axis: 0 }),
+        Prim::Shape(ShapeOp::Iota { dtype: DType::I32, shape: Shape::from_slice(&[1]), dim: 0 }),
+        Prim::Shape(ShapeOp::Constant { value: Array::scalar_f64(0.0), shape: Shape::new() }),
+        Prim::Index(IndexOp::DynamicSlice { sizes: vec![] }),
+        Prim::Index(IndexOp::DynamicUpdateSlice),
+        Prim::Index(IndexOp::Gather { axis: 0, batch_dims: 0 }),
+        Prim::Index(IndexOp::ScatterAdd { axis: 0, batch_dims: 0 }),
+        Prim::Reduction(ReductionOp::Cumsum { axis: 0, reverse: false }),
+        Prim::Linalg(LinalgOp::DotGeneral(ferrax_ir::prim::DotDims {
             lhs_contract: vec![],
             rhs_contract: vec![],
             lhs_batch: vec![],
             rhs_batch: vec![],
-        }),
-        Prim::RandomBits { shape: Shape::new() },
-        Prim::Call { func: f("g") },
-        Prim::Cond { branches: vec![f("g")] },
-        Prim::While { cond: f("c"), body: f("b"), max_iters: None },
-        Prim::Scan(ferrax_ir::prim::ScanParams {
+        })),
+        Prim::Random(RandomOp::RandomBits { shape: Shape::new() }),
+        Prim::Control(ControlOp::Call { func: f("g") }),
+        Prim::Control(ControlOp::Cond { branches: vec![f("g")] }),
+        Prim::Control(ControlOp::While { cond: f("c"), body: f("b"), max_iters: None }),
+        Prim::Control(ControlOp::Scan(ferrax_ir::prim::ScanParams {
             body: f("b"),
             length: 1,
             num_consts: 0,
             num_carry: 0,
             reverse: false,
             checkpoint: None,
-        }),
-        Prim::CustomJvp { func: f("g"), jvp: f("j") },
-        Prim::CustomVjp { func: f("g"), fwd: f("fw"), bwd: f("bw") },
-        Prim::Remat { func: f("g"), policy: ferrax_ir::prim::RematPolicy::Nothing },
+        })),
+        Prim::Control(ControlOp::CustomJvp { func: f("g"), jvp: f("j") }),
+        Prim::Control(ControlOp::CustomVjp { func: f("g"), fwd: f("fw"), bwd: f("bw") }),
+        Prim::Control(ControlOp::Remat { func: f("g"), policy: ferrax_ir::prim::RematPolicy::Nothing }),
     ]);
     for prim in &all {
         // No wildcard arm: a new variant of `Prim` stops this crate from compiling
@@ -380,39 +384,36 @@ pub fn all_primitives() -> Vec<Prim> {
         // its row).
         match prim {
             Prim::Unary(_)
-            | Prim::IntegerPow { .. }
-            | Prim::Convert { .. }
-            | Prim::StopGradient
             | Prim::Name { .. }
             | Prim::Binary(_)
             | Prim::Compare(_)
-            | Prim::Select
-            | Prim::Clamp
-            | Prim::BroadcastInDim { .. }
-            | Prim::Reshape { .. }
-            | Prim::Transpose { .. }
-            | Prim::Rev { .. }
-            | Prim::Slice { .. }
-            | Prim::Pad { .. }
-            | Prim::Concatenate { .. }
-            | Prim::Iota { .. }
-            | Prim::Constant { .. }
-            | Prim::DynamicSlice { .. }
-            | Prim::DynamicUpdateSlice
-            | Prim::Gather { .. }
-            | Prim::ScatterAdd { .. }
-            | Prim::Reduce { .. }
-            | Prim::ArgReduce { .. }
-            | Prim::Cumsum { .. }
-            | Prim::DotGeneral(_)
-            | Prim::RandomBits { .. }
-            | Prim::Call { .. }
-            | Prim::Cond { .. }
-            | Prim::While { .. }
-            | Prim::Scan(_)
-            | Prim::CustomJvp { .. }
-            | Prim::CustomVjp { .. }
-            | Prim::Remat { .. } => {}
+            | Prim::Ternary(TernaryOp::Select)
+            | Prim::Ternary(TernaryOp::Clamp)
+            | Prim::Shape(ShapeOp::BroadcastInDim { .. })
+            | Prim::Shape(ShapeOp::Reshape { .. })
+            | Prim::Shape(ShapeOp::Transpose { .. })
+            | Prim::Shape(ShapeOp::Rev { .. })
+            | Prim::Shape(ShapeOp::Slice { .. })
+            | Prim::Shape(ShapeOp::Pad { .. })
+            | Prim::Shape(ShapeOp::Concatenate { .. })
+            | Prim::Shape(ShapeOp::Iota { .. })
+            | Prim::Shape(ShapeOp::Constant { .. })
+            | Prim::Index(IndexOp::DynamicSlice { .. })
+            | Prim::Index(IndexOp::DynamicUpdateSlice)
+            | Prim::Index(IndexOp::Gather { .. })
+            | Prim::Index(IndexOp::ScatterAdd { .. })
+            | Prim::Reduction(ReductionOp::Reduce { .. })
+            | Prim::Reduction(ReductionOp::ArgReduce { .. })
+            | Prim::Reduction(ReductionOp::Cumsum { .. })
+            | Prim::Linalg(LinalgOp::DotGeneral(_))
+            | Prim::Random(RandomOp::RandomBits { .. })
+            | Prim::Control(ControlOp::Call { .. })
+            | Prim::Control(ControlOp::Cond { .. })
+            | Prim::Control(ControlOp::While { .. })
+            | Prim::Control(ControlOp::Scan(_))
+            | Prim::Control(ControlOp::CustomJvp { .. })
+            | Prim::Control(ControlOp::CustomVjp { .. })
+            | Prim::Control(ControlOp::Remat { .. }) => {}
         }
     }
     all
@@ -449,10 +450,10 @@ pub fn summed(module: &Module) -> Option<Module> {
     for i in floats {
         let (mut part, ty) = (entry.results[i], &entry.result_types[i]);
         if ty.dtype != dtype {
-            part = eqn(&mut f, Prim::Convert { dtype }, &[part], ty.with_dtype(dtype));
+            part = eqn(&mut f, Prim::Unary(UnaryOp::Convert { dtype }), &[part], ty.with_dtype(dtype));
         }
         if ty.rank() > 0 {
-            let sum = Prim::Reduce { op: ReduceOp::Sum, axes: (0..ty.rank()).collect() };
+            let sum = Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum, axes: (0..ty.rank()).collect() });
             part = eqn(&mut f, sum, &[part], scalar.clone());
         }
         total = Some(match total {

@@ -27,6 +27,7 @@
 mod support;
 
 use ferrax_ir::array::Data;
+use ferrax_ir::prim::{ControlOp, ShapeOp};
 use ferrax_ir::testing::{GenConfig, Rng, cases, first_seed, random_inputs, random_module};
 use ferrax_ir::{Array, Module, Prim, eval_entry, verify};
 use ferrax_transform::{Modes, Tolerance, Wrt, check_grads, grad, jvp, vjp, vmap};
@@ -246,8 +247,8 @@ fn with_wrong_custom_rules(m: &Module) -> Option<Module> {
     let mut rules: Vec<String> = Vec::new();
     for eqn in m.funcs.values().flat_map(|f| &f.eqns) {
         match &eqn.prim {
-            Prim::CustomJvp { jvp, .. } => rules.push(jvp.clone()),
-            Prim::CustomVjp { bwd, .. } => rules.push(bwd.clone()),
+            Prim::Control(ControlOp::CustomJvp { jvp, .. }) => rules.push(jvp.clone()),
+            Prim::Control(ControlOp::CustomVjp { bwd, .. }) => rules.push(bwd.clone()),
             _ => {}
         }
     }
@@ -263,7 +264,7 @@ fn with_wrong_custom_rules(m: &Module) -> Option<Module> {
             let ty = f.result_types[r].clone();
             let k = f.new_value(ty.clone());
             let value = Array::new(ty.shape.clone(), Data::F64(vec![1.5; ty.element_count()?])).ok()?;
-            let prim = Prim::Constant { value, shape: ty.shape.clone() };
+            let prim = Prim::Shape(ShapeOp::Constant { value, shape: ty.shape.clone() });
             f.eqns.push(ferrax_ir::Eqn {
                 prim,
                 inputs: Default::default(),

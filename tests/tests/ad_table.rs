@@ -355,17 +355,18 @@ fn the_table_covers_f32_size_zero_computed_predicates_and_inner_batch_axes() {
             }
             for eqn in &entry.eqns {
                 match &eqn.prim {
-                    ferrax_ir::Prim::Cond { .. } => {
+                    ferrax_ir::Prim::Control(ferrax_ir::prim::ControlOp::Cond { .. }) => {
                         let selector = eqn.inputs[0];
                         computed_cond |= entry.eqns.iter().any(|e| {
-                            e.outputs.contains(&selector) && !matches!(e.prim, ferrax_ir::Prim::Constant { .. })
+                            e.outputs.contains(&selector)
+                                && !matches!(e.prim, ferrax_ir::Prim::Shape(ferrax_ir::prim::ShapeOp::Constant { .. }))
                         });
                     }
-                    ferrax_ir::Prim::DotGeneral(d) => {
+                    ferrax_ir::Prim::Linalg(ferrax_ir::prim::LinalgOp::DotGeneral(d)) => {
                         let leading = |b: &[usize]| b.iter().enumerate().all(|(i, &a)| a == i);
                         dot_inner_batch |= !leading(&d.lhs_batch) || !leading(&d.rhs_batch);
                     }
-                    ferrax_ir::Prim::Gather { axis, batch_dims } => {
+                    ferrax_ir::Prim::Index(ferrax_ir::prim::IndexOp::Gather { axis, batch_dims }) => {
                         gather_inner_batch |= *axis > *batch_dims && *batch_dims > 0
                     }
                     _ => {}

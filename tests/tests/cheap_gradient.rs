@@ -62,7 +62,7 @@ const OVER_WORK: [(&str, &str); 2] = [
 fn discards_a_broadcast(f: &Module, work: u64) -> bool {
     f.funcs.values().any(|func| {
         func.eqns.iter().any(|e| {
-            matches!(e.prim, ferrax_ir::Prim::BroadcastInDim { .. })
+            matches!(e.prim, ferrax_ir::Prim::Shape(ferrax_ir::prim::ShapeOp::BroadcastInDim { .. }))
                 && func.ty(e.outputs[0]).element_count().is_some_and(|n| n as u64 > WORK_FACTOR * work)
         })
     })
@@ -182,7 +182,7 @@ fn has_unbounded_while(module: &Module) -> bool {
         seen.push(name);
         let Some(f) = module.func(name) else { continue };
         for e in &f.eqns {
-            if matches!(e.prim, ferrax_ir::Prim::While { max_iters: None, .. }) {
+            if matches!(e.prim, ferrax_ir::Prim::Control(ferrax_ir::prim::ControlOp::While { max_iters: None, .. })) {
                 return true;
             }
             stack.extend(e.prim.callees());
@@ -306,8 +306,8 @@ fn generated_tally() -> Tally {
 /// A `scan` of length ≥ 2 or a `while` with `max_iters` ≥ 2 anywhere in the module.
 fn has_loop_run_more_than_once(module: &Module) -> bool {
     module.funcs.values().flat_map(|f| &f.eqns).any(|e| match &e.prim {
-        ferrax_ir::Prim::Scan(p) => p.length >= 2,
-        ferrax_ir::Prim::While { max_iters: Some(n), .. } => *n >= 2,
+        ferrax_ir::Prim::Control(ferrax_ir::prim::ControlOp::Scan(p)) => p.length >= 2,
+        ferrax_ir::Prim::Control(ferrax_ir::prim::ControlOp::While { max_iters: Some(n), .. }) => *n >= 2,
         _ => false,
     })
 }

@@ -199,7 +199,7 @@ fn control_rows() {
 
 fn is_elementwise(prim: &str) -> bool {
     use ferrax_ir::prim::{BinaryOp, CompareOp, UnaryOp};
-    UnaryOp::ALL.iter().any(|op| op.name() == prim)
+    UnaryOp::MATH.iter().any(|op| op.name() == prim)
         || BinaryOp::ALL.iter().any(|op| op.name() == prim)
         || CompareOp::ALL.iter().any(|op| op.name() == prim)
         || ["integer_pow", "convert", "stop_gradient", "name", "select", "clamp"].contains(&prim)

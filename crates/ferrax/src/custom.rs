@@ -42,6 +42,7 @@ use crate::autodiff::{import, with_bodies};
 use crate::control::{Body, align_captures, poisoned_like, rebuild, register, trace_flat_body, union_of_captures};
 use crate::tracer::{self, TraceError, emit, new_trace, with_trace};
 use crate::tree::{Tree, unflatten};
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::{Func, Module, Prim, Type, format_types};
 use ferrax_transform as transform;
 use std::panic::Location;
@@ -135,7 +136,7 @@ impl<F, J> CustomJvp<F, J> {
                 Err(error) => return poisoned_like(&f.out, error, location),
             }
         };
-        let prim = Prim::CustomJvp { func: f.func.name.clone(), jvp: jvp_name };
+        let prim = Prim::Control(ControlOp::CustomJvp { func: f.func.name.clone(), jvp: jvp_name });
         emit_custom(prim, f, &leaves, &union, location)
     }
 }
@@ -187,11 +188,11 @@ fn jvp_with_captures(
         let (caps, rest) = rest.split_at(u);
         let (arg_tangents, cap_tangents) = rest.split_at(n);
         let rule_inputs: Vec<&Tensor> = args.iter().chain(arg_tangents).chain(caps).collect();
-        let mut outs = emit(Prim::Call { func: rule_name }, &rule_inputs, location, &[]);
+        let mut outs = emit(Prim::Control(ControlOp::Call { func: rule_name }), &rule_inputs, location, &[]);
         let Some(f_jvp) = f_jvp else { return outs };
         let mut jvp_inputs: Vec<&Tensor> = args.iter().chain(caps).collect();
         jvp_inputs.extend(float_caps.iter().map(|&k| &cap_tangents[k]));
-        let from_caps = emit(Prim::Call { func: f_jvp }, &jvp_inputs, location, &[]);
+        let from_caps = emit(Prim::Control(ControlOp::Call { func: f_jvp }), &jvp_inputs, location, &[]);
         let mut extra = from_caps.iter().skip(m);
         for (i, ty) in f.result_types.iter().enumerate() {
             if let (true, Some(more), Some(t)) = (ty.dtype.is_float(), extra.next(), outs.get(m + i)) {
@@ -349,7 +350,7 @@ impl<F, Fw, Bw> CustomVjp<F, Fw, Bw> {
         };
         let fwd_name = fwd.func.name.clone();
         register(fwd.func);
-        let prim = Prim::CustomVjp { func: f.func.name.clone(), fwd: fwd_name, bwd: bwd_name };
+        let prim = Prim::Control(ControlOp::CustomVjp { func: f.func.name.clone(), fwd: fwd_name, bwd: bwd_name });
         emit_custom(prim, f, &leaves, &union, location)
     }
 }
@@ -407,11 +408,11 @@ fn bwd_with_captures(
         let (args, rest) = rest.split_at(n);
         let (caps, cts) = rest.split_at(u);
         let bwd_inputs: Vec<&Tensor> = residuals.iter().chain(cts).chain(caps).collect();
-        let mut results = emit(Prim::Call { func: bwd_name }, &bwd_inputs, location, &[]);
+        let mut results = emit(Prim::Control(ControlOp::Call { func: bwd_name }), &bwd_inputs, location, &[]);
         let Some(f_vjp) = f_vjp else { return results };
         let mut vjp_inputs: Vec<&Tensor> = args.iter().chain(caps).collect();
         vjp_inputs.extend(cts.iter().filter(|t| t.dtype().is_float()));
-        let from_f = emit(Prim::Call { func: f_vjp }, &vjp_inputs, location, &[]);
+        let from_f = emit(Prim::Control(ControlOp::Call { func: f_vjp }), &vjp_inputs, location, &[]);
         results.extend(from_f.into_iter().skip(m));
         results
     });

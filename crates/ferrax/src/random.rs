@@ -54,6 +54,7 @@ use ferrax_ir::{Array, DType, Prim, Shape, Type};
 use std::panic::Location;
 
 pub use ferrax_ir::prim::random::threefry2x32;
+use ferrax_ir::prim::{RandomOp, ShapeOp, TernaryOp};
 
 /// A key from a seed: the high 32 bits of `seed` are the first word, the low 32 bits
 /// the second (as `jax.random.PRNGKey` does). Distinct seeds give unrelated streams.
@@ -198,7 +199,7 @@ pub fn dropout(key: &Tensor, x: &Tensor, rate: f64) -> Tensor {
     } else {
         zeros.clone()
     };
-    emit1(Prim::Select, &[&keep, &scaled, &zeros], location, x.ty().clone())
+    emit1(Prim::Ternary(TernaryOp::Select), &[&keep, &scaled, &zeros], location, x.ty().clone())
 }
 
 // ---- the traced implementations ----
@@ -223,7 +224,7 @@ fn check_float(op: &str, out: &Type, location: &'static Location<'static>) -> Re
 }
 
 fn random_bits(key: &Tensor, shape: &[usize], location: &'static Location<'static>) -> Tensor {
-    emit1(Prim::RandomBits { shape: shape.into() }, &[key], location, Type::new(DType::I32, shape))
+    emit1(Prim::Random(RandomOp::RandomBits { shape: shape.into() }), &[key], location, Type::new(DType::I32, shape))
 }
 
 fn split_at(key: &Tensor, n: usize, location: &'static Location<'static>) -> Vec<Tensor> {
@@ -233,9 +234,9 @@ fn split_at(key: &Tensor, n: usize, location: &'static Location<'static>) -> Vec
     let words = random_bits(key, &[n, 2], location);
     (0..n)
         .map(|j| {
-            let row = Prim::Slice { start: vec![j, 0], limit: vec![j + 1, 2], strides: vec![1, 1] };
+            let row = Prim::Shape(ShapeOp::Slice { start: vec![j, 0], limit: vec![j + 1, 2], strides: vec![1, 1] });
             let row = emit1(row, &[&words], location, Type::new(DType::I32, &[1, 2]));
-            emit1(Prim::Reshape { shape: Shape::from_slice(&[2]) }, &[&row], location, key_type())
+            emit1(Prim::Shape(ShapeOp::Reshape { shape: Shape::from_slice(&[2]) }), &[&row], location, key_type())
         })
         .collect()
 }
@@ -273,7 +274,7 @@ fn uniform_at(
     let scaled = binary(BinaryOp::Mul, &u, &splat(span, &out, location), location);
     let shifted = binary(BinaryOp::Add, &scaled, &splat(lo, &out, location), location);
     let (lo, below_hi) = (splat(lo, &out, location), splat(below_hi, &out, location));
-    emit1(Prim::Clamp, &[&lo, &shifted, &below_hi], location, out)
+    emit1(Prim::Ternary(TernaryOp::Clamp), &[&lo, &shifted, &below_hi], location, out)
 }
 
 fn bernoulli_at(key: &Tensor, p: f64, shape: &[usize], location: &'static Location<'static>) -> Tensor {
@@ -315,9 +316,9 @@ fn unit_uniforms<const N: usize>(
         limit[rank] = column + 1;
         let mut sliced: Shape = shape.into();
         sliced.push(1);
-        let prim = Prim::Slice { start, limit, strides: vec![1; rank + 1] };
+        let prim = Prim::Shape(ShapeOp::Slice { start, limit, strides: vec![1; rank + 1] });
         let column = emit1(prim, &[&words], location, Type::new(DType::I32, &sliced));
-        emit1(Prim::Reshape { shape: shape.into() }, &[&column], location, Type::new(DType::I32, shape))
+        emit1(Prim::Shape(ShapeOp::Reshape { shape: shape.into() }), &[&column], location, Type::new(DType::I32, shape))
     };
     let out = Type::new(dtype, shape);
     std::array::from_fn(|j| {
@@ -346,7 +347,7 @@ fn masked_float(words: &Tensor, mask: i32, out: &Type, location: &'static Locati
 }
 
 fn convert(x: &Tensor, dtype: DType, location: &'static Location<'static>) -> Tensor {
-    emit1(Prim::Convert { dtype }, &[x], location, x.ty().with_dtype(dtype))
+    emit1(Prim::Unary(UnaryOp::Convert { dtype }), &[x], location, x.ty().with_dtype(dtype))
 }
 
 /// A constant of type `ty` (a float dtype) holding `value` everywhere.
@@ -358,7 +359,7 @@ fn splat(value: f64, ty: &Type, location: &'static Location<'static>) -> Tensor 
 /// A constant of `shape` holding the rank-0 `scalar` everywhere.
 fn constant(scalar: Array, shape: &[usize], location: &'static Location<'static>) -> Tensor {
     let ty = Type::new(scalar.dtype(), shape);
-    emit1(Prim::Constant { value: scalar, shape: shape.into() }, &[], location, ty)
+    emit1(Prim::Shape(ShapeOp::Constant { value: scalar, shape: shape.into() }), &[], location, ty)
 }
 
 fn binary(op: BinaryOp, a: &Tensor, b: &Tensor, location: &'static Location<'static>) -> Tensor {

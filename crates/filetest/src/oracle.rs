@@ -13,6 +13,7 @@
 
 use crate::eval::{Run, collect_runs, parse_array};
 use ferrax_array::{Array, DType, Data};
+use ferrax_ir::prim::{LinalgOp, ReductionOp, UnaryOp};
 use ferrax_ir::{EvalOptions, Func, Prim, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -89,6 +90,13 @@ pub fn tolerance_of(func: &Func, eqn_index: usize) -> Tolerance {
         axes.iter().map(|&a| shape[a] as u64).product()
     };
     match &eqn.prim {
+        // x^0, x^1, x^2 and x^-1 round at most once, correctly. A longer product of n
+        // factors (and a reciprocal for y < 0) is within (n - 1 + [y < 0])·u of the
+        // exact power whatever the order of its multiplications, on either side.
+        Prim::Unary(UnaryOp::IntegerPow { y }) if !matches!(y, -1..=2) => {
+            let roundings = u64::from(y.unsigned_abs()) - 1 + u64::from(*y < 0);
+            Tolerance::Ulps(2 * roundings + 1)
+        }
         Prim::Unary(op) => match op.name() {
             "exp" | "log" | "log1p" | "expm1" | "sin" | "cos" | "tan" | "tanh" | "logistic" | "rsqrt" | "erf" => {
                 transcendental
@@ -96,21 +104,16 @@ pub fn tolerance_of(func: &Func, eqn_index: usize) -> Tolerance {
             _ => Tolerance::Exact,
         },
         Prim::Binary(op) if matches!(op.name(), "pow" | "atan2") => transcendental,
-        // x^0, x^1, x^2 and x^-1 round at most once, correctly. A longer product of n
-        // factors (and a reciprocal for y < 0) is within (n - 1 + [y < 0])·u of the
-        // exact power whatever the order of its multiplications, on either side.
-        Prim::IntegerPow { y } if !matches!(y, -1..=2) => {
-            let roundings = u64::from(y.unsigned_abs()) - 1 + u64::from(*y < 0);
-            Tolerance::Ulps(2 * roundings + 1)
-        }
-        Prim::Reduce { op, axes } => match op.name() {
+        Prim::Reduction(ReductionOp::Reduce { op, axes }) => match op.name() {
             "reduce_sum" => Tolerance::Sum { terms: extent(axes, eqn.inputs[0]) },
             // A product of n factors rounds n - 1 times on each side.
             "reduce_prod" => Tolerance::Product { factors: extent(axes, eqn.inputs[0]) },
             _ => Tolerance::Exact,
         },
-        Prim::Cumsum { axis, .. } => Tolerance::Sum { terms: extent(&[*axis], eqn.inputs[0]) },
-        Prim::DotGeneral(dims) => Tolerance::Sum { terms: extent(&dims.lhs_contract, eqn.inputs[0]) + 1 },
+        Prim::Reduction(ReductionOp::Cumsum { axis, .. }) => Tolerance::Sum { terms: extent(&[*axis], eqn.inputs[0]) },
+        Prim::Linalg(LinalgOp::DotGeneral(dims)) => {
+            Tolerance::Sum { terms: extent(&dims.lhs_contract, eqn.inputs[0]) + 1 }
+        }
         _ => Tolerance::Exact,
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::classify::{Class, class};
 use ferrax_ir::prim::Prim;
+use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, RandomOp, ReductionOp};
 use ferrax_ir::{Error, Func, Module, Place};
 use std::collections::HashSet;
 
@@ -34,19 +35,21 @@ pub fn check_schedule(module: &Module) -> Result<(), Error> {
         let Some(func) = module.func(&name) else { continue };
         for (i, eqn) in func.eqns.iter().enumerate() {
             match &eqn.prim {
-                Prim::Call { func: callee } => {
+                Prim::Control(ControlOp::Call { func: callee }) => {
                     let kernel = module.func(callee).ok_or_else(|| fail(func, Some(i), "calls a missing Func"))?;
                     if !is_kernel(kernel) {
                         return Err(fail(func, Some(i), format!("@{callee} is not a kernel")));
                     }
                     check_kernel(kernel)?;
                 }
-                Prim::DotGeneral(_)
-                | Prim::ScatterAdd { .. }
-                | Prim::DynamicUpdateSlice
-                | Prim::Cumsum { .. }
-                | Prim::RandomBits { .. } => {}
-                Prim::Cond { .. } | Prim::While { .. } | Prim::Scan(_) => {
+                Prim::Linalg(LinalgOp::DotGeneral(_))
+                | Prim::Index(IndexOp::ScatterAdd { .. })
+                | Prim::Index(IndexOp::DynamicUpdateSlice)
+                | Prim::Reduction(ReductionOp::Cumsum { .. })
+                | Prim::Random(RandomOp::RandomBits { .. }) => {}
+                Prim::Control(ControlOp::Cond { .. })
+                | Prim::Control(ControlOp::While { .. })
+                | Prim::Control(ControlOp::Scan(_)) => {
                     queue.extend(eqn.prim.callees().into_iter().map(String::from));
                 }
                 other => {

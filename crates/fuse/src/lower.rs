@@ -27,6 +27,7 @@
 //! the epilogue is elementwise on the reduced shape and fuses into the reduction.
 
 use ferrax_ir::array::{Array, DType, Data};
+use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, ShapeOp, TernaryOp};
 use ferrax_ir::prim::{DotDims, Prim};
 use ferrax_ir::{Eqn, Error, Func, Module, Type, Value};
 
@@ -37,10 +38,12 @@ pub(crate) fn lower_annotations(module: &Module) -> Result<Module, Error> {
     for func in plain.funcs.values_mut() {
         for eqn in &mut func.eqns {
             let callee = match &eqn.prim {
-                Prim::CustomJvp { func, .. } | Prim::CustomVjp { func, .. } | Prim::Remat { func, .. } => func.clone(),
+                Prim::Control(ControlOp::CustomJvp { func, .. })
+                | Prim::Control(ControlOp::CustomVjp { func, .. })
+                | Prim::Control(ControlOp::Remat { func, .. }) => func.clone(),
                 _ => continue,
             };
-            eqn.prim = Prim::Call { func: callee };
+            eqn.prim = Prim::Control(ControlOp::Call { func: callee });
         }
     }
     let inlined = ferrax_transform::inline_calls(&plain)?;
@@ -62,12 +65,12 @@ pub(crate) fn fold_dot_transposes(func: &Func) -> Func {
     }
     // Operand folds.
     for i in 0..out.eqns.len() {
-        let Prim::DotGeneral(dims) = &out.eqns[i].prim else { continue };
+        let Prim::Linalg(LinalgOp::DotGeneral(dims)) = &out.eqns[i].prim else { continue };
         let mut dims = dims.clone();
         let mut inputs = out.eqns[i].inputs.clone();
         for side in 0..2 {
             let Some(d) = defs[inputs[side].index()] else { continue };
-            let Prim::Transpose { perm } = &out.eqns[d].prim else { continue };
+            let Prim::Shape(ShapeOp::Transpose { perm }) = &out.eqns[d].prim else { continue };
             let rank = perm.len();
             let (contract, batch) = if side == 0 {
                 (&mut dims.lhs_contract, &mut dims.lhs_batch)
@@ -84,18 +87,18 @@ pub(crate) fn fold_dot_transposes(func: &Func) -> Func {
             }
             inputs[side] = out.eqns[d].inputs[0];
         }
-        out.eqns[i].prim = Prim::DotGeneral(dims);
+        out.eqns[i].prim = Prim::Linalg(LinalgOp::DotGeneral(dims));
         out.eqns[i].inputs = inputs;
     }
     // Result folds.
     for i in 0..out.eqns.len() {
-        let Prim::Transpose { perm } = &out.eqns[i].prim else { continue };
+        let Prim::Shape(ShapeOp::Transpose { perm }) = &out.eqns[i].prim else { continue };
         let z = out.eqns[i].inputs[0];
         let Some(d) = defs[z.index()] else { continue };
         if uses[z.index()] != 1 {
             continue;
         }
-        let Prim::DotGeneral(dims) = &out.eqns[d].prim else { continue };
+        let Prim::Linalg(LinalgOp::DotGeneral(dims)) = &out.eqns[d].prim else { continue };
         let (lhs, rhs) = (out.eqns[d].inputs[0], out.eqns[d].inputs[1]);
         let nb = dims.lhs_batch.len();
         let nl = dims.lhs_free(out.ty(lhs).shape.len()).len();
@@ -112,7 +115,7 @@ pub(crate) fn fold_dot_transposes(func: &Func) -> Func {
         };
         let t_out = out.eqns[i].outputs[0];
         let mut eqn = out.eqns[d].clone();
-        eqn.prim = Prim::DotGeneral(new_dims);
+        eqn.prim = Prim::Linalg(LinalgOp::DotGeneral(new_dims));
         eqn.inputs = [rhs, lhs].into_iter().collect();
         eqn.outputs = [t_out].into_iter().collect();
         // The new dot takes the transpose's place (its operands are defined before the
@@ -144,7 +147,7 @@ pub(crate) fn definers(func: &Func) -> Vec<Option<usize>> {
 /// The constant i32 scalar defined by equation `d`, if it is one.
 fn constant_i32(func: &Func, defs: &[Option<usize>], v: Value) -> Option<i64> {
     let eqn = &func.eqns[defs[v.index()]?];
-    let Prim::Constant { value, .. } = &eqn.prim else { return None };
+    let Prim::Shape(ShapeOp::Constant { value, .. }) = &eqn.prim else { return None };
     match value.data() {
         Data::I32(x) if x.len() == 1 => Some(i64::from(x[0])),
         _ => None,
@@ -158,7 +161,7 @@ pub(crate) fn static_update_slices(func: &Func) -> Func {
     let mut out = func.clone();
     out.eqns.clear();
     for eqn in &func.eqns {
-        if !matches!(eqn.prim, Prim::DynamicUpdateSlice) || eqn.inputs.len() < 2 {
+        if !matches!(eqn.prim, Prim::Index(IndexOp::DynamicUpdateSlice)) || eqn.inputs.len() < 2 {
             out.eqns.push(eqn.clone());
             continue;
         }
@@ -194,21 +197,21 @@ pub(crate) fn static_update_slices(func: &Func) -> Func {
             v
         };
         let interior = vec![0; low.len()];
-        let pad = Prim::Pad { low: low.clone(), high: high.clone(), interior };
+        let pad = Prim::Shape(ShapeOp::Pad { low: low.clone(), high: high.clone(), interior });
         let z = push(
             &mut out,
-            Prim::Constant { value: zero, shape: Vec::new().into() },
+            Prim::Shape(ShapeOp::Constant { value: zero, shape: Vec::new().into() }),
             vec![],
             Type::new(x_ty.dtype, &[]),
         );
         let padded = push(&mut out, pad.clone(), vec![update, z], x_ty.clone());
-        let t = Prim::Constant { value: Array::scalar_bool(true), shape: u_shape.clone() };
+        let t = Prim::Shape(ShapeOp::Constant { value: Array::scalar_bool(true), shape: u_shape.clone() });
         let ones = push(&mut out, t, vec![], Type::new(DType::Bool, &u_shape));
-        let f = Prim::Constant { value: Array::scalar_bool(false), shape: Vec::new().into() };
+        let f = Prim::Shape(ShapeOp::Constant { value: Array::scalar_bool(false), shape: Vec::new().into() });
         let no = push(&mut out, f, vec![], Type::new(DType::Bool, &[]));
         let mask = push(&mut out, pad, vec![ones, no], Type::new(DType::Bool, &x_ty.shape));
         out.eqns.push(Eqn {
-            prim: Prim::Select,
+            prim: Prim::Ternary(TernaryOp::Select),
             inputs: [mask, padded, x].into_iter().collect(),
             outputs: eqn.outputs.clone(),
             loc: eqn.loc.clone(),
@@ -244,7 +247,7 @@ pub(crate) fn sink_reshapes(func: &Func) -> Func {
                 moved.inputs = srcs.into_iter().collect();
                 moved.outputs = [inner].into_iter().collect();
                 out.eqns.push(moved);
-                let reshape = Prim::Reshape { shape: result_ty.shape.clone() };
+                let reshape = Prim::Shape(ShapeOp::Reshape { shape: result_ty.shape.clone() });
                 out.eqns.push(Eqn {
                     prim: reshape,
                     inputs: [inner].into_iter().collect(),
@@ -254,7 +257,7 @@ pub(crate) fn sink_reshapes(func: &Func) -> Func {
                 reshape_of[result.index()] = Some(out.eqns.len() - 1);
             }
             _ => {
-                if matches!(eqn.prim, Prim::Reshape { .. })
+                if matches!(eqn.prim, Prim::Shape(ShapeOp::Reshape { .. }))
                     && let Some(&o) = eqn.outputs.first()
                 {
                     reshape_of[o.index()] = Some(out.eqns.len());

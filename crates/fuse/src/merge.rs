@@ -15,11 +15,12 @@
 use crate::classify::{Class, class, is_elementwise};
 use crate::partition::{MAX_KERNEL_EQNS, MAX_KERNEL_PARAMS};
 use ferrax_ir::prim::Prim;
+use ferrax_ir::prim::{ControlOp, ReductionOp};
 use ferrax_ir::{Eqn, Func, Value};
 use std::collections::HashMap;
 
 fn is_reduction(prim: &Prim) -> bool {
-    matches!(prim, Prim::Reduce { .. } | Prim::ArgReduce { .. })
+    matches!(prim, Prim::Reduction(ReductionOp::Reduce { .. }) | Prim::Reduction(ReductionOp::ArgReduce { .. }))
 }
 
 /// The loop shape of kernel `k` when it has no reduction (its results' common shape).
@@ -113,7 +114,11 @@ fn try_merge(
     ea: &Eqn,
     eb: &Eqn,
 ) -> Option<Eqn> {
-    let (Prim::Call { func: na }, Prim::Call { func: nb }) = (&ea.prim, &eb.prim) else { return None };
+    let (Prim::Control(ControlOp::Call { func: na }), Prim::Control(ControlOp::Call { func: nb })) =
+        (&ea.prim, &eb.prim)
+    else {
+        return None;
+    };
     let (a, b) = (kernels.get(na)?, kernels.get(nb)?);
     let shape = elementwise_shape(a)?;
     if loop_shape(b)? != shape || computing(a) + computing(b) > MAX_KERNEL_EQNS {
@@ -181,7 +186,7 @@ fn try_merge(
     k.result_types = outs.iter().map(|&o| fused.ty(o).clone()).collect();
 
     let call = Eqn {
-        prim: Prim::Call { func: k.name.clone() },
+        prim: Prim::Control(ControlOp::Call { func: k.name.clone() }),
         inputs: params.into_iter().collect(),
         outputs: outs.into_iter().collect(),
         loc: ea.loc.clone(),

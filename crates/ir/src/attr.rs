@@ -1,11 +1,14 @@
 //! Attribute values: the static parameters of primitives and the attributes of Funcs.
 //!
-//! The text form writes them as `name=value`; a primitive declares its attributes in
-//! order (see `prim::Prim::attrs`), and parsing goes through [`AttrReader`], which
-//! reports a missing, unknown, duplicated or ill-typed attribute by name.
+//! The text form writes them as `name=value`. A primitive declares its attributes once,
+//! in one `visit_attrs` method per family that hands every attribute (name, kind,
+//! default) to an [`AttrVisitor`]: [`AttrWriter`] collects them for the printer
+//! (defaults included, in declared order), [`AttrReader`] fills them from the parsed
+//! text and reports a missing, unknown, duplicated or ill-typed attribute by name.
 
-use ferrax_array::DType;
+use ferrax_array::{Array, DType, Data, Shape, format_f32, format_f64};
 use std::fmt;
+use std::str::FromStr;
 
 /// One attribute value, as written in the text form.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,21 +138,24 @@ impl fmt::Display for AttrValue {
 /// Takes named attributes out of a parsed attribute list, with errors that name the
 /// attribute; [`AttrReader::finish`] rejects what is left over.
 #[derive(Debug)]
-pub struct AttrReader {
+pub struct AttrReader<'t> {
     op: String,
     attrs: Vec<(String, AttrValue)>,
+    out_types: &'t [crate::Type],
 }
 
-impl AttrReader {
-    /// A reader over the attributes written for `op`. Duplicates are an error.
-    pub fn new(op: &str, attrs: Vec<(String, AttrValue)>) -> Result<AttrReader, String> {
+impl<'t> AttrReader<'t> {
+    /// A reader over the attributes written for `op`, whose declared result types are
+    /// `out_types` (a constant's literal is read at its result type). Duplicates are an
+    /// error.
+    pub fn new(op: &str, attrs: Vec<(String, AttrValue)>, out_types: &'t [crate::Type]) -> Result<Self, String> {
         let mut seen = std::collections::HashSet::with_capacity(attrs.len());
         for (name, _) in &attrs {
             if !seen.insert(name.as_str()) {
                 return Err(format!("{op}: attribute '{name}' given twice"));
             }
         }
-        Ok(AttrReader { op: op.to_string(), attrs })
+        Ok(AttrReader { op: op.to_string(), attrs, out_types })
     }
 
     fn take_opt(&mut self, name: &str) -> Option<AttrValue> {
@@ -283,4 +289,261 @@ impl AttrReader {
             Some((name, _)) => Err(format!("{}: unknown attribute '{name}'", self.op)),
         }
     }
+}
+
+/// Walks the attributes of one primitive in declared order. Each method names one
+/// attribute, its kind (the method) and its default (where the text may omit it), and
+/// gets the field that holds it: the writer reads the field, the reader fills it.
+pub trait AttrVisitor {
+    /// A required `i32`.
+    fn i32(&mut self, name: &'static str, v: &mut i32) -> Result<(), String>;
+    /// A required non-negative integer.
+    fn usize(&mut self, name: &'static str, v: &mut usize) -> Result<(), String>;
+    /// A non-negative integer that is `default` when omitted or `none`.
+    fn usize_or(&mut self, name: &'static str, v: &mut usize, default: usize) -> Result<(), String>;
+    /// A non-negative integer or `none` (the default).
+    fn opt_usize(&mut self, name: &'static str, v: &mut Option<usize>) -> Result<(), String>;
+    /// A list of non-negative integers; `default` when omitted (required when `None`).
+    fn usizes(&mut self, name: &'static str, v: &mut Vec<usize>, default: Option<Vec<usize>>) -> Result<(), String>;
+    /// A required shape (a list of non-negative integers).
+    fn shape(&mut self, name: &'static str, v: &mut Shape) -> Result<(), String>;
+    /// A required list of integers.
+    fn ints(&mut self, name: &'static str, v: &mut Vec<i64>) -> Result<(), String>;
+    /// A bool with a default.
+    fn bool_or(&mut self, name: &'static str, v: &mut bool, default: bool) -> Result<(), String>;
+    /// A dtype; `default` when omitted (required when `None`).
+    fn dtype(&mut self, name: &'static str, v: &mut DType, default: Option<DType>) -> Result<(), String>;
+    /// A required string.
+    fn string(&mut self, name: &'static str, v: &mut String) -> Result<(), String>;
+    /// A value written as a string (`Display`/`FromStr`), `default` when omitted.
+    fn parsed<T: fmt::Display + FromStr<Err = String>>(
+        &mut self,
+        name: &'static str,
+        v: &mut T,
+        default: &str,
+    ) -> Result<(), String>;
+    /// A required Func reference.
+    fn func(&mut self, name: &'static str, v: &mut String) -> Result<(), String>;
+    /// A required list of Func references.
+    fn funcs(&mut self, name: &'static str, v: &mut Vec<String>) -> Result<(), String>;
+    /// A constant's literal (a scalar that splats, or every element) and its shape,
+    /// which the text takes from the declared result type.
+    fn literal(&mut self, name: &'static str, value: &mut Array, shape: &mut Shape) -> Result<(), String>;
+}
+
+/// Collects a primitive's attributes for the printer: every one, defaults included.
+#[derive(Debug, Default)]
+pub struct AttrWriter {
+    /// The attributes visited so far, in declared order.
+    pub attrs: Vec<(&'static str, AttrValue)>,
+}
+
+impl AttrWriter {
+    fn put(&mut self, name: &'static str, v: AttrValue) -> Result<(), String> {
+        self.attrs.push((name, v));
+        Ok(())
+    }
+}
+
+impl AttrVisitor for AttrWriter {
+    fn i32(&mut self, name: &'static str, v: &mut i32) -> Result<(), String> {
+        self.put(name, AttrValue::Int(i64::from(*v)))
+    }
+    fn usize(&mut self, name: &'static str, v: &mut usize) -> Result<(), String> {
+        self.put(name, AttrValue::Int(*v as i64))
+    }
+    fn usize_or(&mut self, name: &'static str, v: &mut usize, _: usize) -> Result<(), String> {
+        self.put(name, AttrValue::Int(*v as i64))
+    }
+    fn opt_usize(&mut self, name: &'static str, v: &mut Option<usize>) -> Result<(), String> {
+        self.put(name, v.map_or(AttrValue::None, |k| AttrValue::Int(k as i64)))
+    }
+    fn usizes(&mut self, name: &'static str, v: &mut Vec<usize>, _: Option<Vec<usize>>) -> Result<(), String> {
+        self.put(name, AttrValue::ints(v))
+    }
+    fn shape(&mut self, name: &'static str, v: &mut Shape) -> Result<(), String> {
+        self.put(name, AttrValue::ints(v))
+    }
+    fn ints(&mut self, name: &'static str, v: &mut Vec<i64>) -> Result<(), String> {
+        self.put(name, AttrValue::ints(v))
+    }
+    fn bool_or(&mut self, name: &'static str, v: &mut bool, _: bool) -> Result<(), String> {
+        self.put(name, AttrValue::Bool(*v))
+    }
+    fn dtype(&mut self, name: &'static str, v: &mut DType, _: Option<DType>) -> Result<(), String> {
+        self.put(name, AttrValue::DType(*v))
+    }
+    fn string(&mut self, name: &'static str, v: &mut String) -> Result<(), String> {
+        self.put(name, AttrValue::Str(v.clone()))
+    }
+    fn parsed<T: fmt::Display + FromStr<Err = String>>(
+        &mut self,
+        name: &'static str,
+        v: &mut T,
+        _: &str,
+    ) -> Result<(), String> {
+        self.put(name, AttrValue::Str(v.to_string()))
+    }
+    fn func(&mut self, name: &'static str, v: &mut String) -> Result<(), String> {
+        self.put(name, AttrValue::Func(v.clone()))
+    }
+    fn funcs(&mut self, name: &'static str, v: &mut Vec<String>) -> Result<(), String> {
+        self.put(name, AttrValue::funcs(v))
+    }
+    fn literal(&mut self, name: &'static str, value: &mut Array, _: &mut Shape) -> Result<(), String> {
+        self.put(name, literal_attr(value))
+    }
+}
+
+impl AttrVisitor for AttrReader<'_> {
+    fn i32(&mut self, name: &'static str, v: &mut i32) -> Result<(), String> {
+        let y = self.int(name)?;
+        *v = i32::try_from(y).map_err(|_| format!("{}: {name}={y} does not fit i32", self.op))?;
+        Ok(())
+    }
+    fn usize(&mut self, name: &'static str, v: &mut usize) -> Result<(), String> {
+        *v = AttrReader::usize(self, name)?;
+        Ok(())
+    }
+    fn usize_or(&mut self, name: &'static str, v: &mut usize, default: usize) -> Result<(), String> {
+        *v = AttrReader::opt_usize(self, name)?.unwrap_or(default);
+        Ok(())
+    }
+    fn opt_usize(&mut self, name: &'static str, v: &mut Option<usize>) -> Result<(), String> {
+        *v = AttrReader::opt_usize(self, name)?;
+        Ok(())
+    }
+    fn usizes(&mut self, name: &'static str, v: &mut Vec<usize>, default: Option<Vec<usize>>) -> Result<(), String> {
+        *v = AttrReader::usizes(self, name, default)?;
+        Ok(())
+    }
+    fn shape(&mut self, name: &'static str, v: &mut Shape) -> Result<(), String> {
+        *v = AttrReader::usizes(self, name, None)?.into();
+        Ok(())
+    }
+    fn ints(&mut self, name: &'static str, v: &mut Vec<i64>) -> Result<(), String> {
+        *v = AttrReader::ints(self, name)?;
+        Ok(())
+    }
+    fn bool_or(&mut self, name: &'static str, v: &mut bool, default: bool) -> Result<(), String> {
+        *v = AttrReader::bool_or(self, name, default)?;
+        Ok(())
+    }
+    fn dtype(&mut self, name: &'static str, v: &mut DType, default: Option<DType>) -> Result<(), String> {
+        *v = AttrReader::dtype(self, name, default)?;
+        Ok(())
+    }
+    fn string(&mut self, name: &'static str, v: &mut String) -> Result<(), String> {
+        *v = AttrReader::string(self, name, None)?;
+        Ok(())
+    }
+    fn parsed<T: fmt::Display + FromStr<Err = String>>(
+        &mut self,
+        name: &'static str,
+        v: &mut T,
+        default: &str,
+    ) -> Result<(), String> {
+        *v = AttrReader::string(self, name, Some(default))?.parse()?;
+        Ok(())
+    }
+    fn func(&mut self, name: &'static str, v: &mut String) -> Result<(), String> {
+        *v = AttrReader::func(self, name)?;
+        Ok(())
+    }
+    fn funcs(&mut self, name: &'static str, v: &mut Vec<String>) -> Result<(), String> {
+        *v = AttrReader::funcs(self, name)?;
+        Ok(())
+    }
+    fn literal(&mut self, name: &'static str, value: &mut Array, shape: &mut Shape) -> Result<(), String> {
+        let raw = self.raw(name)?;
+        let [ty] = self.out_types else {
+            return Err(format!("{}: has one result, {} declared", self.op, self.out_types.len()));
+        };
+        *value = literal_from_attr(&raw, ty)?;
+        *shape = ty.shape.clone();
+        Ok(())
+    }
+}
+
+/// A constant's literal as written: a scalar, or every element in C order.
+fn literal_attr(value: &Array) -> AttrValue {
+    let element = |i: usize| match value.data() {
+        Data::Bool(v) => AttrValue::Bool(v[i]),
+        Data::I32(v) => AttrValue::Int(i64::from(v[i])),
+        Data::F32(v) => AttrValue::Float(format_f32(v[i])),
+        Data::F64(v) => AttrValue::Float(format_f64(v[i])),
+    };
+    if value.rank() == 0 { element(0) } else { AttrValue::List((0..value.len()).map(element).collect()) }
+}
+
+/// The pattern of the attribute kinds that are not numbers (every one named, so that a
+/// new kind must be placed).
+macro_rules! not_a_number {
+    () => {
+        AttrValue::Bool(_)
+            | AttrValue::None
+            | AttrValue::DType(_)
+            | AttrValue::Func(_)
+            | AttrValue::Str(_)
+            | AttrValue::List(_)
+    };
+}
+
+/// A constant's literal read at its declared result type `ty`: a scalar (which splats)
+/// or a list of every element.
+fn literal_from_attr(value: &AttrValue, ty: &crate::Type) -> Result<Array, String> {
+    // Every kind named, so that a new attribute kind must be placed here.
+    let (items, shape): (Vec<&AttrValue>, Shape) = match value {
+        AttrValue::List(items) => (items.iter().collect(), ty.shape.clone()),
+        AttrValue::Int(_)
+        | AttrValue::Float(_)
+        | AttrValue::Bool(_)
+        | AttrValue::None
+        | AttrValue::DType(_)
+        | AttrValue::Func(_)
+        | AttrValue::Str(_) => (vec![value], Shape::new()),
+    };
+    let expected = ferrax_array::element_count(&shape).map_err(|e| format!("constant: {e}"))?;
+    if items.len() != expected {
+        return Err(format!("constant: value has {} elements but the type {ty} needs {expected}", items.len()));
+    }
+    let bad = |v: &AttrValue| format!("constant: {} `{v}` is not a {} value", v.kind(), ty.dtype);
+    let data = match ty.dtype {
+        DType::Bool => Data::Bool(
+            items
+                .iter()
+                .map(|v| if let AttrValue::Bool(b) = v { Ok(*b) } else { Err(bad(v)) })
+                .collect::<Result<_, _>>()?,
+        ),
+        DType::I32 => Data::I32(
+            items
+                .iter()
+                .map(|v| match v {
+                    AttrValue::Int(i) => i32::try_from(*i).map_err(|_| format!("constant: {i} does not fit i32")),
+                    AttrValue::Float(_) | not_a_number!() => Err(bad(v)),
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        DType::F32 => Data::F32(
+            items
+                .iter()
+                .map(|v| match v {
+                    AttrValue::Int(i) => Ok(*i as f32),
+                    AttrValue::Float(text) => parse_float::<f32>(text).ok_or_else(|| bad(v)),
+                    not_a_number!() => Err(bad(v)),
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        DType::F64 => Data::F64(
+            items
+                .iter()
+                .map(|v| match v {
+                    AttrValue::Int(i) => Ok(*i as f64),
+                    AttrValue::Float(text) => parse_float::<f64>(text).ok_or_else(|| bad(v)),
+                    not_a_number!() => Err(bad(v)),
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+    };
+    Array::new(shape, data).map_err(|e| format!("constant: {e}"))
 }

@@ -1,6 +1,7 @@
 //! `Builder`: constructs a Func equation by equation, inferring every result type
 //! with the primitives' type rules, so that what it builds always verifies.
 
+use crate::prim::ShapeOp;
 use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
 use ferrax_array::Array;
 use smallvec::SmallVec;
@@ -47,7 +48,8 @@ impl<'m> Builder<'m> {
 
     /// Adds `prim(inputs)`, returning its results; the type rule decides their types,
     /// and its error names this Func, the equation index and the primitive.
-    pub fn eqn(&mut self, prim: Prim, inputs: &[Value]) -> Result<SmallVec<[Value; 2]>, Error> {
+    pub fn eqn(&mut self, prim: impl Into<Prim>, inputs: &[Value]) -> Result<SmallVec<[Value; 2]>, Error> {
+        let prim = prim.into();
         let place =
             || Place { func: self.func.name.clone(), eqn: Some(self.func.eqns.len()), prim: Some(prim.name().into()) };
         let mut input_types = Vec::with_capacity(inputs.len());
@@ -80,7 +82,7 @@ impl<'m> Builder<'m> {
     /// Adds a constant holding `value` (its own shape).
     pub fn constant(&mut self, value: Array) -> Result<Value, Error> {
         let shape = value.shape().into();
-        self.eqn1(Prim::Constant { value, shape }, &[])
+        self.eqn1(Prim::Shape(ShapeOp::Constant { value, shape }), &[])
     }
 
     /// Finishes the Func, returning `results` (its result types are theirs).

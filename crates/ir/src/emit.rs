@@ -8,6 +8,7 @@
 //! written with: a jvp rule is a few lines of them.
 
 use crate::prim::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
+use crate::prim::{ReductionOp, ShapeOp, TernaryOp};
 use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 use smallvec::SmallVec;
@@ -71,7 +72,13 @@ impl Emitter {
     }
 
     /// Emits `prim(inputs)`; `module` resolves the Funcs a structured primitive names.
-    pub fn eqn(&mut self, module: &Module, prim: Prim, inputs: &[Value]) -> Result<SmallVec<[Value; 2]>, String> {
+    pub fn eqn(
+        &mut self,
+        module: &Module,
+        prim: impl Into<Prim>,
+        inputs: &[Value],
+    ) -> Result<SmallVec<[Value; 2]>, String> {
+        let prim = prim.into();
         if self.func.eqns.len() >= MAX_EQUATIONS {
             return Err(format!("the transformed Func @{} grows past {MAX_EQUATIONS} equations", self.func.name));
         }
@@ -88,7 +95,8 @@ impl Emitter {
     }
 
     /// Emits a single-result primitive that refers to no Func.
-    pub fn op(&mut self, prim: Prim, inputs: &[Value]) -> Result<Value, String> {
+    pub fn op(&mut self, prim: impl Into<Prim>, inputs: &[Value]) -> Result<Value, String> {
+        let prim = prim.into();
         let name = prim.name();
         let outputs = self.eqn(&Module::new(), prim, inputs)?;
         match outputs.as_slice() {
@@ -147,12 +155,12 @@ impl Emitter {
 
     /// `select(pred, on_true, on_false)`.
     pub fn select(&mut self, pred: Value, on_true: Value, on_false: Value) -> Result<Value, String> {
-        self.op(Prim::Select, &[pred, on_true, on_false])
+        self.op(Prim::Ternary(TernaryOp::Select), &[pred, on_true, on_false])
     }
 
     /// `x` converted to `dtype` (no equation when it already is).
     pub fn convert(&mut self, x: Value, dtype: DType) -> Result<Value, String> {
-        if self.ty(x).dtype == dtype { Ok(x) } else { self.op(Prim::Convert { dtype }, &[x]) }
+        if self.ty(x).dtype == dtype { Ok(x) } else { self.op(Prim::Unary(UnaryOp::Convert { dtype }), &[x]) }
     }
 
     /// A constant of type `ty` with every element `value` (rounded to the dtype; bool
@@ -169,7 +177,7 @@ impl Emitter {
             return Ok(made);
         }
         let scalar = Array::new(Shape::new(), data).map_err(|e| e.to_string())?;
-        let constant = self.op(Prim::Constant { value: scalar, shape: ty.shape.clone() }, &[])?;
+        let constant = self.op(Prim::Shape(ShapeOp::Constant { value: scalar, shape: ty.shape.clone() }), &[])?;
         self.splats.insert(constant, exact);
         self.made.insert(key, constant);
         Ok(constant)
@@ -192,22 +200,30 @@ impl Emitter {
         if identity {
             return Ok(x);
         }
-        self.op(Prim::BroadcastInDim { shape: shape.into(), dims: dims.to_vec() }, &[x])
+        self.op(Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.into(), dims: dims.to_vec() }), &[x])
     }
 
     /// `reshape[shape](x)` (no equation when the shape is already `shape`).
     pub fn reshape(&mut self, x: Value, shape: &[usize]) -> Result<Value, String> {
-        if self.ty(x).shape.as_slice() == shape { Ok(x) } else { self.op(Prim::Reshape { shape: shape.into() }, &[x]) }
+        if self.ty(x).shape.as_slice() == shape {
+            Ok(x)
+        } else {
+            self.op(Prim::Shape(ShapeOp::Reshape { shape: shape.into() }), &[x])
+        }
     }
 
     /// `transpose[perm](x)`.
     pub fn transpose(&mut self, x: Value, perm: &[usize]) -> Result<Value, String> {
-        self.op(Prim::Transpose { perm: perm.to_vec() }, &[x])
+        self.op(Prim::Shape(ShapeOp::Transpose { perm: perm.to_vec() }), &[x])
     }
 
     /// `reduce_sum[axes](x)` (no equation for no axes).
     pub fn reduce_sum(&mut self, x: Value, axes: &[usize]) -> Result<Value, String> {
-        if axes.is_empty() { Ok(x) } else { self.op(Prim::Reduce { op: ReduceOp::Sum, axes: axes.to_vec() }, &[x]) }
+        if axes.is_empty() {
+            Ok(x)
+        } else {
+            self.op(Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum, axes: axes.to_vec() }), &[x])
+        }
     }
 }
 
@@ -230,7 +246,7 @@ impl Emitter {
         let mut shape = ty.shape.clone();
         shape.insert(at, size);
         let dims: Vec<usize> = (0..ty.rank()).map(|a| if a < at { a } else { a + 1 }).collect();
-        self.op(Prim::BroadcastInDim { shape, dims }, &[x])
+        self.op(Prim::Shape(ShapeOp::BroadcastInDim { shape, dims }), &[x])
     }
 
     /// `x` batched at axis `to`: moved there if batched at `dim`, broadcast if unbatched.

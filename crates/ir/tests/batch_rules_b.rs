@@ -13,6 +13,7 @@
 
 use ferrax_ir::array::Data;
 use ferrax_ir::prim::batch::{BatchContext, BatchFunc};
+use ferrax_ir::prim::{IndexOp, ShapeOp};
 use ferrax_ir::testing::{Rng, random_array};
 use ferrax_ir::{Array, DType, Emitter, EvalOptions, Func, Module, Prim, Type, Value};
 
@@ -232,23 +233,23 @@ fn check_all(cases: &[Case]) {
 }
 
 fn broadcast(shape: &[usize], dims: &[usize]) -> Prim {
-    Prim::BroadcastInDim { shape: shape.into(), dims: dims.to_vec() }
+    Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.into(), dims: dims.to_vec() })
 }
 
 fn pad(low: &[i64], high: &[i64], interior: &[usize]) -> Prim {
-    Prim::Pad { low: low.to_vec(), high: high.to_vec(), interior: interior.to_vec() }
+    Prim::Shape(ShapeOp::Pad { low: low.to_vec(), high: high.to_vec(), interior: interior.to_vec() })
 }
 
 fn dynamic_slice(sizes: &[usize]) -> Prim {
-    Prim::DynamicSlice { sizes: sizes.to_vec() }
+    Prim::Index(IndexOp::DynamicSlice { sizes: sizes.to_vec() })
 }
 
 fn gather(axis: usize, batch_dims: usize) -> Prim {
-    Prim::Gather { axis, batch_dims }
+    Prim::Index(IndexOp::Gather { axis, batch_dims })
 }
 
 fn scatter_add(axis: usize, batch_dims: usize) -> Prim {
-    Prim::ScatterAdd { axis, batch_dims }
+    Prim::Index(IndexOp::ScatterAdd { axis, batch_dims })
 }
 
 #[test]
@@ -264,7 +265,7 @@ fn broadcast_in_dim() {
 
 #[test]
 fn reshape() {
-    let reshape = |shape: &[usize]| Prim::Reshape { shape: shape.into() };
+    let reshape = |shape: &[usize]| Prim::Shape(ShapeOp::Reshape { shape: shape.into() });
     check_all(&[
         case(reshape(&[3, 2]), vec![f32t(&[2, 3])]),
         case(reshape(&[6]), vec![i32t(&[2, 3])]),
@@ -275,7 +276,7 @@ fn reshape() {
 
 #[test]
 fn transpose() {
-    let transpose = |perm: &[usize]| Prim::Transpose { perm: perm.to_vec() };
+    let transpose = |perm: &[usize]| Prim::Shape(ShapeOp::Transpose { perm: perm.to_vec() });
     check_all(&[
         case(transpose(&[2, 0, 1]), vec![f32t(&[2, 3, 4])]),
         case(transpose(&[1, 0]), vec![ty(DType::Bool, &[2, 3])]),
@@ -285,7 +286,7 @@ fn transpose() {
 
 #[test]
 fn rev() {
-    let rev = |axes: &[usize]| Prim::Rev { axes: axes.to_vec() };
+    let rev = |axes: &[usize]| Prim::Shape(ShapeOp::Rev { axes: axes.to_vec() });
     check_all(&[
         case(rev(&[1]), vec![f32t(&[2, 3])]),
         case(rev(&[0, 1]), vec![i32t(&[2, 3])]),
@@ -295,10 +296,8 @@ fn rev() {
 
 #[test]
 fn slice() {
-    let slice = |start: &[usize], limit: &[usize], strides: &[usize]| Prim::Slice {
-        start: start.to_vec(),
-        limit: limit.to_vec(),
-        strides: strides.to_vec(),
+    let slice = |start: &[usize], limit: &[usize], strides: &[usize]| {
+        Prim::Shape(ShapeOp::Slice { start: start.to_vec(), limit: limit.to_vec(), strides: strides.to_vec() })
     };
     check_all(&[
         case(slice(&[1, 0], &[4, 5], &[2, 2]), vec![f32t(&[4, 5])]),
@@ -322,7 +321,7 @@ fn pad_with_batched_operand_and_padding_value() {
 
 #[test]
 fn concatenate() {
-    let concatenate = |axis| Prim::Concatenate { axis };
+    let concatenate = |axis| Prim::Shape(ShapeOp::Concatenate { axis });
     check_all(&[
         case(concatenate(1), vec![f32t(&[2, 1]), f32t(&[2, 0]), f32t(&[2, 2])]),
         case(concatenate(0), vec![i32t(&[1, 2]), i32t(&[3, 2])]),
@@ -334,8 +333,8 @@ fn concatenate() {
 fn iota_and_constant_are_never_batched() {
     let mut em = Emitter::new("f");
     let mut cx = NoBodies { module: Module::new(), size: 2 };
-    let iota = Prim::Iota { dtype: DType::I32, shape: [3].as_slice().into(), dim: 0 };
-    let constant = Prim::Constant { value: Array::scalar_f32(1.0), shape: [2].as_slice().into() };
+    let iota = Prim::Shape(ShapeOp::Iota { dtype: DType::I32, shape: [3].as_slice().into(), dim: 0 });
+    let constant = Prim::Shape(ShapeOp::Constant { value: Array::scalar_f32(1.0), shape: [2].as_slice().into() });
     for prim in [iota, constant] {
         assert!(prim.batch(&mut em, &mut cx, &[], &[]).is_err(), "{}", prim.name());
     }
@@ -357,7 +356,7 @@ fn dynamic_slice_with_batched_operand_or_indices() {
 #[test]
 fn dynamic_update_slice_with_batched_operand_update_or_indices() {
     let i = i32t(&[]);
-    let dus = Prim::DynamicUpdateSlice;
+    let dus = Prim::Index(IndexOp::DynamicUpdateSlice);
     check_all(&[
         indexed(dus.clone(), vec![f32t(&[4, 5]), f32t(&[2, 3]), i.clone(), i.clone()], [2, 3]),
         indexed(dus.clone(), vec![i32t(&[5]), i32t(&[2]), i.clone()], [2]),
@@ -377,7 +376,7 @@ fn dynamic_update_slice_keeps_infinities_exact() {
     let x = Array::from_f32(&[2, 3], vec![f32::INFINITY, 1.0, 2.0, 3.0, f32::NEG_INFINITY, 5.0]).unwrap();
     let u = Array::from_f32(&[1], vec![7.0]).unwrap();
     let starts = Array::from_i32(&[2], vec![0, 1]).unwrap();
-    let (got, d) = apply_batched(&Prim::DynamicUpdateSlice, &types, &dims, 2, &[x, u, starts]);
+    let (got, d) = apply_batched(&Prim::Index(IndexOp::DynamicUpdateSlice), &types, &dims, 2, &[x, u, starts]);
     let got = host_move_axis(&got, d, 0);
     assert_eq!(got.as_f32().unwrap(), &[7.0, 1.0, 2.0, 3.0, 7.0, 5.0]);
 }
@@ -436,7 +435,10 @@ fn unbatched_operands_stay_unbatched() {
     assert_eq!(ds, ["constant", "dynamic_slice"]);
     // broadcast_in_dim and transpose keep the batch axis where it is.
     assert_eq!(equations(&broadcast(&[2, 3], &[1]), &[f32t(&[3])], &[Some(0)]), ["broadcast_in_dim"]);
-    assert_eq!(equations(&Prim::Transpose { perm: vec![1, 0] }, &[f32t(&[2, 3])], &[Some(1)]), ["transpose"]);
+    assert_eq!(
+        equations(&Prim::Shape(ShapeOp::Transpose { perm: vec![1, 0] }), &[f32t(&[2, 3])], &[Some(1)]),
+        ["transpose"]
+    );
     // Batched start indices become gathers, never a dynamic_slice per example.
     let batched = equations(&dynamic_slice(&[2, 3]), &[f32t(&[4, 5]), i.clone(), i.clone()], &[None, Some(0), None]);
     assert_eq!(batched.iter().filter(|p| *p == "gather").count(), 1);
@@ -449,7 +451,7 @@ fn impossible_batch_axes_are_errors() {
     let x = em.param(f32t(&[2, 3]));
     let i = em.param(i32t(&[]));
     let mut cx = NoBodies { module: Module::new(), size: 2 };
-    let rev = Prim::Rev { axes: vec![0] };
+    let rev = Prim::Shape(ShapeOp::Rev { axes: vec![0] });
     // A batch axis past the value's rank, a count of batch axes that does not match the
     // inputs, and no batched input at all.
     assert!(rev.batch(&mut em, &mut cx, &[x], &[Some(2)]).is_err());
@@ -457,7 +459,7 @@ fn impossible_batch_axes_are_errors() {
     assert!(rev.batch(&mut em, &mut cx, &[x], &[None]).is_err());
     assert!(gather(0, 0).batch(&mut em, &mut cx, &[x, i], &[Some(0), Some(0)]).is_err());
     assert!(dynamic_slice(&[1, 1]).batch(&mut em, &mut cx, &[x, i], &[Some(0), None]).is_err());
-    assert!(Prim::DynamicUpdateSlice.batch(&mut em, &mut cx, &[x], &[Some(0)]).is_err());
+    assert!(Prim::Index(IndexOp::DynamicUpdateSlice).batch(&mut em, &mut cx, &[x], &[Some(0)]).is_err());
     assert!(pad(&[0], &[0], &[0]).batch(&mut em, &mut cx, &[x, x], &[Some(0), Some(1)]).is_err());
     assert!(scatter_add(0, 0).batch(&mut em, &mut cx, &[x, i, x], &[Some(0), None, Some(0)]).is_err());
 }

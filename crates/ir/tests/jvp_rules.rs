@@ -15,6 +15,7 @@
 
 use ferrax_ir::prim::ad::{JvpContext, JvpFunc};
 use ferrax_ir::prim::{ArgOp, BinaryOp, CompareOp, DotDims, ReduceOp, UnaryOp};
+use ferrax_ir::prim::{IndexOp, LinalgOp, ReductionOp, ShapeOp, TernaryOp};
 use ferrax_ir::{Array, Builder, DType, Emitter, EvalOptions, Func, Module, Prim, Shape, Type, Value};
 use std::collections::HashMap;
 
@@ -355,7 +356,7 @@ fn unary_rules_match_finite_differences() {
 #[test]
 fn integer_pow_matches_finite_differences() {
     for y in [-3, -1, 0, 1, 2, 3, 5] {
-        check_case(&Prim::IntegerPow { y }, &[floats(&[4], &GENERAL)], true);
+        check_case(&Prim::Unary(UnaryOp::IntegerPow { y }), &[floats(&[4], &GENERAL)], true);
     }
 }
 
@@ -377,12 +378,12 @@ fn binary_rules_match_finite_differences() {
 #[test]
 fn select_and_clamp_match_finite_differences() {
     let pred = bools(&[4], &[true, false, true, false]);
-    check_case(&Prim::Select, &[pred, floats(&[4], &GENERAL), floats(&[4], &POSITIVE)], true);
+    check_case(&Prim::Ternary(TernaryOp::Select), &[pred, floats(&[4], &GENERAL), floats(&[4], &POSITIVE)], true);
     // Below, inside, above, and lo > hi (the result is hi).
     let lo = floats(&[4], &[-1.0, -1.0, -1.0, 0.5]);
     let x = floats(&[4], &[-1.5, 0.3, 2.0, 0.1]);
     let hi = floats(&[4], &[1.0, 1.0, 1.0, 0.2]);
-    check_case(&Prim::Clamp, &[lo, x, hi], true);
+    check_case(&Prim::Ternary(TernaryOp::Clamp), &[lo, x, hi], true);
 }
 
 fn iota(shape: &[usize]) -> Vec<f64> {
@@ -394,21 +395,27 @@ fn iota(shape: &[usize]) -> Vec<f64> {
 fn structural_rules_match_finite_differences() {
     let m = floats(&[2, 3], &iota(&[2, 3]));
     let cases: Vec<(Prim, Vec<Arg>)> = vec![
-        (Prim::BroadcastInDim { shape: Shape::from(&[2, 3][..]), dims: vec![1] }, vec![floats(&[3], &iota(&[3]))]),
         (
-            Prim::BroadcastInDim { shape: Shape::from(&[4, 2, 3][..]), dims: vec![1, 2] },
+            Prim::Shape(ShapeOp::BroadcastInDim { shape: Shape::from(&[2, 3][..]), dims: vec![1] }),
+            vec![floats(&[3], &iota(&[3]))],
+        ),
+        (
+            Prim::Shape(ShapeOp::BroadcastInDim { shape: Shape::from(&[4, 2, 3][..]), dims: vec![1, 2] }),
             vec![floats(&[1, 3], &iota(&[1, 3]))],
         ),
-        (Prim::Reshape { shape: Shape::from(&[3, 2][..]) }, vec![m.clone()]),
-        (Prim::Transpose { perm: vec![1, 0] }, vec![m.clone()]),
-        (Prim::Rev { axes: vec![1] }, vec![m.clone()]),
+        (Prim::Shape(ShapeOp::Reshape { shape: Shape::from(&[3, 2][..]) }), vec![m.clone()]),
+        (Prim::Shape(ShapeOp::Transpose { perm: vec![1, 0] }), vec![m.clone()]),
+        (Prim::Shape(ShapeOp::Rev { axes: vec![1] }), vec![m.clone()]),
         (
-            Prim::Slice { start: vec![1, 0], limit: vec![4, 3], strides: vec![2, 2] },
+            Prim::Shape(ShapeOp::Slice { start: vec![1, 0], limit: vec![4, 3], strides: vec![2, 2] }),
             vec![floats(&[4, 3], &iota(&[4, 3]))],
         ),
-        (Prim::Pad { low: vec![1, -1], high: vec![0, 2], interior: vec![1, 0] }, vec![m.clone(), floats(&[], &[0.75])]),
         (
-            Prim::Concatenate { axis: 1 },
+            Prim::Shape(ShapeOp::Pad { low: vec![1, -1], high: vec![0, 2], interior: vec![1, 0] }),
+            vec![m.clone(), floats(&[], &[0.75])],
+        ),
+        (
+            Prim::Shape(ShapeOp::Concatenate { axis: 1 }),
             vec![floats(&[2, 1], &[0.5, -0.25]), m.clone(), floats(&[2, 2], &[1.0, 2.0, 3.0, 4.0])],
         ),
     ];
@@ -422,15 +429,18 @@ fn index_rules_match_finite_differences() {
     let x = floats(&[4, 3], &iota(&[4, 3]));
     let cases: Vec<(Prim, Vec<Arg>)> = vec![
         // The second index is clamped to fit.
-        (Prim::DynamicSlice { sizes: vec![2, 2] }, vec![x.clone(), scalar_index(1), scalar_index(5)]),
+        (Prim::Index(IndexOp::DynamicSlice { sizes: vec![2, 2] }), vec![x.clone(), scalar_index(1), scalar_index(5)]),
         (
-            Prim::DynamicUpdateSlice,
+            Prim::Index(IndexOp::DynamicUpdateSlice),
             vec![x.clone(), floats(&[2, 2], &[9.0, -8.0, 7.0, -6.0]), scalar_index(3), scalar_index(0)],
         ),
-        (Prim::Gather { axis: 1, batch_dims: 0 }, vec![x.clone(), ints(&[3], &[2, 0, 2])]),
-        (Prim::Gather { axis: 1, batch_dims: 1 }, vec![x.clone(), ints(&[4, 2], &[0, 1, 2, 2, 1, 0, 0, 0])]),
+        (Prim::Index(IndexOp::Gather { axis: 1, batch_dims: 0 }), vec![x.clone(), ints(&[3], &[2, 0, 2])]),
         (
-            Prim::ScatterAdd { axis: 0, batch_dims: 0 },
+            Prim::Index(IndexOp::Gather { axis: 1, batch_dims: 1 }),
+            vec![x.clone(), ints(&[4, 2], &[0, 1, 2, 2, 1, 0, 0, 0])],
+        ),
+        (
+            Prim::Index(IndexOp::ScatterAdd { axis: 0, batch_dims: 0 }),
             vec![x.clone(), ints(&[3], &[1, 1, 3]), floats(&[3, 3], &iota(&[3, 3]))],
         ),
     ];
@@ -444,17 +454,17 @@ fn reduction_rules_match_finite_differences() {
     let x = floats(&[2, 3], &[0.4, -1.2, 2.1, 1.7, 0.3, -0.8]);
     for op in [ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod] {
         for axes in [vec![1], vec![0], vec![0, 1], vec![]] {
-            check_case(&Prim::Reduce { op, axes }, std::slice::from_ref(&x), true);
+            check_case(&Prim::Reduction(ReductionOp::Reduce { op, axes }), std::slice::from_ref(&x), true);
         }
     }
     // One zero in a row, two, three, none: first and second order are exact at zeros.
     let with_zeros = floats(&[4, 3], &[2.0, 0.0, 3.0, 0.0, 1.5, 0.0, 0.0, 0.0, 0.0, 1.2, -0.7, 2.0]);
-    check_case(&Prim::Reduce { op: ReduceOp::Prod, axes: vec![1] }, &[with_zeros], true);
+    check_case(&Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Prod, axes: vec![1] }), &[with_zeros], true);
     for reverse in [false, true] {
-        check_case(&Prim::Cumsum { axis: 1, reverse }, std::slice::from_ref(&x), true);
-        check_case(&Prim::Cumsum { axis: 0, reverse }, std::slice::from_ref(&x), true);
+        check_case(&Prim::Reduction(ReductionOp::Cumsum { axis: 1, reverse }), std::slice::from_ref(&x), true);
+        check_case(&Prim::Reduction(ReductionOp::Cumsum { axis: 0, reverse }), std::slice::from_ref(&x), true);
     }
-    let arg = Prim::ArgReduce { op: ArgOp::Argmax, axis: 1, index_dtype: DType::I32 };
+    let arg = Prim::Reduction(ReductionOp::ArgReduce { op: ArgOp::Argmax, axis: 1, index_dtype: DType::I32 });
     check_case(&arg, &[x], true);
 }
 
@@ -470,10 +480,14 @@ fn dims(lhs_contract: &[usize], rhs_contract: &[usize], lhs_batch: &[usize], rhs
 #[test]
 fn dot_general_matches_finite_differences() {
     let matmul = dims(&[1], &[0], &[], &[]);
-    check_case(&Prim::DotGeneral(matmul), &[floats(&[2, 3], &iota(&[2, 3])), floats(&[3, 4], &iota(&[3, 4]))], true);
+    check_case(
+        &Prim::Linalg(LinalgOp::DotGeneral(matmul)),
+        &[floats(&[2, 3], &iota(&[2, 3])), floats(&[3, 4], &iota(&[3, 4]))],
+        true,
+    );
     let batched = dims(&[2], &[1], &[0], &[0]);
     let args = [floats(&[2, 3, 4], &iota(&[2, 3, 4])), floats(&[2, 4, 2], &iota(&[2, 4, 2]))];
-    check_case(&Prim::DotGeneral(batched), &args, true);
+    check_case(&Prim::Linalg(LinalgOp::DotGeneral(batched)), &args, true);
 }
 
 // ---- special points ----
@@ -512,20 +526,28 @@ fn max_and_min_split_ties_evenly() {
 fn reductions_at_ties_and_zeros() {
     let x = floats(&[2, 3], &[3.0, 1.0, 3.0, -2.0, -2.0, -2.0]);
     let t = vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0];
-    let got =
-        tangents_at(&Prim::Reduce { op: ReduceOp::Max, axes: vec![1] }, std::slice::from_ref(&x), &[Some(t.clone())]);
+    let got = tangents_at(
+        &Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Max, axes: vec![1] }),
+        std::slice::from_ref(&x),
+        &[Some(t.clone())],
+    );
     assert_eq!(got, vec![vec![2.5, 56.0 / 3.0]]);
-    let got = tangents_at(&Prim::Reduce { op: ReduceOp::Min, axes: vec![1] }, &[x], &[Some(t)]);
+    let got = tangents_at(&Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Min, axes: vec![1] }), &[x], &[Some(t)]);
     assert_eq!(got, vec![vec![2.0, 56.0 / 3.0]]);
     // reduce_prod: with one zero only its own tangent counts; with two, nothing does.
     let x = floats(&[3, 3], &[2.0, 0.0, 3.0, 0.0, 1.5, 0.0, 0.5, 4.0, 2.0]);
     let t = vec![1.0, 10.0, 100.0, 1.0, 10.0, 100.0, 1.0, 10.0, 100.0];
-    let got = tangents_at(&Prim::Reduce { op: ReduceOp::Prod, axes: vec![1] }, &[x], &[Some(t)]);
+    let got =
+        tangents_at(&Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Prod, axes: vec![1] }), &[x], &[Some(t)]);
     assert_eq!(got, vec![vec![60.0, 0.0, 8.0 + 10.0 + 200.0]]);
     // Zero elements: the result is the identity, a constant.
     let empty = Arg::Float(vec![2, 0], vec![]);
     for op in ReduceOp::ALL {
-        let got = tangents_at(&Prim::Reduce { op, axes: vec![1] }, std::slice::from_ref(&empty), &[Some(vec![])]);
+        let got = tangents_at(
+            &Prim::Reduction(ReductionOp::Reduce { op, axes: vec![1] }),
+            std::slice::from_ref(&empty),
+            &[Some(vec![])],
+        );
         assert_eq!(got, vec![vec![0.0, 0.0]], "{}", op.name());
     }
 }
@@ -543,7 +565,7 @@ fn kinks_and_singular_points() {
     // clamp: ties go to x; lo > hi gives hi.
     let (lo, x, hi) = (floats(&[3], &[0.0, 0.0, 1.0]), floats(&[3], &[0.0, 1.0, 0.5]), floats(&[3], &[1.0, 1.0, 0.0]));
     let t = |v: f64| Some(vec![v; 3]);
-    let got = tangents_at(&Prim::Clamp, &[lo, x, hi], &[t(1.0), t(10.0), t(100.0)]);
+    let got = tangents_at(&Prim::Ternary(TernaryOp::Clamp), &[lo, x, hi], &[t(1.0), t(10.0), t(100.0)]);
     assert_eq!(got, vec![vec![10.0, 10.0, 100.0]]);
     // rem: the quotient of the computed remainder.
     let x = floats(&[2], &[7.5, -7.5]);
@@ -557,13 +579,14 @@ fn convert_between_floats_and_to_integers() {
     let x = floats(&[3], &[0.1, -2.5, 3.0]);
     let t = vec![0.5, 0.25, -1.0];
     for (from, to) in [(DType::F64, DType::F32), (DType::F32, DType::F64), (DType::F64, DType::F64)] {
-        let func = primal(&Prim::Convert { dtype: to }, std::slice::from_ref(&x), from);
+        let func = primal(&Prim::Unary(UnaryOp::Convert { dtype: to }), std::slice::from_ref(&x), from);
         let out = run(&jvp(&func, &[true]), &[x.array(from, None, 0.0), float_array(from, &[3], &t)]);
         assert_eq!(out[1].dtype(), to);
         assert_eq!(out[1].to_f64_vec(), t, "convert {from} -> {to}");
     }
     for to in [DType::I32, DType::Bool] {
-        let (func, outputs, names) = rule(&Prim::Convert { dtype: to }, &[Type::new(DType::F32, &[3])], &[true]);
+        let (func, outputs, names) =
+            rule(&Prim::Unary(UnaryOp::Convert { dtype: to }), &[Type::new(DType::F32, &[3])], &[true]);
         assert_eq!((outputs, names.len()), (vec![false], 0), "{}", func.name);
     }
 }
@@ -605,30 +628,35 @@ fn zero_tangents_cost_nothing() {
         (binary(BinaryOp::Div), vec![f.clone(), f.clone()], vec![true, false], vec!["div"]),
         (binary(BinaryOp::Rem), vec![f.clone(), f.clone()], vec![true, false], vec![]),
         (Prim::Unary(UnaryOp::Exp), vec![f.clone()], vec![true], vec!["mul"]),
-        (Prim::IntegerPow { y: 1 }, vec![f.clone()], vec![true], vec![]),
-        (Prim::Convert { dtype: DType::F32 }, vec![f.clone()], vec![true], vec![]),
+        (Prim::Unary(UnaryOp::IntegerPow { y: 1 }), vec![f.clone()], vec![true], vec![]),
+        (Prim::Unary(UnaryOp::Convert { dtype: DType::F32 }), vec![f.clone()], vec![true], vec![]),
         (
-            Prim::DotGeneral(dims(&[1], &[0], &[], &[])),
+            Prim::Linalg(LinalgOp::DotGeneral(dims(&[1], &[0], &[], &[]))),
             vec![m.clone(), Type::new(DType::F64, &[3, 2])],
             vec![true, false],
             vec!["dot_general"],
         ),
         (
-            Prim::ScatterAdd { axis: 0, batch_dims: 0 },
+            Prim::Index(IndexOp::ScatterAdd { axis: 0, batch_dims: 0 }),
             vec![m.clone(), Type::new(DType::I32, &[4]), Type::new(DType::F64, &[4, 3])],
             vec![true, false, false],
             vec![],
         ),
         (
-            Prim::DynamicSlice { sizes: vec![1, 2] },
+            Prim::Index(IndexOp::DynamicSlice { sizes: vec![1, 2] }),
             vec![m.clone(), idx.clone(), idx.clone()],
             vec![true, false, false],
             vec!["dynamic_slice"],
         ),
-        (Prim::Reduce { op: ReduceOp::Sum, axes: vec![0] }, vec![m.clone()], vec![true], vec!["reduce_sum"]),
-        (Prim::Reduce { op: ReduceOp::Max, axes: vec![] }, vec![m.clone()], vec![true], vec![]),
-        (Prim::Cumsum { axis: 1, reverse: true }, vec![m.clone()], vec![true], vec!["cumsum"]),
-        (Prim::Transpose { perm: vec![1, 0] }, vec![m.clone()], vec![true], vec!["transpose"]),
+        (
+            Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum, axes: vec![0] }),
+            vec![m.clone()],
+            vec![true],
+            vec!["reduce_sum"],
+        ),
+        (Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Max, axes: vec![] }), vec![m.clone()], vec![true], vec![]),
+        (Prim::Reduction(ReductionOp::Cumsum { axis: 1, reverse: true }), vec![m.clone()], vec![true], vec!["cumsum"]),
+        (Prim::Shape(ShapeOp::Transpose { perm: vec![1, 0] }), vec![m.clone()], vec![true], vec!["transpose"]),
     ];
     for (prim, types, nonzero, want) in cases {
         let (_, outputs, names) = rule(&prim, &types, &nonzero);
@@ -654,23 +682,27 @@ fn zero_and_integer_results_have_no_tangent() {
         (Prim::Unary(UnaryOp::IsFinite), vec![f.clone()], vec![true]),
         (Prim::Unary(UnaryOp::Not), vec![b.clone()], vec![false]),
         (Prim::Unary(UnaryOp::Neg), vec![i.clone()], vec![false]),
-        (Prim::IntegerPow { y: 0 }, vec![f.clone()], vec![true]),
+        (Prim::Unary(UnaryOp::IntegerPow { y: 0 }), vec![f.clone()], vec![true]),
         (Prim::Binary(BinaryOp::And), vec![b.clone(), b.clone()], vec![false, false]),
         (Prim::Binary(BinaryOp::Mul), vec![i.clone(), i.clone()], vec![false, false]),
         (Prim::Compare(CompareOp::Lt), vec![f.clone(), f.clone()], vec![true, true]),
-        (Prim::ArgReduce { op: ArgOp::Argmin, axis: 0, index_dtype: DType::I32 }, vec![f.clone()], vec![true]),
-        (Prim::Convert { dtype: DType::F32 }, vec![i.clone()], vec![false]),
-        (Prim::Reduce { op: ReduceOp::Max, axes: vec![0] }, vec![f.clone()], vec![false]),
+        (
+            Prim::Reduction(ReductionOp::ArgReduce { op: ArgOp::Argmin, axis: 0, index_dtype: DType::I32 }),
+            vec![f.clone()],
+            vec![true],
+        ),
+        (Prim::Unary(UnaryOp::Convert { dtype: DType::F32 }), vec![i.clone()], vec![false]),
+        (Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Max, axes: vec![0] }), vec![f.clone()], vec![false]),
         // No tangent in: nothing emitted, even by the rules that compare primals first.
         (Prim::Binary(BinaryOp::Max), vec![f.clone(), f.clone()], vec![false, false]),
         (Prim::Binary(BinaryOp::Min), vec![f.clone(), f.clone()], vec![false, false]),
-        (Prim::Select, vec![b.clone(), f.clone(), f.clone()], vec![false, false, false]),
-        (Prim::Clamp, vec![f.clone(), f.clone(), f.clone()], vec![false, false, false]),
+        (Prim::Ternary(TernaryOp::Select), vec![b.clone(), f.clone(), f.clone()], vec![false, false, false]),
+        (Prim::Ternary(TernaryOp::Clamp), vec![f.clone(), f.clone(), f.clone()], vec![false, false, false]),
         // Integer results have no tangent even when a caller hands the operands one.
         (Prim::Binary(BinaryOp::Add), vec![i.clone(), i.clone()], vec![true, true]),
         (Prim::Binary(BinaryOp::Mul), vec![i.clone(), i.clone()], vec![true, false]),
-        (Prim::Select, vec![b.clone(), i.clone(), i.clone()], vec![false, true, true]),
-        (Prim::Clamp, vec![i.clone(), i.clone(), i.clone()], vec![true, true, true]),
+        (Prim::Ternary(TernaryOp::Select), vec![b.clone(), i.clone(), i.clone()], vec![false, true, true]),
+        (Prim::Ternary(TernaryOp::Clamp), vec![i.clone(), i.clone(), i.clone()], vec![true, true, true]),
     ];
     for (prim, types, nonzero) in cases {
         let (_, outputs, names) = rule(&prim, &types, &nonzero);

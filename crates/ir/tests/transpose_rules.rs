@@ -11,6 +11,7 @@
 use ferrax_ir::array::Budget;
 use ferrax_ir::prim::ad::{LinearIn, TransposeContext};
 use ferrax_ir::prim::{BinaryOp, DotDims, ReduceOp, UnaryOp};
+use ferrax_ir::prim::{IndexOp, LinalgOp, ReductionOp, ShapeOp, TernaryOp};
 use ferrax_ir::testing::{Rng, random_array};
 use ferrax_ir::{Array, DType, Emitter, EvalOptions, Func, Module, Prim, PrintOptions, Type, Value};
 
@@ -201,10 +202,14 @@ fn neg() {
 
 #[test]
 fn convert_between_floats() {
-    check(Prim::Convert { dtype: DType::F64 }, vec![lin(&[2, 3])]);
+    check(Prim::Unary(UnaryOp::Convert { dtype: DType::F64 }), vec![lin(&[2, 3])]);
     // f32 rounding of the cotangent or the operand limits the agreement.
-    check_with(Prim::Convert { dtype: DType::F32 }, vec![lin(&[4])], 1e-6);
-    check_with(Prim::Convert { dtype: DType::F64 }, vec![In::Linear(Type::new(DType::F32, &[3, 1]))], 1e-6);
+    check_with(Prim::Unary(UnaryOp::Convert { dtype: DType::F32 }), vec![lin(&[4])], 1e-6);
+    check_with(
+        Prim::Unary(UnaryOp::Convert { dtype: DType::F64 }),
+        vec![In::Linear(Type::new(DType::F32, &[3, 1]))],
+        1e-6,
+    );
 }
 
 #[test]
@@ -237,17 +242,17 @@ fn div_with_linear_numerator() {
 #[test]
 fn select_with_residual_predicate() {
     let pred = Array::from_bool(&[2, 3], vec![true, false, false, true, true, false]).unwrap();
-    check(Prim::Select, vec![In::Residual(pred.clone()), lin(&[2, 3]), lin(&[2, 3])]);
-    check(Prim::Select, vec![In::Residual(pred.clone()), res(&[2, 3], 5), lin(&[2, 3])]);
-    check(Prim::Select, vec![In::Residual(pred), lin(&[2, 3]), res(&[2, 3], 6)]);
-    check(Prim::Select, vec![In::Residual(Array::scalar_bool(true)), lin(&[]), lin(&[])]);
+    check(Prim::Ternary(TernaryOp::Select), vec![In::Residual(pred.clone()), lin(&[2, 3]), lin(&[2, 3])]);
+    check(Prim::Ternary(TernaryOp::Select), vec![In::Residual(pred.clone()), res(&[2, 3], 5), lin(&[2, 3])]);
+    check(Prim::Ternary(TernaryOp::Select), vec![In::Residual(pred), lin(&[2, 3]), res(&[2, 3], 6)]);
+    check(Prim::Ternary(TernaryOp::Select), vec![In::Residual(Array::scalar_bool(true)), lin(&[]), lin(&[])]);
 }
 
 // ---- structural ----
 
 /// `broadcast_in_dim[shape, dims]`.
 fn broadcast(shape: &[usize], dims: &[usize]) -> Prim {
-    Prim::BroadcastInDim { shape: shape.into(), dims: dims.to_vec() }
+    Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.into(), dims: dims.to_vec() })
 }
 
 #[test]
@@ -265,7 +270,7 @@ fn broadcast_in_dim() {
 
 #[test]
 fn reshape() {
-    let prim = |shape: &[usize]| Prim::Reshape { shape: shape.into() };
+    let prim = |shape: &[usize]| Prim::Shape(ShapeOp::Reshape { shape: shape.into() });
     check(prim(&[3, 2]), vec![lin(&[2, 3])]);
     check(prim(&[1, 6, 1]), vec![lin(&[6])]);
     check(prim(&[1, 1]), vec![lin(&[])]);
@@ -274,7 +279,7 @@ fn reshape() {
 
 #[test]
 fn transpose() {
-    let prim = |perm: &[usize]| Prim::Transpose { perm: perm.to_vec() };
+    let prim = |perm: &[usize]| Prim::Shape(ShapeOp::Transpose { perm: perm.to_vec() });
     check(prim(&[2, 0, 1]), vec![lin(&[2, 3, 4])]);
     check(prim(&[1, 2, 0]), vec![lin(&[2, 3, 4])]);
     check(prim(&[1, 0]), vec![lin(&[2, 1])]);
@@ -284,7 +289,7 @@ fn transpose() {
 
 #[test]
 fn rev() {
-    let prim = |axes: &[usize]| Prim::Rev { axes: axes.to_vec() };
+    let prim = |axes: &[usize]| Prim::Shape(ShapeOp::Rev { axes: axes.to_vec() });
     check(prim(&[0, 2]), vec![lin(&[2, 3, 4])]);
     check(prim(&[1]), vec![lin(&[3, 1])]);
     check(prim(&[]), vec![lin(&[3])]);
@@ -292,7 +297,7 @@ fn rev() {
 
 /// `slice[start, limit, strides]`.
 fn slice(start: &[usize], limit: &[usize], strides: &[usize]) -> Prim {
-    Prim::Slice { start: start.to_vec(), limit: limit.to_vec(), strides: strides.to_vec() }
+    Prim::Shape(ShapeOp::Slice { start: start.to_vec(), limit: limit.to_vec(), strides: strides.to_vec() })
 }
 
 #[test]
@@ -307,7 +312,7 @@ fn slice_strided_and_empty() {
 
 /// `pad[low, high, interior]`.
 fn pad(low: &[i64], high: &[i64], interior: &[usize]) -> Prim {
-    Prim::Pad { low: low.to_vec(), high: high.to_vec(), interior: interior.to_vec() }
+    Prim::Shape(ShapeOp::Pad { low: low.to_vec(), high: high.to_vec(), interior: interior.to_vec() })
 }
 
 #[test]
@@ -331,28 +336,28 @@ fn pad_with_negative_and_interior_padding() {
 
 #[test]
 fn concatenate_of_three() {
-    let prim = Prim::Concatenate { axis: 1 };
+    let prim = Prim::Shape(ShapeOp::Concatenate { axis: 1 });
     check(prim.clone(), vec![lin(&[2, 1]), lin(&[2, 3]), lin(&[2, 2])]);
     check(prim.clone(), vec![lin(&[2, 1]), res(&[2, 3], 9), lin(&[2, 2])]);
     check(prim, vec![res(&[2, 1], 10), lin(&[2, 0]), lin(&[2, 2])]);
-    check(Prim::Concatenate { axis: 0 }, vec![lin(&[1]), lin(&[4]), lin(&[2])]);
+    check(Prim::Shape(ShapeOp::Concatenate { axis: 0 }), vec![lin(&[1]), lin(&[4]), lin(&[2])]);
 }
 
 // ---- indexing ----
 
 #[test]
 fn dynamic_slice_at_clamped_positions() {
-    let prim = Prim::DynamicSlice { sizes: vec![2, 3] };
+    let prim = Prim::Index(IndexOp::DynamicSlice { sizes: vec![2, 3] });
     for (i, j) in [(1, 2), (4, -3), (100, 100), (-1, 3)] {
         check(prim.clone(), vec![lin(&[5, 6]), start(i), start(j)]);
     }
-    check(Prim::DynamicSlice { sizes: vec![] }, vec![lin(&[])]);
-    check(Prim::DynamicSlice { sizes: vec![1] }, vec![lin(&[1]), start(7)]);
+    check(Prim::Index(IndexOp::DynamicSlice { sizes: vec![] }), vec![lin(&[])]);
+    check(Prim::Index(IndexOp::DynamicSlice { sizes: vec![1] }), vec![lin(&[1]), start(7)]);
 }
 
 #[test]
 fn dynamic_update_slice_at_clamped_positions() {
-    let prim = Prim::DynamicUpdateSlice;
+    let prim = Prim::Index(IndexOp::DynamicUpdateSlice);
     for (i, j) in [(1, 2), (4, 5), (-2, 100), (0, 0)] {
         check(prim.clone(), vec![lin(&[5, 6]), lin(&[2, 3]), start(i), start(j)]);
         check(prim.clone(), vec![lin(&[5, 6]), res(&[2, 3], 11), start(i), start(j)]);
@@ -365,26 +370,26 @@ fn dynamic_update_slice_at_clamped_positions() {
 #[test]
 fn gather_with_duplicate_and_clamped_indices() {
     let idx = || indices(&[6], &[1, 1, 3, 0, 7, -2]);
-    check(Prim::Gather { axis: 0, batch_dims: 0 }, vec![lin(&[4, 3]), idx()]);
-    check(Prim::Gather { axis: 1, batch_dims: 0 }, vec![lin(&[2, 4]), idx()]);
-    check(Prim::Gather { axis: 0, batch_dims: 0 }, vec![lin(&[4]), indices(&[], &[2])]);
-    check(Prim::Gather { axis: 0, batch_dims: 0 }, vec![lin(&[3, 2]), indices(&[2, 2], &[2, 2, 0, 2])]);
+    check(Prim::Index(IndexOp::Gather { axis: 0, batch_dims: 0 }), vec![lin(&[4, 3]), idx()]);
+    check(Prim::Index(IndexOp::Gather { axis: 1, batch_dims: 0 }), vec![lin(&[2, 4]), idx()]);
+    check(Prim::Index(IndexOp::Gather { axis: 0, batch_dims: 0 }), vec![lin(&[4]), indices(&[], &[2])]);
+    check(Prim::Index(IndexOp::Gather { axis: 0, batch_dims: 0 }), vec![lin(&[3, 2]), indices(&[2, 2], &[2, 2, 0, 2])]);
     // One batch axis: each batch row takes its own indices.
     let batched = indices(&[2, 5], &[0, 3, 3, 1, 3, 2, 2, 9, 0, 2]);
-    check(Prim::Gather { axis: 1, batch_dims: 1 }, vec![lin(&[2, 4, 3]), batched]);
+    check(Prim::Index(IndexOp::Gather { axis: 1, batch_dims: 1 }), vec![lin(&[2, 4, 3]), batched]);
     let batched = indices(&[2, 3], &[1, 1, 0, 0, 2, 0]);
-    check(Prim::Gather { axis: 2, batch_dims: 1 }, vec![lin(&[2, 2, 3]), batched]);
+    check(Prim::Index(IndexOp::Gather { axis: 2, batch_dims: 1 }), vec![lin(&[2, 2, 3]), batched]);
 }
 
 #[test]
 fn scatter_add_with_duplicate_and_clamped_indices() {
     let idx = || indices(&[6], &[1, 1, 3, 0, 7, -2]);
-    let prim = Prim::ScatterAdd { axis: 0, batch_dims: 0 };
+    let prim = Prim::Index(IndexOp::ScatterAdd { axis: 0, batch_dims: 0 });
     check(prim.clone(), vec![lin(&[4, 3]), idx(), lin(&[6, 3])]);
     check(prim.clone(), vec![res(&[4, 3], 13), idx(), lin(&[6, 3])]);
     check(prim, vec![lin(&[4, 3]), idx(), res(&[6, 3], 14)]);
     let batched = || indices(&[2, 5], &[0, 3, 3, 1, 3, 2, 2, 9, 0, 2]);
-    let prim = Prim::ScatterAdd { axis: 1, batch_dims: 1 };
+    let prim = Prim::Index(IndexOp::ScatterAdd { axis: 1, batch_dims: 1 });
     check(prim.clone(), vec![lin(&[2, 4, 3]), batched(), lin(&[2, 5, 3])]);
     check(prim, vec![res(&[2, 4, 3], 15), batched(), lin(&[2, 5, 3])]);
 }
@@ -393,7 +398,7 @@ fn scatter_add_with_duplicate_and_clamped_indices() {
 
 #[test]
 fn reduce_sum() {
-    let prim = |axes: &[usize]| Prim::Reduce { op: ReduceOp::Sum, axes: axes.to_vec() };
+    let prim = |axes: &[usize]| Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum, axes: axes.to_vec() });
     check(prim(&[0, 2]), vec![lin(&[2, 3, 4])]);
     check(prim(&[1]), vec![lin(&[2, 1])]);
     check(prim(&[0]), vec![lin(&[5])]);
@@ -404,9 +409,9 @@ fn reduce_sum() {
 #[test]
 fn cumsum_both_directions() {
     for reverse in [false, true] {
-        check(Prim::Cumsum { axis: 1, reverse }, vec![lin(&[3, 4])]);
-        check(Prim::Cumsum { axis: 0, reverse }, vec![lin(&[5])]);
-        check(Prim::Cumsum { axis: 0, reverse }, vec![lin(&[1, 2])]);
+        check(Prim::Reduction(ReductionOp::Cumsum { axis: 1, reverse }), vec![lin(&[3, 4])]);
+        check(Prim::Reduction(ReductionOp::Cumsum { axis: 0, reverse }), vec![lin(&[5])]);
+        check(Prim::Reduction(ReductionOp::Cumsum { axis: 0, reverse }), vec![lin(&[1, 2])]);
     }
 }
 
@@ -414,12 +419,12 @@ fn cumsum_both_directions() {
 
 /// `dot_general` with these dimension numbers.
 fn dot_general(lhs_contract: &[usize], rhs_contract: &[usize], lhs_batch: &[usize], rhs_batch: &[usize]) -> Prim {
-    Prim::DotGeneral(DotDims {
+    Prim::Linalg(LinalgOp::DotGeneral(DotDims {
         lhs_contract: lhs_contract.to_vec(),
         rhs_contract: rhs_contract.to_vec(),
         lhs_batch: lhs_batch.to_vec(),
         rhs_batch: rhs_batch.to_vec(),
-    })
+    }))
 }
 
 /// Checks a `dot_general` with each side linear in turn.
@@ -466,21 +471,22 @@ fn non_linear_uses_are_errors() {
     let dot = transpose_error(dot_general(&[1], &[0], &[], &[]), vec![lin(&[2, 3]), lin(&[3, 2])]);
     assert!(dot.contains("not linear"), "{dot}");
     let pred = In::Linear(Type::new(DType::Bool, &[2]));
-    let select = transpose_error(Prim::Select, vec![pred, lin(&[2]), lin(&[2])]);
+    let select = transpose_error(Prim::Ternary(TernaryOp::Select), vec![pred, lin(&[2]), lin(&[2])]);
     assert!(select.contains("predicate"), "{select}");
     let exp = transpose_error(Prim::Unary(UnaryOp::Exp), vec![lin(&[2])]);
     assert!(exp.contains("exp is not linear"), "{exp}");
     let max = transpose_error(Prim::Binary(BinaryOp::Max), vec![lin(&[2]), res(&[2], 19)]);
     assert!(max.contains("max is not linear"), "{max}");
-    let prod = transpose_error(Prim::Reduce { op: ReduceOp::Prod, axes: vec![0] }, vec![lin(&[2])]);
+    let prod =
+        transpose_error(Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Prod, axes: vec![0] }), vec![lin(&[2])]);
     assert!(prod.contains("reduce_prod is not linear"), "{prod}");
-    let to_int = transpose_error(Prim::Convert { dtype: DType::I32 }, vec![lin(&[2])]);
+    let to_int = transpose_error(Prim::Unary(UnaryOp::Convert { dtype: DType::I32 }), vec![lin(&[2])]);
     assert!(to_int.contains("not linear"), "{to_int}");
     let idx = In::Linear(Type::new(DType::I32, &[2]));
-    let gather = transpose_error(Prim::Gather { axis: 0, batch_dims: 0 }, vec![lin(&[3]), idx]);
+    let gather = transpose_error(Prim::Index(IndexOp::Gather { axis: 0, batch_dims: 0 }), vec![lin(&[3]), idx]);
     assert!(gather.contains("indices"), "{gather}");
     let start = In::Linear(Type::scalar(DType::I32));
-    let ds = transpose_error(Prim::DynamicSlice { sizes: vec![1] }, vec![lin(&[3]), start]);
+    let ds = transpose_error(Prim::Index(IndexOp::DynamicSlice { sizes: vec![1] }), vec![lin(&[3]), start]);
     assert!(ds.contains("start index 0"), "{ds}");
 }
 
@@ -488,24 +494,30 @@ fn non_linear_uses_are_errors() {
 fn zero_cotangents_emit_nothing() {
     let cases = vec![
         (Prim::Unary(UnaryOp::Neg), vec![lin(&[2])]),
-        (Prim::Convert { dtype: DType::F32 }, vec![lin(&[2])]),
+        (Prim::Unary(UnaryOp::Convert { dtype: DType::F32 }), vec![lin(&[2])]),
         (Prim::Binary(BinaryOp::Sub), vec![lin(&[2]), lin(&[2])]),
         (Prim::Binary(BinaryOp::Mul), vec![lin(&[2]), res(&[2], 20)]),
         (Prim::Binary(BinaryOp::Div), vec![lin(&[2]), res(&[2], 21)]),
-        (Prim::Select, vec![In::Residual(Array::from_bool(&[2], vec![true, false]).unwrap()), lin(&[2]), lin(&[2])]),
+        (
+            Prim::Ternary(TernaryOp::Select),
+            vec![In::Residual(Array::from_bool(&[2], vec![true, false]).unwrap()), lin(&[2]), lin(&[2])],
+        ),
         (broadcast(&[3, 2], &[1]), vec![lin(&[2])]),
-        (Prim::Reshape { shape: (&[2, 1][..]).into() }, vec![lin(&[2])]),
-        (Prim::Transpose { perm: vec![1, 0] }, vec![lin(&[2, 3])]),
-        (Prim::Rev { axes: vec![0] }, vec![lin(&[2])]),
+        (Prim::Shape(ShapeOp::Reshape { shape: (&[2, 1][..]).into() }), vec![lin(&[2])]),
+        (Prim::Shape(ShapeOp::Transpose { perm: vec![1, 0] }), vec![lin(&[2, 3])]),
+        (Prim::Shape(ShapeOp::Rev { axes: vec![0] }), vec![lin(&[2])]),
         (slice(&[1], &[3], &[1]), vec![lin(&[4])]),
         (pad(&[1], &[-1], &[1]), vec![lin(&[3]), lin(&[])]),
-        (Prim::Concatenate { axis: 0 }, vec![lin(&[1]), lin(&[2]), res(&[3], 22)]),
-        (Prim::DynamicSlice { sizes: vec![2] }, vec![lin(&[4]), start(1)]),
-        (Prim::DynamicUpdateSlice, vec![lin(&[4]), lin(&[2]), start(1)]),
-        (Prim::Gather { axis: 0, batch_dims: 0 }, vec![lin(&[4]), indices(&[2], &[0, 0])]),
-        (Prim::ScatterAdd { axis: 0, batch_dims: 0 }, vec![lin(&[4]), indices(&[2], &[0, 0]), lin(&[2])]),
-        (Prim::Reduce { op: ReduceOp::Sum, axes: vec![0] }, vec![lin(&[3])]),
-        (Prim::Cumsum { axis: 0, reverse: false }, vec![lin(&[3])]),
+        (Prim::Shape(ShapeOp::Concatenate { axis: 0 }), vec![lin(&[1]), lin(&[2]), res(&[3], 22)]),
+        (Prim::Index(IndexOp::DynamicSlice { sizes: vec![2] }), vec![lin(&[4]), start(1)]),
+        (Prim::Index(IndexOp::DynamicUpdateSlice), vec![lin(&[4]), lin(&[2]), start(1)]),
+        (Prim::Index(IndexOp::Gather { axis: 0, batch_dims: 0 }), vec![lin(&[4]), indices(&[2], &[0, 0])]),
+        (
+            Prim::Index(IndexOp::ScatterAdd { axis: 0, batch_dims: 0 }),
+            vec![lin(&[4]), indices(&[2], &[0, 0]), lin(&[2])],
+        ),
+        (Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum, axes: vec![0] }), vec![lin(&[3])]),
+        (Prim::Reduction(ReductionOp::Cumsum { axis: 0, reverse: false }), vec![lin(&[3])]),
         (dot_general(&[1], &[0], &[], &[]), vec![lin(&[2, 3]), res(&[3, 2], 23)]),
         (dot_general(&[1], &[0], &[], &[]), vec![res(&[2, 3], 24), lin(&[3, 2])]),
     ];

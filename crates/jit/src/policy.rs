@@ -30,6 +30,7 @@ use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::binary::BinaryOp;
 use ferrax_ir::prim::reduce::ReduceOp;
 use ferrax_ir::prim::unary::UnaryOp;
+use ferrax_ir::prim::{IndexOp, LinalgOp, ReductionOp};
 use ferrax_ir::{Array, DType, Eqn, EvalOptions, Func, Module, Value};
 
 /// Ulps of `max(|a|, |b|)` any inexact float element may differ by: the vector kernels of
@@ -142,39 +143,20 @@ struct Tolerance {
 }
 
 fn reassociates(prim: &Prim) -> bool {
-    matches!(
-        prim,
-        Prim::DotGeneral(_)
-            | Prim::Reduce { op: ReduceOp::Sum | ReduceOp::Prod, .. }
-            | Prim::Cumsum { .. }
-            | Prim::ScatterAdd { .. }
-    )
+    prim.props().reassociates
 }
 
-/// Whether equation `e` of `f` is inexact by design (see [`inexact_ops`]).
+/// Whether equation `e` of `f` is inexact by design (see [`inexact_ops`]): its
+/// property-table row says a backend may approximate it on float results, or it is a
+/// float `mul` that may be contracted with an `add`/`sub` into one `fma`
+/// (`JitOptions::fma`, on by default): one rounding instead of two.
 fn is_inexact(e: &Eqn, f: &Func) -> bool {
     let float = e.outputs.first().is_some_and(|&o| f.ty(o).dtype.is_float());
-    match &e.prim {
-        Prim::Unary(op) => !matches!(
-            op,
-            UnaryOp::Neg
-                | UnaryOp::Abs
-                | UnaryOp::Sign
-                | UnaryOp::Floor
-                | UnaryOp::Ceil
-                | UnaryOp::Round
-                | UnaryOp::Not
-                | UnaryOp::IsFinite
-                | UnaryOp::Sqrt
-        ),
-        // A float `mul` may be contracted with an `add`/`sub` into one `fma`
-        // (`JitOptions::fma`, on by default): one rounding instead of two.
-        Prim::Binary(op) => {
-            matches!(op, BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Rem) || (float && *op == BinaryOp::Mul)
-        }
-        Prim::DotGeneral(_) | Prim::Reduce { .. } | Prim::Cumsum { .. } => float,
-        _ => false,
-    }
+    let props = e.prim.props();
+    // An elementwise op's row holds whatever its result dtype; sums and contractions
+    // are inexact only on float results.
+    let elementwise = props.class == ferrax_ir::prim::Class::Elementwise;
+    (props.inexact && (float || elementwise)) || (float && e.prim == Prim::Binary(BinaryOp::Mul))
 }
 
 /// The entry's equations whose error scales with their terms rather than their value,
@@ -207,9 +189,13 @@ fn term_scaled(f: &Func) -> Vec<(usize, &'static [usize])> {
         let operands: &'static [usize] = match (&e.prim, &e.inputs[..]) {
             (Prim::Binary(BinaryOp::Add), [x, y]) if is_product(*x) || is_product(*y) => &[0, 1],
             (Prim::Binary(BinaryOp::Sub), [x, _]) if is_product(*x) => &[0, 1],
-            (Prim::Reduce { op: ReduceOp::Sum, .. } | Prim::Cumsum { .. }, _) => &[0],
-            (Prim::DotGeneral(_), _) => &[0, 1],
-            (Prim::ScatterAdd { .. }, _) => &[0, 2],
+            (
+                Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum, .. })
+                | Prim::Reduction(ReductionOp::Cumsum { .. }),
+                _,
+            ) => &[0],
+            (Prim::Linalg(LinalgOp::DotGeneral(_)), _) => &[0, 1],
+            (Prim::Index(IndexOp::ScatterAdd { .. }), _) => &[0, 2],
             _ => continue,
         };
         out.push((i, operands));

@@ -30,6 +30,7 @@
 
 use crate::cost::{cost, peak_live_bytes};
 use crate::wrt::Wrt;
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::{Prim, RematPolicy};
 use ferrax_ir::{Eqn, Error, Func, Module, Value};
 use std::fmt;
@@ -209,7 +210,7 @@ fn scan_intervals(f: &Func) -> Vec<Option<usize>> {
         .eqns
         .iter()
         .filter_map(|e| match &e.prim {
-            Prim::Scan(p) if p.checkpoint.is_none() => Some(p.length),
+            Prim::Control(ControlOp::Scan(p)) if p.checkpoint.is_none() => Some(p.length),
             _ => None,
         })
         .max();
@@ -275,7 +276,7 @@ fn build(module: &Module, f: &Func, plan: &Plan) -> Result<Module, Error> {
     let mut entry = f.clone();
     if let Some(k) = plan.scan_k {
         for eqn in &mut entry.eqns {
-            if let Prim::Scan(p) = &mut eqn.prim
+            if let Prim::Control(ControlOp::Scan(p)) = &mut eqn.prim
                 && p.checkpoint.is_none()
                 && k < p.length
             {
@@ -309,7 +310,7 @@ fn build(module: &Module, f: &Func, plan: &Plan) -> Result<Module, Error> {
         out.push(region);
         regions.push(name.clone());
         eqns.push(Eqn {
-            prim: Prim::Remat { func: name, policy: RematPolicy::Nothing },
+            prim: Prim::Control(ControlOp::Remat { func: name, policy: RematPolicy::Nothing }),
             inputs: inputs.into_iter().collect(),
             outputs: outputs.into_iter().collect(),
             loc: None,

@@ -36,6 +36,7 @@ pub use flops::RANDOM_BITS_FLOPS;
 use crate::residuals::{Residual, saved_residuals};
 use crate::wrt::Wrt;
 use ferrax_ir::prim::Prim;
+use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, RandomOp, ReductionOp, ShapeOp, TernaryOp};
 use ferrax_ir::{AttrValue, Error, Func, MAX_NESTING, Module, Type, Value};
 use std::collections::HashMap;
 use std::fmt;
@@ -238,7 +239,11 @@ impl Memo<'_> {
             report.bytes_written = report.bytes_written.saturating_add(step.written);
             report.unbounded_whiles = report.unbounded_whiles.saturating_add(step.unbounded);
             let out_bytes = sum_bytes(func, &eqn.outputs)?;
-            extra[i] = step.extra_peak.saturating_sub(if matches!(eqn.prim, Prim::Scan(_)) { 0 } else { out_bytes });
+            extra[i] = step.extra_peak.saturating_sub(if matches!(eqn.prim, Prim::Control(ControlOp::Scan(_))) {
+                0
+            } else {
+                out_bytes
+            });
             for &o in &eqn.outputs {
                 let b = i128::from(bytes(func, func.ty(o))?);
                 let end = last[o.index()].unwrap_or(i).max(i);
@@ -276,7 +281,7 @@ impl Memo<'_> {
             unbounded: 0,
         };
         let step = match &eqn.prim {
-            Prim::Call { func: callee } => {
+            Prim::Control(ControlOp::Call { func: callee }) => {
                 let body = self.func(callee, depth + 1)?;
                 if body.kernel {
                     Step { flops: body.flops, transcendentals: body.transcendentals, ..simple((0, 0)) }
@@ -284,51 +289,48 @@ impl Memo<'_> {
                     Step::body(&body, 1)
                 }
             }
-            Prim::Remat { func: callee, .. }
-            | Prim::CustomJvp { func: callee, .. }
-            | Prim::CustomVjp { func: callee, .. } => Step::body(&self.func(callee, depth + 1)?, 1),
-            Prim::Cond { branches } => {
+            Prim::Control(ControlOp::Remat { func: callee, .. })
+            | Prim::Control(ControlOp::CustomJvp { func: callee, .. })
+            | Prim::Control(ControlOp::CustomVjp { func: callee, .. }) => Step::body(&self.func(callee, depth + 1)?, 1),
+            Prim::Control(ControlOp::Cond { branches }) => {
                 let mut step = Step::default();
                 for b in branches {
                     step = step.max(Step::body(&self.func(b, depth + 1)?, 1));
                 }
                 step
             }
-            Prim::While { cond, body, max_iters } => {
+            Prim::Control(ControlOp::While { cond, body, max_iters }) => {
                 let trips = max_iters.map_or(1, |k| k as u64);
                 let c = Step::body(&self.func(cond, depth + 1)?, trips);
                 let mut step = c.and(Step::body(&self.func(body, depth + 1)?, trips));
                 step.unbounded = step.unbounded.saturating_add(u64::from(max_iters.is_none()));
                 step
             }
-            Prim::Scan(p) => Step::body(&self.func(&p.body, depth + 1)?, p.length as u64),
+            Prim::Control(ControlOp::Scan(p)) => Step::body(&self.func(&p.body, depth + 1)?, p.length as u64),
             Prim::Unary(_)
-            | Prim::IntegerPow { .. }
-            | Prim::Convert { .. }
-            | Prim::StopGradient
             | Prim::Name { .. }
             | Prim::Binary(_)
             | Prim::Compare(_)
-            | Prim::Select
-            | Prim::Clamp
-            | Prim::BroadcastInDim { .. }
-            | Prim::Reshape { .. }
-            | Prim::Transpose { .. }
-            | Prim::Rev { .. }
-            | Prim::Slice { .. }
-            | Prim::Pad { .. }
-            | Prim::Concatenate { .. }
-            | Prim::Iota { .. }
-            | Prim::Constant { .. }
-            | Prim::DynamicSlice { .. }
-            | Prim::DynamicUpdateSlice
-            | Prim::Gather { .. }
-            | Prim::ScatterAdd { .. }
-            | Prim::Reduce { .. }
-            | Prim::ArgReduce { .. }
-            | Prim::Cumsum { .. }
-            | Prim::DotGeneral(_)
-            | Prim::RandomBits { .. } => simple(flops::eqn_flops(func, eqn)),
+            | Prim::Ternary(TernaryOp::Select)
+            | Prim::Ternary(TernaryOp::Clamp)
+            | Prim::Shape(ShapeOp::BroadcastInDim { .. })
+            | Prim::Shape(ShapeOp::Reshape { .. })
+            | Prim::Shape(ShapeOp::Transpose { .. })
+            | Prim::Shape(ShapeOp::Rev { .. })
+            | Prim::Shape(ShapeOp::Slice { .. })
+            | Prim::Shape(ShapeOp::Pad { .. })
+            | Prim::Shape(ShapeOp::Concatenate { .. })
+            | Prim::Shape(ShapeOp::Iota { .. })
+            | Prim::Shape(ShapeOp::Constant { .. })
+            | Prim::Index(IndexOp::DynamicSlice { .. })
+            | Prim::Index(IndexOp::DynamicUpdateSlice)
+            | Prim::Index(IndexOp::Gather { .. })
+            | Prim::Index(IndexOp::ScatterAdd { .. })
+            | Prim::Reduction(ReductionOp::Reduce { .. })
+            | Prim::Reduction(ReductionOp::ArgReduce { .. })
+            | Prim::Reduction(ReductionOp::Cumsum { .. })
+            | Prim::Linalg(LinalgOp::DotGeneral(_))
+            | Prim::Random(RandomOp::RandomBits { .. }) => simple(flops::eqn_flops(func, eqn)),
         };
         Ok(step)
     }

@@ -17,6 +17,7 @@
 //! the rule that does not fit.
 
 use crate::jvp::JvpPass;
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Emitter, Type, Value};
 
@@ -29,13 +30,13 @@ pub(crate) fn custom_vjp_for_reverse(
     xs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<(Vec<Value>, Vec<Option<Value>>), String> {
-    let Prim::CustomVjp { func, fwd, bwd } = prim else {
+    let Prim::Control(ControlOp::CustomVjp { func, fwd, bwd }) = prim else {
         return Err(format!("{} is not a custom_vjp", prim.name()));
     };
     let what = format!("reverse mode through custom_vjp[func=@{func}, fwd=@{fwd}, bwd=@{bwd}]");
     let in_types: Vec<Type> = xs.iter().map(|&x| em.ty(x).clone()).collect();
     let out_types = prim.infer(&in_types, &pass.out).map_err(|e| format!("{what}: {e}"))?;
-    let fwd_outs = em.eqn(&pass.out, Prim::Call { func: fwd.clone() }, xs)?;
+    let fwd_outs = em.eqn(&pass.out, Prim::Control(ControlOp::Call { func: fwd.clone() }), xs)?;
     let (outs, residuals) = fwd_outs.split_at(out_types.len());
     let float_in: Vec<bool> = in_types.iter().map(|t| t.dtype.is_float()).collect();
     let float_out: Vec<bool> = out_types.iter().map(|t| t.dtype.is_float()).collect();
@@ -58,7 +59,7 @@ pub(crate) fn custom_vjp_for_reverse(
     let mut operands: Vec<Value> = residuals.to_vec();
     operands.extend(xs);
     operands.extend(&ts);
-    let linear = Prim::CustomVjp { func: lin, fwd: lin_fwd, bwd: lin_bwd };
+    let linear = Prim::Control(ControlOp::CustomVjp { func: lin, fwd: lin_fwd, bwd: lin_bwd });
     let touts = em.eqn(&pass.out, linear, &operands)?;
     let mut touts = touts.into_iter();
     let out_tangents = float_out.iter().map(|&f| if f { touts.next() } else { None }).collect();
@@ -82,14 +83,15 @@ fn tangent_map(
     n_out: usize,
 ) -> Result<String, String> {
     let (mut em, params) = emitter(format!("{func}_vjp_linear"), groups);
-    let outs = em.eqn(&pass.out, Prim::Call { func: jvp.to_string() }, &params[groups[0].len()..])?;
+    let outs =
+        em.eqn(&pass.out, Prim::Control(ControlOp::Call { func: jvp.to_string() }), &params[groups[0].len()..])?;
     Ok(crate::partial::push_func(&mut pass.out, em.finish(&outs[n_out..])))
 }
 
 /// `@lin_fwd(residuals, xs, ts)`: `@lin`'s outputs, then the residuals (forwarded).
 fn forwarding_fwd(pass: &mut JvpPass, lin: &str, groups: [&[Type]; 3]) -> Result<String, String> {
     let (mut em, params) = emitter(format!("{lin}_fwd"), groups);
-    let mut results = em.eqn(&pass.out, Prim::Call { func: lin.to_string() }, &params)?.to_vec();
+    let mut results = em.eqn(&pass.out, Prim::Control(ControlOp::Call { func: lin.to_string() }), &params)?.to_vec();
     results.extend(&params[..groups[0].len()]);
     Ok(crate::partial::push_func(&mut pass.out, em.finish(&results)))
 }
@@ -114,7 +116,7 @@ fn bwd_on_tangents(
             false => em.zeros(ty)?,
         });
     }
-    let from_bwd = em.eqn(&pass.out, Prim::Call { func: bwd.to_string() }, &args)?;
+    let from_bwd = em.eqn(&pass.out, Prim::Control(ControlOp::Call { func: bwd.to_string() }), &args)?;
     let mut results = Vec::new();
     for ty in res_types.iter().chain(in_types).filter(|t| t.dtype.is_float()) {
         results.push(em.zeros(ty)?);

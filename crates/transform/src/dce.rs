@@ -18,6 +18,7 @@
 //! `custom_jvp`, `custom_vjp` and `remat` keep every operand (their rules are tied to
 //! the signature); their Funcs are pruned inside only.
 
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Eqn, Func, MAX_NESTING, Module};
 use std::cell::RefCell;
@@ -197,7 +198,7 @@ impl Pruner<'_> {
         let whole = Kept { inputs: vec![true; eqn.inputs.len()], outputs: vec![true; eqn.outputs.len()] };
         let d = depth + 1;
         match &eqn.prim {
-            Prim::Scan(s) => {
+            Prim::Control(ControlOp::Scan(s)) => {
                 let (k, c) = (s.num_consts, s.num_carry);
                 if eqn.inputs.len() < k + c || live.len() < c {
                     return whole;
@@ -215,7 +216,7 @@ impl Pruner<'_> {
                     carry = next;
                 }
             }
-            Prim::While { cond, body, .. } => {
+            Prim::Control(ControlOp::While { cond, body, .. }) => {
                 let Some(by_cond) = self.used_params(cond, &[true], d) else { return whole };
                 let mut carry: Vec<bool> = live.iter().zip(&by_cond).map(|(a, b)| *a || *b).collect();
                 loop {
@@ -227,7 +228,7 @@ impl Pruner<'_> {
                     carry = next;
                 }
             }
-            Prim::Cond { branches } => {
+            Prim::Control(ControlOp::Cond { branches }) => {
                 let mut operands = vec![false; eqn.inputs.len().saturating_sub(1)];
                 for branch in branches {
                     let Some(used) = self.used_params(branch, live, d) else { return whole };
@@ -235,7 +236,7 @@ impl Pruner<'_> {
                 }
                 Kept { inputs: std::iter::once(true).chain(operands).collect(), outputs: live.to_vec() }
             }
-            Prim::Call { func } => match self.used_params(func, live, d) {
+            Prim::Control(ControlOp::Call { func }) => match self.used_params(func, live, d) {
                 Some(used) => Kept { inputs: used, outputs: live.to_vec() },
                 None => whole,
             },
@@ -267,22 +268,22 @@ impl Pruner<'_> {
         out.outputs = eqn.outputs.iter().zip(&k.outputs).filter(|(_, u)| **u).map(|(v, _)| *v).collect();
         let d = depth + 1;
         match &mut out.prim {
-            Prim::Scan(s) => {
+            Prim::Control(ControlOp::Scan(s)) => {
                 let (nk, c) = (s.num_consts, s.num_carry);
                 s.body = self.specialise(&s.body, &k.outputs, &k.inputs, d);
                 s.num_consts = k.inputs[..nk].iter().filter(|u| **u).count();
                 s.num_carry = k.outputs[..c].iter().filter(|u| **u).count();
             }
-            Prim::While { cond, body, .. } => {
+            Prim::Control(ControlOp::While { cond, body, .. }) => {
                 *cond = self.specialise(cond, &[true], &k.inputs, d);
                 *body = self.specialise(body, &k.outputs, &k.inputs, d);
             }
-            Prim::Cond { branches } => {
+            Prim::Control(ControlOp::Cond { branches }) => {
                 for branch in branches.iter_mut() {
                     *branch = self.specialise(branch, &k.outputs, &k.inputs[1..], d);
                 }
             }
-            Prim::Call { func } => *func = self.specialise(func, &k.outputs, &k.inputs, d),
+            Prim::Control(ControlOp::Call { func }) => *func = self.specialise(func, &k.outputs, &k.inputs, d),
             other => {
                 // Signature-bound Funcs: pruned inside, signatures kept.
                 other.rename_callees(&mut |name| self.whole(name, d));

@@ -7,6 +7,7 @@
 //! drawn as a `subgraph cluster_<k>` holding the kernel's equations, wired to the
 //! caller's values; any other structured primitive is a single box naming its bodies.
 
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{AttrValue, Error, Func, Module, Value};
 use std::fmt::Write;
@@ -28,7 +29,7 @@ pub fn dot(module: &Module, func: Option<&str>) -> Result<String, Error> {
     }
     for (i, eqn) in f.eqns.iter().enumerate() {
         let kernel = match &eqn.prim {
-            Prim::Call { func } => module.func(func).filter(|k| is_kernel(k)),
+            Prim::Control(ControlOp::Call { func }) => module.func(func).filter(|k| is_kernel(k)),
             _ => None,
         };
         match kernel {

@@ -1,5 +1,6 @@
 //! Inlining of `call`s: replaces each `call` by its callee's equations, recursively.
 
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Eqn, Error, Func, MAX_NESTING, Module, Value};
 
@@ -27,7 +28,7 @@ pub(crate) fn inline_func(func: &Func, module: &Module) -> Result<Func, Error> {
 
 fn callee(prim: &Prim) -> Option<&str> {
     match prim {
-        Prim::Call { func } => Some(func),
+        Prim::Control(ControlOp::Call { func }) => Some(func),
         _ => None,
     }
 }

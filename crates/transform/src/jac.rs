@@ -17,6 +17,7 @@ use crate::{inline_calls, jvp, vjp, vmap};
 use ferrax_ir::array::{Budget, byte_size};
 use ferrax_ir::emit::MAX_EQUATIONS;
 use ferrax_ir::prim::{CompareOp, Prim};
+use ferrax_ir::prim::{ControlOp, ShapeOp};
 use ferrax_ir::{DType, Emitter, Error, Module, Type, Value};
 
 /// The equations of every Func of `module`.
@@ -60,8 +61,8 @@ fn jacobian_bytes(blocks: &[(&Type, &Type)], bases: &[&Type]) -> Result<u64, Str
 /// `n × n` identity of `dtype`, reshaped to `[n] + shape` (`n` = elements of `shape`).
 fn basis(em: &mut Emitter, dtype: DType, shape: &[usize]) -> Result<Value, String> {
     let n: usize = shape.iter().product();
-    let rows = em.op(Prim::Iota { dtype: DType::I32, shape: [n, n].as_slice().into(), dim: 0 }, &[])?;
-    let cols = em.op(Prim::Iota { dtype: DType::I32, shape: [n, n].as_slice().into(), dim: 1 }, &[])?;
+    let rows = em.op(Prim::Shape(ShapeOp::Iota { dtype: DType::I32, shape: [n, n].as_slice().into(), dim: 0 }), &[])?;
+    let cols = em.op(Prim::Shape(ShapeOp::Iota { dtype: DType::I32, shape: [n, n].as_slice().into(), dim: 1 }), &[])?;
     let eye = em.compare(CompareOp::Eq, rows, cols)?;
     let eye = em.convert(eye, dtype)?;
     let mut target = vec![n];
@@ -114,7 +115,7 @@ pub fn jacfwd(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
             });
         }
         let renamed = import(&mut pool, &v, &format!("{name}_jacfwd_{k}"));
-        let outs = em.eqn(&pool, Prim::Call { func: renamed }, &inputs).map_err(err)?;
+        let outs = em.eqn(&pool, Prim::Control(ControlOp::Call { func: renamed }), &inputs).map_err(err)?;
         for (slot, _) in float_outs.iter().enumerate() {
             let t = outs[n_out + slot];
             jac[slot].push(to_jac_layout(&mut em, t, &pty.shape, true).map_err(err)?);
@@ -157,7 +158,7 @@ pub fn jacrev(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
             });
         }
         let renamed = import(&mut pool, &v, &format!("{name}_jacrev_{slot}"));
-        let outs = em.eqn(&pool, Prim::Call { func: renamed }, &inputs).map_err(err)?;
+        let outs = em.eqn(&pool, Prim::Control(ControlOp::Call { func: renamed }), &inputs).map_err(err)?;
         let mut row = Vec::new();
         for (k, &p) in wrt.iter().enumerate() {
             let pty = f.ty(f.params[p]).clone();

@@ -8,6 +8,7 @@
 //! [`JvpContext`], memoised by (Func, input mask, output mask).
 
 use crate::wrt::{Wrt, float_params};
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::ad::{JvpContext, JvpFunc};
 use ferrax_ir::{Emitter, Error, Func, MAX_NESTING, Module, Place, Prim, Value};
 use std::collections::HashMap;
@@ -136,7 +137,7 @@ impl JvpPass {
             let at = |e: String| format!("equation {index} ({}): {e}", eqn.prim.name());
             let (outputs, out_tangents) = if tangents.iter().all(Option::is_none) {
                 (em.eqn(&self.out, eqn.prim.clone(), &inputs).map_err(at)?.to_vec(), vec![None; eqn.outputs.len()])
-            } else if self.reverse_mode && matches!(eqn.prim, Prim::CustomVjp { .. }) {
+            } else if self.reverse_mode && matches!(eqn.prim, Prim::Control(ControlOp::CustomVjp { .. })) {
                 crate::custom::custom_vjp_for_reverse(self, &mut em, &eqn.prim, &inputs, &tangents).map_err(at)?
             } else {
                 eqn.prim.jvp_full(&mut em, self, &inputs, &tangents).map_err(at)?

@@ -17,6 +17,7 @@ use crate::jvp::JvpPass;
 use crate::partial::{Rewriter, Save, Split, push_func, split};
 use crate::wrt::{Wrt, float_params};
 use ferrax_ir::prim::ad::{LinearIn, TransposeContext};
+use ferrax_ir::prim::{IndexOp, ShapeOp};
 use ferrax_ir::{AttrValue, Emitter, Eqn, Error, Func, MAX_NESTING, Module, Value, emit::add_optional};
 use std::rc::Rc;
 
@@ -195,22 +196,24 @@ fn accumulate_into(
     use ferrax_ir::Prim;
     let residuals: Vec<Value> = rest.iter().map(|r| r.residual("an index")).collect::<Result<_, _>>()?;
     let updated = match prim {
-        Prim::Gather { axis, batch_dims } => {
-            let scatter = Prim::ScatterAdd { axis: *axis, batch_dims: *batch_dims };
+        Prim::Index(IndexOp::Gather { axis, batch_dims }) => {
+            let scatter = Prim::Index(IndexOp::ScatterAdd { axis: *axis, batch_dims: *batch_dims });
             em.op(scatter, &[acc, residuals[0], ct])?
         }
-        Prim::DynamicSlice { sizes } => {
+        Prim::Index(IndexOp::DynamicSlice { sizes }) => {
             let mut inputs = vec![acc];
             inputs.extend(&residuals);
-            let window = em.op(Prim::DynamicSlice { sizes: sizes.clone() }, &inputs)?;
+            let window = em.op(Prim::Index(IndexOp::DynamicSlice { sizes: sizes.clone() }), &inputs)?;
             let sum = em.add(window, ct)?;
             let mut update = vec![acc, sum];
             update.extend(&residuals);
-            em.op(Prim::DynamicUpdateSlice, &update)?
+            em.op(Prim::Index(IndexOp::DynamicUpdateSlice), &update)?
         }
-        Prim::Slice { start, limit, strides } if strides.iter().all(|&s| s == 1) => {
-            let window =
-                em.op(Prim::Slice { start: start.clone(), limit: limit.clone(), strides: strides.clone() }, &[acc])?;
+        Prim::Shape(ShapeOp::Slice { start, limit, strides }) if strides.iter().all(|&s| s == 1) => {
+            let window = em.op(
+                Prim::Shape(ShapeOp::Slice { start: start.clone(), limit: limit.clone(), strides: strides.clone() }),
+                &[acc],
+            )?;
             let sum = em.add(window, ct)?;
             let mut update = vec![acc, sum];
             for &s in start {
@@ -218,7 +221,7 @@ fn accumulate_into(
                 let ty = ferrax_ir::Type::scalar(ferrax_ir::DType::I32);
                 update.push(em.full(&ty, f64::from(index))?);
             }
-            em.op(Prim::DynamicUpdateSlice, &update)?
+            em.op(Prim::Index(IndexOp::DynamicUpdateSlice), &update)?
         }
         _ => return Ok(None),
     };

@@ -11,6 +11,7 @@
 
 use crate::linear::split_jvp;
 use crate::wrt::{Wrt, float_params};
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Error, Func, MAX_NESTING, Module, Type, Value};
 use std::collections::HashMap;
@@ -119,7 +120,9 @@ impl Report<'_> {
         let loc = eqn.loc.as_deref().map(String::from);
         let pool = self.pool;
         let body = match &eqn.prim {
-            Prim::Scan(p) if j >= p.num_carry && depth < MAX_NESTING => pool.func(&p.body).map(|b| (p, b)),
+            Prim::Control(ControlOp::Scan(p)) if j >= p.num_carry && depth < MAX_NESTING => {
+                pool.func(&p.body).map(|b| (p, b))
+            }
             _ => None,
         };
         let Some((p, body)) = body else {
@@ -174,13 +177,17 @@ impl Report<'_> {
     /// Walks the bodies of a linear structured equation whose inputs `mask` marks.
     fn body(&mut self, prim: &Prim, mask: &[bool], depth: usize) -> Result<(), String> {
         let bodies: Vec<(&str, Vec<bool>)> = match prim {
-            Prim::Call { func } | Prim::Remat { func, .. } => vec![(func, mask.to_vec())],
-            Prim::Scan(p) => {
+            Prim::Control(ControlOp::Call { func }) | Prim::Control(ControlOp::Remat { func, .. }) => {
+                vec![(func, mask.to_vec())]
+            }
+            Prim::Control(ControlOp::Scan(p)) => {
                 let mut m = mask.to_vec();
                 m[p.num_consts..p.num_consts + p.num_carry].iter_mut().for_each(|b| *b = true);
                 vec![(&p.body, m)]
             }
-            Prim::Cond { branches } => branches.iter().map(|b| (b.as_str(), mask[1..].to_vec())).collect(),
+            Prim::Control(ControlOp::Cond { branches }) => {
+                branches.iter().map(|b| (b.as_str(), mask[1..].to_vec())).collect()
+            }
             _ => Vec::new(),
         };
         for (name, m) in bodies {

@@ -17,6 +17,7 @@
 
 use ferrax_ir::array::Data;
 use ferrax_ir::prim::Prim;
+use ferrax_ir::prim::ShapeOp;
 use ferrax_ir::{Func, Module, Value};
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -72,9 +73,10 @@ pub(crate) fn same_func(a: &Func, b: &Func) -> bool {
 /// other primitive holds a float, so `==` is exact for them.
 pub(crate) fn same_prim(a: &Prim, b: &Prim) -> bool {
     match (a, b) {
-        (Prim::Constant { value: va, shape: sa }, Prim::Constant { value: vb, shape: sb }) => {
-            sa == sb && va.shape() == vb.shape() && same_bits(va.data(), vb.data())
-        }
+        (
+            Prim::Shape(ShapeOp::Constant { value: va, shape: sa }),
+            Prim::Shape(ShapeOp::Constant { value: vb, shape: sb }),
+        ) => sa == sb && va.shape() == vb.shape() && same_bits(va.data(), vb.data()),
         _ => a == b,
     }
 }

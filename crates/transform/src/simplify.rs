@@ -33,6 +33,7 @@
 use crate::fold::uniform;
 use ferrax_ir::array::{Array, DType, Data};
 use ferrax_ir::prim::{BinaryOp, Prim, UnaryOp};
+use ferrax_ir::prim::{ShapeOp, TernaryOp};
 use ferrax_ir::{Func, Module, Value};
 
 /// The module with the algebraic rewrites applied in every Func.
@@ -99,8 +100,8 @@ impl Ctx<'_> {
     /// The element of `v` when it is a constant whose elements all have the same bits.
     fn splat(&self, v: Value) -> Option<Array> {
         match self.def(v)? {
-            (Prim::Constant { value, .. }, _) if value.rank() == 0 => Some(value.clone()),
-            (Prim::Constant { value, .. }, _) => uniform(value),
+            (Prim::Shape(ShapeOp::Constant { value, .. }), _) if value.rank() == 0 => Some(value.clone()),
+            (Prim::Shape(ShapeOp::Constant { value, .. }), _) => uniform(value),
             _ => None,
         }
     }
@@ -171,41 +172,43 @@ fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrit
             Some((Prim::Unary(UnaryOp::Neg), &[inner])) => Rewrite::Forward(inner),
             _ => Rewrite::Keep,
         },
-        (Prim::Reshape { shape }, &[x]) => {
+        (Prim::Shape(ShapeOp::Reshape { shape }), &[x]) => {
             if in_ty(0) == out_ty(0) {
                 return Rewrite::Forward(x);
             }
             match cx.def(x) {
-                Some((Prim::Reshape { .. }, &[inner])) if cx.func.ty(inner) == out_ty(0) => Rewrite::Forward(inner),
-                Some((Prim::Reshape { .. }, &[inner])) => {
-                    Rewrite::Replace(Prim::Reshape { shape: shape.clone() }, vec![inner])
+                Some((Prim::Shape(ShapeOp::Reshape { .. }), &[inner])) if cx.func.ty(inner) == out_ty(0) => {
+                    Rewrite::Forward(inner)
+                }
+                Some((Prim::Shape(ShapeOp::Reshape { .. }), &[inner])) => {
+                    Rewrite::Replace(Prim::Shape(ShapeOp::Reshape { shape: shape.clone() }), vec![inner])
                 }
                 _ => Rewrite::Keep,
             }
         }
-        (Prim::Transpose { perm }, &[x]) => {
+        (Prim::Shape(ShapeOp::Transpose { perm }), &[x]) => {
             let identity = |p: &[usize]| p.iter().enumerate().all(|(i, &a)| i == a);
             if identity(perm) {
                 return Rewrite::Forward(x);
             }
             match cx.def(x) {
-                Some((Prim::Transpose { perm: first }, &[inner])) if first.len() == perm.len() => {
+                Some((Prim::Shape(ShapeOp::Transpose { perm: first }), &[inner])) if first.len() == perm.len() => {
                     let composed: Vec<usize> = perm.iter().map(|&a| first[a]).collect();
                     if identity(&composed) {
                         Rewrite::Forward(inner)
                     } else {
-                        Rewrite::Replace(Prim::Transpose { perm: composed }, vec![inner])
+                        Rewrite::Replace(Prim::Shape(ShapeOp::Transpose { perm: composed }), vec![inner])
                     }
                 }
                 _ => Rewrite::Keep,
             }
         }
-        (Prim::Convert { dtype }, &[x]) => {
+        (Prim::Unary(UnaryOp::Convert { dtype }), &[x]) => {
             if in_ty(0).dtype == *dtype {
                 return Rewrite::Forward(x);
             }
             match cx.def(x) {
-                Some((Prim::Convert { dtype: DType::F64 }, &[inner]))
+                Some((Prim::Unary(UnaryOp::Convert { dtype: DType::F64 }), &[inner]))
                     if *dtype == DType::F32 && cx.func.ty(inner).dtype == DType::F32 =>
                 {
                     Rewrite::Forward(inner)
@@ -213,13 +216,15 @@ fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrit
                 _ => Rewrite::Keep,
             }
         }
-        (Prim::Select, &[pred, on_true, on_false]) => match cx.splat(pred).map(|a| a.data().clone()) {
-            Some(Data::Bool(v)) => Rewrite::Forward(if v[0] { on_true } else { on_false }),
-            _ => Rewrite::Keep,
-        },
-        (Prim::BroadcastInDim { shape, dims }, &[x]) => {
+        (Prim::Ternary(TernaryOp::Select), &[pred, on_true, on_false]) => {
+            match cx.splat(pred).map(|a| a.data().clone()) {
+                Some(Data::Bool(v)) => Rewrite::Forward(if v[0] { on_true } else { on_false }),
+                _ => Rewrite::Keep,
+            }
+        }
+        (Prim::Shape(ShapeOp::BroadcastInDim { shape, dims }), &[x]) => {
             if let Some(value) = cx.splat(x) {
-                return Rewrite::Replace(Prim::Constant { value, shape: shape.clone() }, vec![]);
+                return Rewrite::Replace(Prim::Shape(ShapeOp::Constant { value, shape: shape.clone() }), vec![]);
             }
             let identity = dims.iter().enumerate().all(|(i, &a)| i == a);
             if identity && in_ty(0) == out_ty(0) { Rewrite::Forward(x) } else { Rewrite::Keep }

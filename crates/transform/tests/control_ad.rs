@@ -79,7 +79,7 @@ fn scan_invariant_residuals_are_read_once() {
     assert!(primal.results.contains(&exp.outputs[0]), "exp(w) is a residual");
     let linear = lin.funcs.values().find(|f| f.attr("residuals").is_some()).unwrap();
     let scan = linear.eqns.iter().find(|e| e.prim.name() == "scan").unwrap();
-    let ferrax_ir::Prim::Scan(params) = &scan.prim else { unreachable!() };
+    let ferrax_ir::Prim::Control(ferrax_ir::prim::ControlOp::Scan(params)) = &scan.prim else { unreachable!() };
     // Consts: w, exp(w) and w's tangent; the stacked residuals are xs.
     assert_eq!(params.num_consts, 3);
     let stacked = scan.inputs[params.num_consts + params.num_carry..].iter().filter(|v| linear.ty(**v).rank() == 2);

@@ -5,6 +5,7 @@
 //! point (no hoist/dce ping-pong).
 
 use ferrax_ir::array::{Array, Data};
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::testing::{GenConfig, Rng, random_inputs, random_module};
 use ferrax_ir::{EvalOptions, Func, Module, eval_entry, parse, print};
@@ -62,7 +63,7 @@ func @step(%w: f64[], %c: f64[], %x: f64[]) -> (f64[]) {
         .eqns
         .iter()
         .filter_map(|e| match &e.prim {
-            Prim::Scan(s) => Some(s.body.clone()),
+            Prim::Control(ControlOp::Scan(s)) => Some(s.body.clone()),
             _ => None,
         })
         .collect();
@@ -128,8 +129,8 @@ fn exp_runs(m: &Module, func: &Func) -> usize {
         .map(|e| {
             let times = match &e.prim {
                 Prim::Unary(_) if e.prim.name() == "exp" => return 1,
-                Prim::Scan(s) => s.length,
-                Prim::While { max_iters, .. } => max_iters.unwrap_or(1),
+                Prim::Control(ControlOp::Scan(s)) => s.length,
+                Prim::Control(ControlOp::While { max_iters, .. }) => max_iters.unwrap_or(1),
                 _ => 1,
             };
             let inner: usize = e.prim.callees().iter().filter_map(|n| m.func(n)).map(|f| exp_runs(m, f)).sum();
@@ -209,7 +210,14 @@ fn hoist_dce_and_opt_keep_results_on_generated_modules_and_their_derivatives() {
                 m.funcs
                     .values()
                     .flat_map(|f| &f.eqns)
-                    .filter(|e| matches!(e.prim, Prim::Scan(_) | Prim::While { .. } | Prim::Cond { .. }))
+                    .filter(|e| {
+                        matches!(
+                            e.prim,
+                            Prim::Control(ControlOp::Scan(_))
+                                | Prim::Control(ControlOp::While { .. })
+                                | Prim::Control(ControlOp::Cond { .. })
+                        )
+                    })
                     .map(|e| e.outputs.len())
                     .sum()
             };

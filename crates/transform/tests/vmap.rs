@@ -4,6 +4,7 @@
 //! examples.
 
 use ferrax_ir::prim::ReduceOp;
+use ferrax_ir::prim::{LinalgOp, ReductionOp};
 use ferrax_ir::{Array, Eqn, EvalOptions, Module, Prim, Type};
 use ferrax_transform::{Wrt, dce, grad, hessian, hvp, jacfwd, jacrev, jvp, vmap};
 
@@ -51,7 +52,11 @@ fn matvec_over_the_vector_is_one_dot_general() {
     let a = entry.params[0];
     for eqn in &entry.eqns {
         if eqn.inputs.contains(&a) {
-            assert!(matches!(eqn.prim, Prim::DotGeneral(_)), "A goes through {} before the product", eqn.prim.name());
+            assert!(
+                matches!(eqn.prim, Prim::Linalg(LinalgOp::DotGeneral(_))),
+                "A goes through {} before the product",
+                eqn.prim.name()
+            );
         }
     }
     insta::assert_snapshot!("matvec_vmap_vector", ferrax_ir::print(&batched));
@@ -189,7 +194,7 @@ fn summed(module: &Module) -> Module {
     let mut entry = module.entry().expect("an entry").clone();
     let ty = entry.result_types[0].clone();
     let total = entry.new_value(Type::new(ty.dtype, &[]));
-    let sum = Prim::Reduce { op: ReduceOp::Sum, axes: (0..ty.rank()).collect() };
+    let sum = Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum, axes: (0..ty.rank()).collect() });
     entry.eqns.push(Eqn {
         prim: sum,
         inputs: [entry.results[0]].into_iter().collect(),

@@ -4,6 +4,7 @@
 use super::{binary_at, promote_weak};
 use crate::Tensor;
 use crate::tracer::emit1;
+use ferrax_ir::prim::ShapeOp;
 use ferrax_ir::prim::{BinaryOp, UnaryOp};
 use ferrax_ir::{Array, DType, Prim};
 use std::ops::{Add, Div, Mul, Neg, Sub};
@@ -69,7 +70,7 @@ impl Tensor {
     pub(crate) fn full_like_scalar(&self, scalar: Scalar, location: &'static Location<'static>) -> Tensor {
         let dtype = promote_weak(self.dtype(), &scalar);
         let ty = self.ty().with_dtype(dtype);
-        let prim = Prim::Constant { value: scalar.to_array(dtype), shape: ty.shape.clone() };
+        let prim = Prim::Shape(ShapeOp::Constant { value: scalar.to_array(dtype), shape: ty.shape.clone() });
         emit1(prim, &[], location, ty)
     }
 }

@@ -5,6 +5,7 @@
 use super::Scalar;
 use crate::Tensor;
 use crate::tracer::emit1;
+use ferrax_ir::prim::ShapeOp;
 use ferrax_ir::{Array, DType, Prim, Type};
 use std::panic::Location;
 
@@ -54,7 +55,7 @@ impl Tensor {
             return crate::tracer::hoist(value, Location::caller());
         }
         let ty = Type::new(value.dtype(), value.shape());
-        let prim = Prim::Constant { value: value.clone(), shape: ty.shape.clone() };
+        let prim = Prim::Shape(ShapeOp::Constant { value: value.clone(), shape: ty.shape.clone() });
         emit1(prim, &[], Location::caller(), ty)
     }
 }
@@ -63,16 +64,26 @@ impl Tensor {
 /// along the others). `dtype` is numeric.
 #[track_caller]
 pub fn iota(dtype: DType, shape: &[usize], dim: usize) -> Tensor {
-    emit1(Prim::Iota { dtype, shape: shape.into(), dim }, &[], Location::caller(), Type::new(dtype, shape))
+    emit1(
+        Prim::Shape(ShapeOp::Iota { dtype, shape: shape.into(), dim }),
+        &[],
+        Location::caller(),
+        Type::new(dtype, shape),
+    )
 }
 
 /// `[0, 1, ..., n - 1]` of `dtype` (a 1-D [`iota`]).
 #[track_caller]
 pub fn arange(dtype: DType, n: usize) -> Tensor {
-    emit1(Prim::Iota { dtype, shape: [n][..].into(), dim: 0 }, &[], Location::caller(), Type::new(dtype, &[n]))
+    emit1(
+        Prim::Shape(ShapeOp::Iota { dtype, shape: [n][..].into(), dim: 0 }),
+        &[],
+        Location::caller(),
+        Type::new(dtype, &[n]),
+    )
 }
 
 fn full_at(dtype: DType, shape: &[usize], value: Scalar, location: &'static Location<'static>) -> Tensor {
-    let prim = Prim::Constant { value: value.to_array(dtype), shape: shape.into() };
+    let prim = Prim::Shape(ShapeOp::Constant { value: value.to_array(dtype), shape: shape.into() });
     emit1(prim, &[], location, Type::new(dtype, shape))
 }

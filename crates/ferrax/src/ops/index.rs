@@ -18,6 +18,7 @@ use super::cast_at;
 use super::shape::reshape_at;
 use crate::Tensor;
 use crate::tracer::{emit1, fail};
+use ferrax_ir::prim::{IndexOp, ShapeOp};
 use ferrax_ir::{Prim, Shape, Type};
 use std::ops::{Bound, RangeBounds};
 use std::panic::Location;
@@ -141,7 +142,7 @@ impl Tensor {
         let mut inputs = vec![self];
         inputs.extend(starts);
         let ty = Type::new(self.dtype(), sizes);
-        emit1(Prim::DynamicSlice { sizes: sizes.to_vec() }, &inputs, Location::caller(), ty)
+        emit1(Prim::Index(IndexOp::DynamicSlice { sizes: sizes.to_vec() }), &inputs, Location::caller(), ty)
     }
 
     /// `self` with the box at `starts` (one i32 scalar tensor per axis, clamped so the
@@ -152,7 +153,7 @@ impl Tensor {
         let update = cast_at(update, self.dtype(), location);
         let mut inputs = vec![self, &update];
         inputs.extend(starts);
-        emit1(Prim::DynamicUpdateSlice, &inputs, location, self.ty().clone())
+        emit1(Prim::Index(IndexOp::DynamicUpdateSlice), &inputs, location, self.ty().clone())
     }
 }
 
@@ -218,17 +219,17 @@ fn slice_by_plan(x: &Tensor, axes: &[AxisSlice], location: &'static Location<'st
     let whole = axes.iter().zip(x.shape()).all(|(a, &size)| a.start == 0 && a.limit == size && a.stride == 1);
     let mut out = x.clone();
     if !whole {
-        let prim = Prim::Slice {
+        let prim = Prim::Shape(ShapeOp::Slice {
             start: axes.iter().map(|a| a.start).collect(),
             limit: axes.iter().map(|a| a.limit).collect(),
             strides: axes.iter().map(|a| a.stride).collect(),
-        };
+        });
         let shape: Shape = axes.iter().map(|a| (a.limit - a.start).div_ceil(a.stride)).collect();
         out = emit1(prim, &[x], location, Type { dtype: x.dtype(), shape });
     }
     let reversed: Vec<usize> = (0..axes.len()).filter(|&a| axes[a].reverse).collect();
     if !reversed.is_empty() {
-        out = emit1(Prim::Rev { axes: reversed }, &[&out], location, out.ty().clone());
+        out = emit1(Prim::Shape(ShapeOp::Rev { axes: reversed }), &[&out], location, out.ty().clone());
     }
     let kept: Shape = (0..axes.len()).filter(|&a| !axes[a].drop).map(|a| out.shape()[a]).collect();
     reshape_at(&out, &kept, location)
@@ -244,5 +245,5 @@ fn gather_at(
     let mut shape: Shape = x.shape().iter().take(axis).copied().collect();
     shape.extend(indices.shape().iter().skip(batch_dims).copied());
     shape.extend(x.shape().iter().skip(axis + 1).copied());
-    emit1(Prim::Gather { axis, batch_dims }, &[x, indices], location, Type { dtype: x.dtype(), shape })
+    emit1(Prim::Index(IndexOp::Gather { axis, batch_dims }), &[x, indices], location, Type { dtype: x.dtype(), shape })
 }

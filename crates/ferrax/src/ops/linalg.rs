@@ -11,6 +11,7 @@ use super::{binary_at, broadcast_at, broadcast_shapes, cast_at, promote};
 use crate::Tensor;
 use crate::tracer::{emit1, fail};
 use ferrax_ir::prim::{BinaryOp, DotDims};
+use ferrax_ir::prim::{LinalgOp, ShapeOp};
 use ferrax_ir::{DType, Prim, Shape, Type};
 use std::panic::Location;
 
@@ -108,7 +109,7 @@ fn contract_last(lhs: &Tensor, rhs: &Tensor, location: &'static Location<'static
     perm.extend([0, n_batch + 1]);
     let shape: Shape = perm.iter().filter_map(|&p| product.shape().get(p).copied()).collect();
     let ty = Type { dtype: product.dtype(), shape };
-    emit1(Prim::Transpose { perm }, &[&product], location, ty)
+    emit1(Prim::Shape(ShapeOp::Transpose { perm }), &[&product], location, ty)
 }
 
 /// `matmul` of two stacks of matrices: the batch axes broadcast, then one
@@ -145,5 +146,5 @@ fn emit_dot(lhs: &Tensor, rhs: &Tensor, dims: DotDims, location: &'static Locati
     shape.extend(dims.lhs_free(lhs.rank()).into_iter().map(|a| dim(lhs, a)));
     shape.extend(dims.rhs_free(rhs.rank()).into_iter().map(|a| dim(rhs, a)));
     let ty = Type { dtype: lhs.dtype(), shape };
-    emit1(Prim::DotGeneral(dims), &[lhs, rhs], location, ty)
+    emit1(Prim::Linalg(LinalgOp::DotGeneral(dims)), &[lhs, rhs], location, ty)
 }

@@ -9,6 +9,7 @@ use crate::Tensor;
 use crate::tracer::emit1;
 use ferrax_ir::Prim;
 use ferrax_ir::prim::BinaryOp;
+use ferrax_ir::prim::{TernaryOp, UnaryOp};
 use std::panic::Location;
 
 impl Tensor {
@@ -57,7 +58,7 @@ impl Tensor {
         let dtype = promote_operands(&[&x, &lo, &hi]);
         let [x, lo, hi] = unify_operands("clamp", [&x, &lo, &hi], dtype, location);
         let ty = x.ty().clone();
-        emit1(Prim::Clamp, &[&lo, &x, &hi], location, ty)
+        emit1(Prim::Ternary(TernaryOp::Clamp), &[&lo, &x, &hi], location, ty)
     }
 
     /// `max(self, 0)`.
@@ -81,7 +82,7 @@ impl Tensor {
     /// The same value, with a zero derivative: transforms treat it as a constant.
     #[track_caller]
     pub fn stop_gradient(&self) -> Tensor {
-        emit1(Prim::StopGradient, &[self], Location::caller(), self.ty().clone())
+        emit1(Prim::Unary(UnaryOp::StopGradient), &[self], Location::caller(), self.ty().clone())
     }
 
     /// The same value, tagged `name` for checkpoint policies (`"names:..."`).

@@ -25,6 +25,7 @@ pub use arith::Scalar;
 use crate::Tensor;
 use crate::tracer::{emit1, fail};
 use ferrax_ir::prim::{BinaryOp, UnaryOp};
+use ferrax_ir::prim::{ReductionOp, ShapeOp};
 use ferrax_ir::{DType, Prim, Shape, Type};
 use std::panic::Location;
 
@@ -59,7 +60,7 @@ impl Tensor {
     /// `x^n` for a static integer `n` (`integer_pow`).
     #[track_caller]
     pub fn powi(&self, n: i32) -> Tensor {
-        emit1(Prim::IntegerPow { y: n }, &[self], Location::caller(), self.ty().clone())
+        emit1(Prim::Unary(UnaryOp::IntegerPow { y: n }), &[self], Location::caller(), self.ty().clone())
     }
 
     /// Sum over `axes` (all axes when empty is not what you want: pass them).
@@ -67,7 +68,12 @@ impl Tensor {
     pub fn sum(&self, axes: &[usize]) -> Tensor {
         let shape: Shape = (0..self.rank()).filter(|a| !axes.contains(a)).map(|a| self.shape()[a]).collect();
         let ty = Type { dtype: self.dtype(), shape };
-        emit1(Prim::Reduce { op: ferrax_ir::prim::ReduceOp::Sum, axes: axes.to_vec() }, &[self], Location::caller(), ty)
+        emit1(
+            Prim::Reduction(ReductionOp::Reduce { op: ferrax_ir::prim::ReduceOp::Sum, axes: axes.to_vec() }),
+            &[self],
+            Location::caller(),
+            ty,
+        )
     }
 
     /// Converts to `dtype` (no equation when it already is).
@@ -85,14 +91,19 @@ impl Tensor {
 
 /// A rank-0 constant of `dtype` holding `scalar`.
 pub(crate) fn scalar_constant(scalar: Scalar, dtype: DType, location: &'static Location<'static>) -> Tensor {
-    emit1(Prim::Constant { value: scalar.to_array(dtype), shape: Shape::new() }, &[], location, Type::scalar(dtype))
+    emit1(
+        Prim::Shape(ShapeOp::Constant { value: scalar.to_array(dtype), shape: Shape::new() }),
+        &[],
+        location,
+        Type::scalar(dtype),
+    )
 }
 
 pub(crate) fn cast_at(x: &Tensor, dtype: DType, location: &'static Location<'static>) -> Tensor {
     if x.dtype() == dtype {
         return x.clone();
     }
-    emit1(Prim::Convert { dtype }, &[x], location, x.ty().with_dtype(dtype))
+    emit1(Prim::Unary(UnaryOp::Convert { dtype }), &[x], location, x.ty().with_dtype(dtype))
 }
 
 pub(crate) fn broadcast_at(x: &Tensor, shape: &[usize], location: &'static Location<'static>) -> Tensor {
@@ -106,7 +117,7 @@ pub(crate) fn broadcast_at(x: &Tensor, shape: &[usize], location: &'static Locat
     }
     let offset = shape.len() - x.rank();
     let dims = (offset..shape.len()).collect();
-    emit1(Prim::BroadcastInDim { shape: shape.into(), dims }, &[x], location, target)
+    emit1(Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.into(), dims }), &[x], location, target)
 }
 
 /// Promotes and broadcasts two operands to a common type.

@@ -9,6 +9,7 @@
 use super::{Scalar, broadcast_at, broadcast_shapes, cast_at, promote, promote_weak};
 use crate::Tensor;
 use crate::tracer::{emit1, fail};
+use ferrax_ir::prim::ShapeOp;
 use ferrax_ir::prim::{BinaryOp, CompareOp};
 use ferrax_ir::{DType, Prim, Shape, Type};
 use std::panic::Location;
@@ -111,7 +112,7 @@ pub(crate) fn materialize(
     match operand {
         Operand::Tensor(t) => broadcast_at(&cast_at(t, dtype, location), shape, location),
         Operand::Scalar(s) => {
-            let prim = Prim::Constant { value: s.to_array(dtype), shape: shape.into() };
+            let prim = Prim::Shape(ShapeOp::Constant { value: s.to_array(dtype), shape: shape.into() });
             emit1(prim, &[], location, Type::new(dtype, shape))
         }
     }

@@ -10,6 +10,7 @@ use super::operand::binary_operands;
 use crate::Tensor;
 use crate::tracer::emit1;
 use ferrax_ir::prim::{ArgOp, BinaryOp, ReduceOp};
+use ferrax_ir::prim::{ReductionOp, ShapeOp};
 use ferrax_ir::{DType, Prim, Shape, Type};
 use std::panic::Location;
 
@@ -85,7 +86,7 @@ impl Tensor {
     pub fn cumsum(&self, axis: usize, reverse: bool) -> Tensor {
         let x = bool_as_i32(self, Location::caller());
         let ty = x.ty().clone();
-        emit1(Prim::Cumsum { axis, reverse }, &[&x], Location::caller(), ty)
+        emit1(Prim::Reduction(ReductionOp::Cumsum { axis, reverse }), &[&x], Location::caller(), ty)
     }
 }
 
@@ -103,8 +104,12 @@ fn bool_as_i32(x: &Tensor, location: &'static Location<'static>) -> Tensor {
 /// Bad axes are the reduction's type error; the shapes here skip them.
 fn reduce_at(op: ReduceOp, x: &Tensor, axes: &[usize], keepdims: bool, location: &'static Location<'static>) -> Tensor {
     let kept: Shape = (0..x.rank()).filter(|a| !axes.contains(a)).map(|a| x.shape()[a]).collect();
-    let reduced =
-        emit1(Prim::Reduce { op, axes: axes.to_vec() }, &[x], location, Type { dtype: x.dtype(), shape: kept });
+    let reduced = emit1(
+        Prim::Reduction(ReductionOp::Reduce { op, axes: axes.to_vec() }),
+        &[x],
+        location,
+        Type { dtype: x.dtype(), shape: kept },
+    );
     if !keepdims {
         return reduced;
     }
@@ -113,7 +118,7 @@ fn reduce_at(op: ReduceOp, x: &Tensor, axes: &[usize], keepdims: bool, location:
     if reduced.shape() == shape.as_slice() {
         return reduced;
     }
-    emit1(Prim::Reshape { shape }, &[&reduced], location, ty)
+    emit1(Prim::Shape(ShapeOp::Reshape { shape }), &[&reduced], location, ty)
 }
 
 /// `reduce_max`/`reduce_min`; bool tensors go through i32 and back.
@@ -132,6 +137,6 @@ fn extreme_at(
 fn arg_at(op: ArgOp, x: &Tensor, axis: usize, location: &'static Location<'static>) -> Tensor {
     let x = bool_as_i32(x, location);
     let shape: Shape = (0..x.rank()).filter(|&a| a != axis).map(|a| x.shape()[a]).collect();
-    let prim = Prim::ArgReduce { op, axis, index_dtype: DType::I32 };
+    let prim = Prim::Reduction(ReductionOp::ArgReduce { op, axis, index_dtype: DType::I32 });
     emit1(prim, &[&x], location, Type { dtype: DType::I32, shape })
 }

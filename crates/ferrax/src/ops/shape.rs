@@ -6,6 +6,7 @@ use super::operand::Operand;
 use super::{cast_at, promote};
 use crate::Tensor;
 use crate::tracer::{emit1, fail};
+use ferrax_ir::prim::ShapeOp;
 use ferrax_ir::{DType, Prim, Shape, Type};
 use std::panic::Location;
 
@@ -65,7 +66,7 @@ impl Tensor {
     /// Reverses the order of the elements along each of `axes`.
     #[track_caller]
     pub fn rev(&self, axes: &[usize]) -> Tensor {
-        emit1(Prim::Rev { axes: axes.to_vec() }, &[self], Location::caller(), self.ty().clone())
+        emit1(Prim::Shape(ShapeOp::Rev { axes: axes.to_vec() }), &[self], Location::caller(), self.ty().clone())
     }
 
     /// Pads each axis with `low[i]` elements before, `high[i]` after (negative values
@@ -77,11 +78,11 @@ impl Tensor {
         let value = match value.into() {
             Operand::Tensor(t) => cast_at(&t, self.dtype(), location),
             Operand::Scalar(s) => {
-                let prim = Prim::Constant { value: s.to_array(self.dtype()), shape: Shape::new() };
+                let prim = Prim::Shape(ShapeOp::Constant { value: s.to_array(self.dtype()), shape: Shape::new() });
                 emit1(prim, &[], location, Type::scalar(self.dtype()))
             }
         };
-        let prim = Prim::Pad { low: low.to_vec(), high: high.to_vec(), interior: interior.to_vec() };
+        let prim = Prim::Shape(ShapeOp::Pad { low: low.to_vec(), high: high.to_vec(), interior: interior.to_vec() });
         let fallback = self.ty().clone();
         emit1(prim, &[self, &value], location, fallback)
     }
@@ -111,7 +112,7 @@ pub(crate) fn reshape_at(x: &Tensor, shape: &[usize], location: &'static Locatio
     if x.shape() == shape {
         return x.clone();
     }
-    emit1(Prim::Reshape { shape: shape.into() }, &[x], location, Type::new(x.dtype(), shape))
+    emit1(Prim::Shape(ShapeOp::Reshape { shape: shape.into() }), &[x], location, Type::new(x.dtype(), shape))
 }
 
 fn permute_at(x: &Tensor, perm: &[usize], location: &'static Location<'static>) -> Tensor {
@@ -119,7 +120,7 @@ fn permute_at(x: &Tensor, perm: &[usize], location: &'static Location<'static>) 
         return x.clone();
     }
     let shape: Shape = perm.iter().map(|&p| x.shape().get(p).copied().unwrap_or(0)).collect();
-    emit1(Prim::Transpose { perm: perm.to_vec() }, &[x], location, Type { dtype: x.dtype(), shape })
+    emit1(Prim::Shape(ShapeOp::Transpose { perm: perm.to_vec() }), &[x], location, Type { dtype: x.dtype(), shape })
 }
 
 fn expand_dims_at(op: &str, x: &Tensor, axis: usize, location: &'static Location<'static>) -> Tensor {
@@ -142,5 +143,5 @@ fn concat_at(op: &str, tensors: &[Tensor], axis: usize, location: &'static Locat
         *size = cast.iter().map(|t| t.shape().get(axis).copied().unwrap_or(0)).sum();
     }
     let inputs: Vec<&Tensor> = cast.iter().collect();
-    emit1(Prim::Concatenate { axis }, &inputs, location, Type { dtype, shape })
+    emit1(Prim::Shape(ShapeOp::Concatenate { axis }), &inputs, location, Type { dtype, shape })
 }

@@ -6,6 +6,7 @@
 use super::plan::Plan;
 use super::value::{Ledger, Val, Vals};
 use super::{EvalOptions, MAX_CALL_DEPTH};
+use crate::prim::{ControlOp, UnaryOp};
 use crate::prim::{binary, index, linalg, random, reduce, shape, unary};
 use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
 use ferrax_array::{Array, Budget};
@@ -164,51 +165,30 @@ impl<'m> Interp<'m> {
     ) -> Result<Vals<'a>, Error> {
         let leaf = |f: &dyn Fn(&[&Array]) -> Result<Array, String>| self.leaf(at, func, eqn, &xs, f);
         match &eqn.prim {
-            Prim::Unary(op) => leaf(&|a| unary::eval_unary(*op, one(a)?)),
-            Prim::IntegerPow { y } => leaf(&|a| unary::eval_integer_pow(*y, one(a)?)),
-            Prim::Convert { dtype } => leaf(&|a| unary::eval_convert(*dtype, one(a)?)),
-            Prim::StopGradient | Prim::Name { .. } => identity(at, xs),
-            Prim::Binary(op) => leaf(&|a| two(a).and_then(|[x, y]| binary::eval_binary(*op, x, y))),
-            Prim::Compare(op) => leaf(&|a| two(a).and_then(|[x, y]| binary::eval_compare(*op, x, y))),
-            Prim::Select => leaf(&|a| three(a).and_then(|[p, t, f]| binary::eval_select(p, t, f))),
-            Prim::Clamp => leaf(&|a| three(a).and_then(|[lo, x, hi]| binary::eval_clamp(lo, x, hi))),
-            Prim::BroadcastInDim { shape, dims } => leaf(&|a| shape::eval_broadcast_in_dim(shape, dims, one(a)?)),
-            Prim::Reshape { shape } => leaf(&|a| shape::eval_reshape(shape, one(a)?)),
-            Prim::Transpose { perm } => leaf(&|a| shape::eval_transpose(perm, one(a)?)),
-            Prim::Rev { axes } => leaf(&|a| shape::eval_rev(axes, one(a)?)),
-            Prim::Slice { start, limit, strides } => leaf(&|a| shape::eval_slice(start, limit, strides, one(a)?)),
-            Prim::Pad { low, high, interior } => {
-                leaf(&|a| two(a).and_then(|[x, v]| shape::eval_pad(low, high, interior, x, v)))
-            }
-            Prim::Concatenate { axis } => leaf(&|a| shape::eval_concatenate(*axis, a)),
-            Prim::Iota { dtype, shape, dim } => leaf(&|a| none(a).and_then(|()| shape::eval_iota(*dtype, shape, *dim))),
-            Prim::Constant { value, shape } => leaf(&|a| none(a).and_then(|()| shape::eval_constant(value, shape))),
-            Prim::DynamicSlice { sizes } => leaf(&|a| match a {
-                [x, starts @ ..] => index::eval_dynamic_slice(sizes, x, starts),
-                [] => Err(arity(1, 0)),
-            }),
-            Prim::DynamicUpdateSlice => leaf(&|a| match a {
-                [x, update, starts @ ..] => index::eval_dynamic_update_slice(x, update, starts),
-                _ => Err(arity(2, a.len())),
-            }),
-            Prim::Gather { axis, batch_dims } => {
-                leaf(&|a| two(a).and_then(|[x, i]| index::eval_gather(*axis, *batch_dims, x, i)))
-            }
-            Prim::ScatterAdd { axis, batch_dims } => {
-                leaf(&|a| three(a).and_then(|[x, i, u]| index::eval_scatter_add(*axis, *batch_dims, x, i, u)))
-            }
-            Prim::Reduce { op, axes } => leaf(&|a| reduce::eval_reduce(*op, axes, one(a)?)),
-            Prim::ArgReduce { op, axis, index_dtype: _ } => leaf(&|a| reduce::eval_arg_reduce(*op, *axis, one(a)?)),
-            Prim::Cumsum { axis, reverse } => leaf(&|a| reduce::eval_cumsum(*axis, *reverse, one(a)?)),
-            Prim::DotGeneral(dims) => leaf(&|a| two(a).and_then(|[l, r]| linalg::eval_dot_general(dims, l, r))),
-            Prim::RandomBits { shape } => leaf(&|a| random::eval_random_bits(shape, one(a)?)),
-            Prim::Call { func } => self.call(at, func, xs.into_vec()),
-            Prim::Cond { branches } => self.cond(at, branches, xs.into_vec()),
-            Prim::While { cond, body, max_iters } => self.while_loop(at, cond, body, *max_iters, xs.into_vec()),
-            Prim::Scan(params) => self.scan(at, params, xs.into_vec()),
-            Prim::CustomJvp { func, jvp: _ } => self.call(at, func, xs.into_vec()),
-            Prim::CustomVjp { func, fwd: _, bwd: _ } => self.call(at, func, xs.into_vec()),
-            Prim::Remat { func, policy: _ } => self.call(at, func, xs.into_vec()),
+            Prim::Unary(UnaryOp::StopGradient) | Prim::Name { .. } => identity(at, xs),
+            Prim::Unary(op) => leaf(&|a| unary::eval(*op, a)),
+            Prim::Binary(op) => leaf(&|a| binary::eval(*op, a)),
+            Prim::Compare(op) => leaf(&|a| binary::eval_comparison(*op, a)),
+            Prim::Ternary(op) => leaf(&|a| binary::eval_ternary(*op, a)),
+            Prim::Shape(op) => leaf(&|a| shape::eval(op, a)),
+            Prim::Index(op) => leaf(&|a| index::eval(op, a)),
+            Prim::Reduction(op) => leaf(&|a| reduce::eval(op, a)),
+            Prim::Linalg(op) => leaf(&|a| linalg::eval(op, a)),
+            Prim::Random(op) => leaf(&|a| random::eval(op, a)),
+            Prim::Control(op) => self.control(at, op, xs.into_vec()),
+        }
+    }
+
+    /// Runs a structured op: its Funcs through the interpreter.
+    fn control<'a>(&mut self, at: At<'_>, op: &ControlOp, xs: Vec<Val<'a>>) -> Result<Vals<'a>, Error> {
+        match op {
+            ControlOp::Call { func }
+            | ControlOp::CustomJvp { func, jvp: _ }
+            | ControlOp::CustomVjp { func, fwd: _, bwd: _ }
+            | ControlOp::Remat { func, policy: _ } => self.call(at, func, xs),
+            ControlOp::Cond { branches } => self.cond(at, branches, xs),
+            ControlOp::While { cond, body, max_iters } => self.while_loop(at, cond, body, *max_iters, xs),
+            ControlOp::Scan(params) => self.scan(at, params, xs),
         }
     }
 
@@ -298,30 +278,6 @@ fn check_results(func: &Func, results: &[Val<'_>]) -> Result<(), String> {
 fn identity<'a>(at: At<'_>, xs: SmallVec<[Val<'a>; 4]>) -> Result<Vals<'a>, Error> {
     match <[Val<'a>; 1]>::try_from(xs.into_vec()) {
         Ok([x]) => Ok(smallvec::smallvec![x]),
-        Err(xs) => Err(at.err(arity(1, xs.len()))),
+        Err(xs) => Err(at.err(crate::prim::arity(1, xs.len()))),
     }
-}
-
-fn arity(expected: usize, got: usize) -> String {
-    format!("expects {expected} operand{}, got {got}", if expected == 1 { "" } else { "s" })
-}
-
-fn operands<'x, const N: usize>(a: &[&'x Array]) -> Result<[&'x Array; N], String> {
-    <[&Array; N]>::try_from(a).map_err(|_| arity(N, a.len()))
-}
-
-fn none(a: &[&Array]) -> Result<(), String> {
-    operands::<0>(a).map(|_| ())
-}
-
-fn one<'x>(a: &[&'x Array]) -> Result<&'x Array, String> {
-    operands::<1>(a).map(|[x]| x)
-}
-
-fn two<'x>(a: &[&'x Array]) -> Result<[&'x Array; 2], String> {
-    operands(a)
-}
-
-fn three<'x>(a: &[&'x Array]) -> Result<[&'x Array; 3], String> {
-    operands(a)
 }

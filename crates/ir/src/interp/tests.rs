@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::prim::ScanParams;
+use crate::prim::{ControlOp, IndexOp, ShapeOp};
 use crate::{DType, Eqn, Func, Prim, Shape, Type, Value};
 use smallvec::SmallVec;
 
@@ -46,14 +47,18 @@ impl B {
     fn constant(&mut self, value: Array) -> Value {
         let ty = t(value.dtype(), value.shape());
         let shape = value.shape().into();
-        self.op1(Prim::Constant { value, shape }, &[], ty)
+        self.op1(Prim::Shape(ShapeOp::Constant { value, shape }), &[], ty)
     }
 
     /// `table[i]` for an i32[] index (clamped): the successor, predicate and lookup
     /// tables the loop tests use instead of arithmetic.
     fn lookup(&mut self, table: Value, i: Value) -> Value {
         let ty = self.0.ty(table).clone();
-        self.op1(Prim::Gather { axis: 0, batch_dims: 0 }, &[table, i], Type::new(ty.dtype, &ty.shape[1..]))
+        self.op1(
+            Prim::Index(IndexOp::Gather { axis: 0, batch_dims: 0 }),
+            &[table, i],
+            Type::new(ty.dtype, &ty.shape[1..]),
+        )
     }
 
     fn ret(mut self, results: &[Value]) -> Func {
@@ -105,10 +110,10 @@ fn at(func: &str, eqn: usize, prim: &str) -> Place {
 #[test]
 fn call_runs_the_callee() {
     let (mut b, p) = B::new("main", &[t(DType::F32, &[3])]);
-    let r = b.op1(Prim::Call { func: "rev".into() }, &[p[0]], t(DType::F32, &[3]));
+    let r = b.op1(Prim::Control(ControlOp::Call { func: "rev".into() }), &[p[0]], t(DType::F32, &[3]));
     let main = b.ret(&[r, p[0]]);
     let (mut b, p) = B::new("rev", &[t(DType::F32, &[3])]);
-    let r = b.op1(Prim::Rev { axes: vec![0] }, &[p[0]], t(DType::F32, &[3]));
+    let r = b.op1(Prim::Shape(ShapeOp::Rev { axes: vec![0] }), &[p[0]], t(DType::F32, &[3]));
     let m = module(vec![main, b.ret(&[r])]);
     let x = f32s(&[3], &[1.0, 2.0, 3.0]);
     let out = eval_entry(&m, std::slice::from_ref(&x), &opts()).unwrap();
@@ -120,7 +125,7 @@ fn call_runs_the_callee() {
 fn cond_module(selector: Type, n: usize) -> Module {
     let (mut b, p) = B::new("pick", &[selector, i32_()]);
     let branches: Vec<String> = (0..n).map(|k| format!("b{k}")).collect();
-    let r = b.op1(Prim::Cond { branches: branches.clone() }, &p, i32_());
+    let r = b.op1(Prim::Control(ControlOp::Cond { branches: branches.clone() }), &p, i32_());
     let mut funcs = vec![b.ret(&[r])];
     for (k, name) in branches.iter().enumerate() {
         let (mut b, p) = B::new(name, &[i32_()]);
@@ -154,7 +159,7 @@ fn cond_with_bool() {
 /// `@count(i) = while[cond=@less, body=@succ, max_iters](i)`.
 fn while_module(n: usize, max_iters: Option<usize>) -> Module {
     let (mut b, p) = B::new("count", &[i32_()]);
-    let prim = Prim::While { cond: "less".into(), body: "succ".into(), max_iters };
+    let prim = Prim::Control(ControlOp::While { cond: "less".into(), body: "succ".into(), max_iters });
     let r = b.op1(prim, &p, i32_());
     module(vec![b.ret(&[r]), less_func("less", n), succ_func()])
 }
@@ -181,7 +186,7 @@ fn while_with_several_carries() {
     // carry (i, acc: f32[4], x: f32[]): acc[i] = x; i += 1; while i < 3.
     let carry = [i32_(), t(DType::F32, &[4]), Type::scalar(DType::F32)];
     let (mut b, p) = B::new("fill", &carry);
-    let prim = Prim::While { cond: "cond".into(), body: "body".into(), max_iters: None };
+    let prim = Prim::Control(ControlOp::While { cond: "cond".into(), body: "body".into(), max_iters: None });
     let r = b.op(prim, &p, &carry);
     let main = b.ret(&r);
     let (mut b, p) = B::new("cond", &carry);
@@ -189,8 +194,8 @@ fn while_with_several_carries() {
     let go = b.lookup(table, p[0]);
     let cond = b.ret(&[go]);
     let (mut b, p) = B::new("body", &carry);
-    let x1 = b.op1(Prim::Reshape { shape: Shape::from(&[1][..]) }, &[p[2]], t(DType::F32, &[1]));
-    let acc = b.op1(Prim::DynamicUpdateSlice, &[p[1], x1, p[0]], t(DType::F32, &[4]));
+    let x1 = b.op1(Prim::Shape(ShapeOp::Reshape { shape: Shape::from(&[1][..]) }), &[p[2]], t(DType::F32, &[1]));
+    let acc = b.op1(Prim::Index(IndexOp::DynamicUpdateSlice), &[p[1], x1, p[0]], t(DType::F32, &[4]));
     let table = b.constant(succ_table(8));
     let i = b.lookup(table, p[0]);
     let body = b.ret(&[i, acc, p[2]]);
@@ -207,11 +212,11 @@ fn scan_module(length: usize, reverse: bool) -> Module {
     let ops = [t(DType::I32, &[16]), i32_(), t(DType::F32, &[l]), t(DType::F32, &[l])];
     let (mut b, p) = B::new("run", &ops);
     let params = ScanParams { body: "step".into(), length, num_consts: 1, num_carry: 2, reverse, checkpoint: Some(2) };
-    let r = b.op(Prim::Scan(params), &p, &[i32_(), t(DType::F32, &[l]), t(DType::I32, &[l])]);
+    let r = b.op(Prim::Control(ControlOp::Scan(params)), &p, &[i32_(), t(DType::F32, &[l]), t(DType::I32, &[l])]);
     let main = b.ret(&r);
     let (mut b, p) = B::new("step", &[t(DType::I32, &[16]), i32_(), t(DType::F32, &[l]), Type::scalar(DType::F32)]);
-    let x1 = b.op1(Prim::Reshape { shape: Shape::from(&[1][..]) }, &[p[3]], t(DType::F32, &[1]));
-    let acc = b.op1(Prim::DynamicUpdateSlice, &[p[2], x1, p[1]], t(DType::F32, &[l]));
+    let x1 = b.op1(Prim::Shape(ShapeOp::Reshape { shape: Shape::from(&[1][..]) }), &[p[3]], t(DType::F32, &[1]));
+    let acc = b.op1(Prim::Index(IndexOp::DynamicUpdateSlice), &[p[2], x1, p[1]], t(DType::F32, &[l]));
     let i = b.lookup(p[0], p[1]);
     let body = b.ret(&[i, acc, p[1]]);
     module(vec![main, body])
@@ -250,10 +255,14 @@ fn scan_nested_in_cond() {
     let mut with_sel = vec![Type::scalar(DType::Bool)];
     with_sel.extend(ops.iter().cloned());
     let (mut b, p) = B::new("outer", &with_sel);
-    let r = b.op(Prim::Cond { branches: vec!["skip".into(), "run".into()] }, &p, &results);
+    let r = b.op(Prim::Control(ControlOp::Cond { branches: vec!["skip".into(), "run".into()] }), &p, &results);
     let outer = b.ret(&r);
     let (mut b, p) = B::new("skip", &ops);
-    let zeros = b.op1(Prim::Slice { start: vec![0], limit: vec![3], strides: vec![1] }, &[p[0]], t(DType::I32, &[3]));
+    let zeros = b.op1(
+        Prim::Shape(ShapeOp::Slice { start: vec![0], limit: vec![3], strides: vec![1] }),
+        &[p[0]],
+        t(DType::I32, &[3]),
+    );
     let skip = b.ret(&[p[1], p[3], zeros]);
     let mut funcs = vec![outer, skip];
     funcs.extend(m.funcs.drain(..).map(|(_, f)| f));
@@ -273,13 +282,17 @@ fn scan_nested_in_cond() {
 fn custom_rules_and_remat_run_their_func() {
     let x = t(DType::F32, &[2]);
     let (mut b, p) = B::new("main", std::slice::from_ref(&x));
-    let a = b.op1(Prim::Remat { func: "rev".into(), policy: crate::prim::RematPolicy::Nothing }, &p, x.clone());
-    let c = b.op1(Prim::CustomJvp { func: "rev".into(), jvp: "nope".into() }, &[a], x.clone());
-    let prim = Prim::CustomVjp { func: "rev".into(), fwd: "nope".into(), bwd: "nope".into() };
+    let a = b.op1(
+        Prim::Control(ControlOp::Remat { func: "rev".into(), policy: crate::prim::RematPolicy::Nothing }),
+        &p,
+        x.clone(),
+    );
+    let c = b.op1(Prim::Control(ControlOp::CustomJvp { func: "rev".into(), jvp: "nope".into() }), &[a], x.clone());
+    let prim = Prim::Control(ControlOp::CustomVjp { func: "rev".into(), fwd: "nope".into(), bwd: "nope".into() });
     let d = b.op1(prim, &[c], x.clone());
     let main = b.ret(&[d]);
     let (mut b, p) = B::new("rev", std::slice::from_ref(&x));
-    let r = b.op1(Prim::Rev { axes: vec![0] }, &p, x.clone());
+    let r = b.op1(Prim::Shape(ShapeOp::Rev { axes: vec![0] }), &p, x.clone());
     let m = module(vec![main, b.ret(&[r])]);
     let out = eval_entry(&m, &[f32s(&[2], &[1.0, 2.0])], &opts()).unwrap();
     assert_eq!(out, vec![f32s(&[2], &[2.0, 1.0])]);
@@ -306,7 +319,7 @@ fn argument_errors_name_the_argument() {
 fn budget_error_names_the_equation() {
     let (mut b, p) = B::new("big", &[t(DType::F32, &[1000])]);
     let y = b.op1(
-        Prim::BroadcastInDim { shape: Shape::from(&[1000, 1000][..]), dims: vec![1] },
+        Prim::Shape(ShapeOp::BroadcastInDim { shape: Shape::from(&[1000, 1000][..]), dims: vec![1] }),
         &p,
         t(DType::F32, &[1000, 1000]),
     );
@@ -328,9 +341,9 @@ fn budget_counts_only_live_buffers() {
     let (mut b, p) = B::new("chain", std::slice::from_ref(&x));
     let mut v = p[0];
     for _ in 0..10 {
-        v = b.op1(Prim::Rev { axes: vec![0] }, &[v], x.clone());
+        v = b.op1(Prim::Shape(ShapeOp::Rev { axes: vec![0] }), &[v], x.clone());
     }
-    let unused = b.op1(Prim::Rev { axes: vec![0] }, &p, x.clone());
+    let unused = b.op1(Prim::Shape(ShapeOp::Rev { axes: vec![0] }), &p, x.clone());
     let _ = unused;
     let m = module(vec![b.ret(&[v])]);
     let arg = [f32s(&[1000], &[1.5; 1000])];
@@ -343,7 +356,11 @@ fn budget_counts_only_live_buffers() {
 #[test]
 fn fuel_bounds_loop_iterations() {
     let (mut b, p) = B::new("spin", &[i32_()]);
-    let r = b.op1(Prim::While { cond: "always".into(), body: "same".into(), max_iters: None }, &p, i32_());
+    let r = b.op1(
+        Prim::Control(ControlOp::While { cond: "always".into(), body: "same".into(), max_iters: None }),
+        &p,
+        i32_(),
+    );
     let spin = b.ret(&[r]);
     let (mut b, _) = B::new("always", &[i32_()]);
     let yes = b.constant(Array::scalar_bool(true));
@@ -365,7 +382,11 @@ fn fuel_bounds_loop_iterations() {
 fn chain_module(n: usize) -> Module {
     let funcs = (0..n).map(|k| {
         let (mut b, p) = B::new(&format!("f{k}"), &[i32_()]);
-        let r = if k + 1 < n { b.op1(Prim::Call { func: format!("f{}", k + 1) }, &p, i32_()) } else { p[0] };
+        let r = if k + 1 < n {
+            b.op1(Prim::Control(ControlOp::Call { func: format!("f{}", k + 1) }), &p, i32_())
+        } else {
+            p[0]
+        };
         b.ret(&[r])
     });
     module(funcs.collect())
@@ -384,17 +405,17 @@ fn deep_nesting_is_an_error() {
 #[test]
 fn malformed_modules_give_errors() {
     let (mut b, p) = B::new("bad", &[i32_()]);
-    b.op1(Prim::Rev { axes: vec![] }, &[Value(99)], i32_());
+    b.op1(Prim::Shape(ShapeOp::Rev { axes: vec![] }), &[Value(99)], i32_());
     let m = module(vec![b.ret(&p)]);
     let (place, msg) = err_of(eval_entry(&m, &[Array::scalar_i32(0)], &opts()));
     assert_eq!((place, msg.as_str()), (at("bad", 0, "rev"), "%99 is not a value of @bad"));
     let (mut b, p) = B::new("lies", &[i32_()]);
-    b.op1(Prim::Rev { axes: vec![] }, &p, t(DType::F32, &[]));
+    b.op1(Prim::Shape(ShapeOp::Rev { axes: vec![] }), &p, t(DType::F32, &[]));
     let m = module(vec![b.ret(&p)]);
     let (_, msg) = err_of(eval_entry(&m, &[Array::scalar_i32(0)], &opts()));
     assert_eq!(msg, "produced i32[] but %1 is declared f32[]");
     let (mut b, p) = B::new("missing", &[i32_()]);
-    b.op1(Prim::Call { func: "nowhere".into() }, &p, i32_());
+    b.op1(Prim::Control(ControlOp::Call { func: "nowhere".into() }), &p, i32_());
     let m = module(vec![b.ret(&p)]);
     assert!(err_of(eval_entry(&m, &[Array::scalar_i32(0)], &opts())).1.contains("@nowhere is not a Func"));
 }

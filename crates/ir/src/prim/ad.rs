@@ -109,8 +109,9 @@ pub trait TransposeContext {
     }
 }
 
-fn not_linear(prim: &Prim) -> Result<Vec<Option<Value>>, String> {
-    Err(format!("{} is not linear, so it has no transpose rule (is it fed by a non-residual value?)", prim.name()))
+/// The error of a transpose rule asked to transpose a primitive that is not linear.
+pub(crate) fn not_linear(name: &str) -> String {
+    format!("{name} is not linear, so it has no transpose rule (is it fed by a non-residual value?)")
 }
 
 impl Prim {
@@ -126,37 +127,15 @@ impl Prim {
         let (p, o, t) = (primals, outputs, tangents);
         match self {
             Prim::Unary(op) => unary::jvp_unary(em, *op, p, o, t),
-            Prim::IntegerPow { y } => unary::jvp_integer_pow(em, *y, p, o, t),
-            Prim::Convert { dtype } => unary::jvp_convert(em, *dtype, p, o, t),
-            Prim::StopGradient => Ok(vec![None]),
             Prim::Name { .. } => Ok(vec![t.first().copied().flatten()]),
             Prim::Binary(op) => binary::jvp_binary(em, *op, p, o, t),
-            Prim::Compare(_) => Ok(vec![None]),
-            Prim::Select => binary::jvp_select(em, p, o, t),
-            Prim::Clamp => binary::jvp_clamp(em, p, o, t),
-            Prim::BroadcastInDim { .. }
-            | Prim::Reshape { .. }
-            | Prim::Transpose { .. }
-            | Prim::Rev { .. }
-            | Prim::Slice { .. }
-            | Prim::Pad { .. }
-            | Prim::Concatenate { .. } => shape::jvp_structural(em, self, p, o, t),
-            Prim::Iota { .. } | Prim::Constant { .. } => Ok(vec![None]),
-            Prim::DynamicSlice { .. } | Prim::DynamicUpdateSlice | Prim::Gather { .. } | Prim::ScatterAdd { .. } => {
-                index::jvp_index(em, self, p, o, t)
-            }
-            Prim::Reduce { op, axes } => reduce::jvp_reduce(em, *op, axes, p, o, t),
-            Prim::ArgReduce { .. } => Ok(vec![None]),
-            Prim::Cumsum { axis, reverse } => reduce::jvp_cumsum(em, *axis, *reverse, p, o, t),
-            Prim::DotGeneral(dims) => linalg::jvp_dot_general(em, dims, p, o, t),
-            Prim::RandomBits { .. } => Ok(vec![None]),
-            Prim::Call { .. }
-            | Prim::Cond { .. }
-            | Prim::While { .. }
-            | Prim::Scan(_)
-            | Prim::CustomJvp { .. }
-            | Prim::CustomVjp { .. }
-            | Prim::Remat { .. } => {
+            Prim::Compare(_) | Prim::Random(_) => Ok(vec![None]),
+            Prim::Ternary(op) => binary::jvp_ternary(em, *op, p, o, t),
+            Prim::Shape(op) => shape::jvp_structural(em, op, p, o, t),
+            Prim::Index(op) => index::jvp_index(em, op, p, o, t),
+            Prim::Reduction(op) => reduce::jvp(em, op, p, o, t),
+            Prim::Linalg(op) => linalg::jvp(em, op, p, o, t),
+            Prim::Control(_) => {
                 let _ = cx;
                 Err(format!("{}: structured primitives are differentiated by Prim::jvp_full", self.name()))
             }
@@ -177,12 +156,12 @@ impl Prim {
         primals: &[Value],
         tangents: &[Option<Value>],
     ) -> Result<(Vec<Value>, Vec<Option<Value>>), String> {
-        if self.callees().is_empty() {
+        let Prim::Control(op) = self else {
             let outputs = em.eqn(cx.module(), self.clone(), primals)?.to_vec();
             let out_tangents = self.jvp(em, cx, primals, &outputs, tangents)?;
             return Ok((outputs, out_tangents));
-        }
-        control::jvp_control(em, cx, self, primals, tangents)
+        };
+        control::jvp_control(em, cx, op, primals, tangents)
     }
 
     /// Emits the cotangents of this linear equation's linear inputs (see the module
@@ -196,39 +175,15 @@ impl Prim {
     ) -> Result<Vec<Option<Value>>, String> {
         match self {
             Prim::Unary(op) => unary::transpose_unary(em, *op, inputs, cts),
-            Prim::Convert { dtype } => unary::transpose_convert(em, *dtype, inputs, cts),
             Prim::Name { .. } => Ok(cts.to_vec()),
             Prim::Binary(op) => binary::transpose_binary(em, *op, inputs, cts),
-            Prim::Select => binary::transpose_select(em, inputs, cts),
-            Prim::BroadcastInDim { .. }
-            | Prim::Reshape { .. }
-            | Prim::Transpose { .. }
-            | Prim::Rev { .. }
-            | Prim::Slice { .. }
-            | Prim::Pad { .. }
-            | Prim::Concatenate { .. } => shape::transpose_structural(em, self, inputs, cts),
-            Prim::DynamicSlice { .. } | Prim::DynamicUpdateSlice | Prim::Gather { .. } | Prim::ScatterAdd { .. } => {
-                index::transpose_index(em, self, inputs, cts)
-            }
-            Prim::Reduce { op, axes } => reduce::transpose_reduce(em, *op, axes, inputs, cts),
-            Prim::Cumsum { axis, reverse } => reduce::transpose_cumsum(em, *axis, *reverse, inputs, cts),
-            Prim::DotGeneral(dims) => linalg::transpose_dot_general(em, dims, inputs, cts),
-            Prim::Call { func } | Prim::Remat { func, .. } => cx.transpose_into(em, func, inputs, cts),
-            Prim::Cond { branches } => control::transpose_cond(em, cx, branches, inputs, cts),
-            Prim::Scan(params) => control::transpose_scan(em, cx, params, inputs, cts),
-            Prim::CustomVjp { func, fwd, bwd } => control::transpose_custom_vjp(em, cx, [func, fwd, bwd], inputs, cts),
-            Prim::While { .. } => Err("while has no transpose rule: reverse mode turns a loop bounded by max_iters \
-                 into a scan before transposing"
-                .into()),
-            Prim::CustomJvp { .. } => Err("custom_jvp is not linear (reverse mode replaces it by its jvp rule)".into()),
-            Prim::IntegerPow { .. }
-            | Prim::StopGradient
-            | Prim::Compare(_)
-            | Prim::Clamp
-            | Prim::Iota { .. }
-            | Prim::Constant { .. }
-            | Prim::ArgReduce { .. }
-            | Prim::RandomBits { .. } => not_linear(self),
+            Prim::Compare(_) | Prim::Random(_) => Err(not_linear(self.name())),
+            Prim::Ternary(op) => binary::transpose_ternary(em, *op, inputs, cts),
+            Prim::Shape(op) => shape::transpose_structural(em, op, inputs, cts),
+            Prim::Index(op) => index::transpose_index(em, op, inputs, cts),
+            Prim::Reduction(op) => reduce::transpose(em, op, inputs, cts),
+            Prim::Linalg(op) => linalg::transpose(em, op, inputs, cts),
+            Prim::Control(op) => control::transpose(em, cx, op, inputs, cts),
         }
     }
 }

@@ -54,39 +54,15 @@ impl Prim {
     ) -> Result<Batched, String> {
         let size = cx.axis_size();
         match self {
-            Prim::Unary(_)
-            | Prim::IntegerPow { .. }
-            | Prim::Convert { .. }
-            | Prim::StopGradient
-            | Prim::Name { .. }
-            | Prim::Binary(_)
-            | Prim::Compare(_)
-            | Prim::Select
-            | Prim::Clamp => unary::batch_elementwise(em, self, size, inputs, dims),
-            Prim::BroadcastInDim { .. }
-            | Prim::Reshape { .. }
-            | Prim::Transpose { .. }
-            | Prim::Rev { .. }
-            | Prim::Slice { .. }
-            | Prim::Pad { .. }
-            | Prim::Concatenate { .. }
-            | Prim::Iota { .. }
-            | Prim::Constant { .. } => shape::batch_structural(em, self, size, inputs, dims),
-            Prim::DynamicSlice { .. } | Prim::DynamicUpdateSlice | Prim::Gather { .. } | Prim::ScatterAdd { .. } => {
-                index::batch_index(em, self, size, inputs, dims)
+            Prim::Unary(_) | Prim::Name { .. } | Prim::Binary(_) | Prim::Compare(_) | Prim::Ternary(_) => {
+                unary::batch_elementwise(em, self, size, inputs, dims)
             }
-            Prim::Reduce { .. } | Prim::ArgReduce { .. } | Prim::Cumsum { .. } => {
-                reduce::batch_reduce(em, self, size, inputs, dims)
-            }
-            Prim::DotGeneral(d) => linalg::batch_dot_general(em, d, size, inputs, dims),
-            Prim::RandomBits { shape } => random::batch_random_bits(em, cx, shape, inputs, dims),
-            Prim::Call { .. }
-            | Prim::Cond { .. }
-            | Prim::While { .. }
-            | Prim::Scan(_)
-            | Prim::CustomJvp { .. }
-            | Prim::CustomVjp { .. }
-            | Prim::Remat { .. } => control::batch_control(em, cx, self, inputs, dims),
+            Prim::Shape(op) => shape::batch_structural(em, op, size, inputs, dims),
+            Prim::Index(op) => index::batch_index(em, op, size, inputs, dims),
+            Prim::Reduction(op) => reduce::batch_reduce(em, op, size, inputs, dims),
+            Prim::Linalg(op) => linalg::batch(em, op, size, inputs, dims),
+            Prim::Random(op) => random::batch(em, cx, op, inputs, dims),
+            Prim::Control(op) => control::batch_control(em, cx, op, inputs, dims),
         }
     }
 }

@@ -170,6 +170,14 @@ pub(crate) fn infer_clamp(inputs: &[Type]) -> Result<Vec<Type>, String> {
     Ok(vec![inputs[1].clone()])
 }
 
+/// The type rule of `select` and `clamp`.
+pub(crate) fn infer_ternary(op: TernaryOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
+    match op {
+        TernaryOp::Select => infer_select(inputs),
+        TernaryOp::Clamp => infer_clamp(inputs),
+    }
+}
+
 // ---- evaluation (the reference interpreter's rules) ----
 
 /// Evaluates a binary operation elementwise.
@@ -494,6 +502,20 @@ pub(crate) fn jvp_binary(
     Ok(vec![tangent])
 }
 
+/// The jvp rule of `select` and `clamp`.
+pub(crate) fn jvp_ternary(
+    em: &mut Emitter,
+    op: TernaryOp,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    match op {
+        TernaryOp::Select => jvp_select(em, primals, outputs, tangents),
+        TernaryOp::Clamp => jvp_clamp(em, primals, outputs, tangents),
+    }
+}
+
 /// The jvp rule of `select(pred, on_true, on_false)`: `select(pred, t_true, t_false)`,
 /// a zero case tangent instantiated as zeros (the predicate is bool: no tangent).
 pub(crate) fn jvp_select(
@@ -621,6 +643,19 @@ fn scale(em: &mut Emitter, op: BinaryOp, ct: Option<Value>, r: Value) -> Result<
     ct.map(|ct| em.binary(op, ct, r)).transpose()
 }
 
+/// The transpose rule of `select` (linear in its cases); `clamp` is not linear.
+pub(crate) fn transpose_ternary(
+    em: &mut Emitter,
+    op: TernaryOp,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    match op {
+        TernaryOp::Select => transpose_select(em, inputs, cts),
+        TernaryOp::Clamp => Err(super::ad::not_linear(op.name())),
+    }
+}
+
 /// The transpose rule of `select(p, a, b)` with a residual predicate: `a` gets the
 /// cotangent where `p` holds and zero elsewhere, `b` the other way round.
 pub(crate) fn transpose_select(
@@ -647,6 +682,83 @@ pub(crate) fn transpose_select(
     let ct_true = if on_true.is_linear() { Some(em.select(pred, ct, zeros)?) } else { None };
     let ct_false = if on_false.is_linear() { Some(em.select(pred, zeros, ct)?) } else { None };
     Ok(vec![None, ct_true, ct_false])
+}
+
+/// An elementwise primitive of three operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TernaryOp {
+    /// `select(pred, on_true, on_false)`.
+    Select,
+    /// `clamp(lo, x, hi)`.
+    Clamp,
+}
+
+impl TernaryOp {
+    /// The name in the text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            TernaryOp::Select => "select",
+            TernaryOp::Clamp => "clamp",
+        }
+    }
+
+    /// The operation named `name`.
+    pub fn from_name(name: &str) -> Option<TernaryOp> {
+        [TernaryOp::Select, TernaryOp::Clamp].into_iter().find(|op| op.name() == name)
+    }
+}
+
+/// Evaluates a binary op on its operands.
+pub(crate) fn eval(op: BinaryOp, a: &[&Array]) -> Result<Array, String> {
+    let [x, y] = super::operands(a)?;
+    eval_binary(op, x, y)
+}
+
+/// Evaluates a comparison on its operands.
+pub(crate) fn eval_comparison(op: CompareOp, a: &[&Array]) -> Result<Array, String> {
+    let [x, y] = super::operands(a)?;
+    eval_compare(op, x, y)
+}
+
+/// Evaluates `select` or `clamp` on its operands.
+pub(crate) fn eval_ternary(op: TernaryOp, a: &[&Array]) -> Result<Array, String> {
+    let [a, b, c] = super::operands(a)?;
+    match op {
+        TernaryOp::Select => eval_select(a, b, c),
+        TernaryOp::Clamp => eval_clamp(a, b, c),
+    }
+}
+
+/// The property-table row of a binary op: `div`, `rem`, `pow` and `atan2` are
+/// expensive; `pow` and `atan2` count as transcendentals and, with `rem`, are
+/// approximated by a backend.
+pub(crate) fn props(op: BinaryOp) -> super::props::Props {
+    use super::props::{Flops, Props};
+    let base = Props::elementwise(op.domain());
+    match op {
+        BinaryOp::Pow | BinaryOp::Atan2 => {
+            Props { expensive: true, flops: Flops::Transcendental, inexact: true, ..base }
+        }
+        BinaryOp::Rem => Props { expensive: true, inexact: true, ..base },
+        BinaryOp::Div => Props { expensive: true, ..base },
+        BinaryOp::Add
+        | BinaryOp::Sub
+        | BinaryOp::Mul
+        | BinaryOp::Max
+        | BinaryOp::Min
+        | BinaryOp::And
+        | BinaryOp::Or => base,
+    }
+}
+
+/// The property-table row of `select` and `clamp` (a max and a min: two flops).
+pub(crate) fn ternary_props(op: TernaryOp) -> super::props::Props {
+    use super::props::{Flops, Props};
+    let base = Props::elementwise(UnaryDomain::Any);
+    match op {
+        TernaryOp::Select => base,
+        TernaryOp::Clamp => Props { flops: Flops::PerOutput(2), domain: UnaryDomain::Numeric, ..base },
+    }
 }
 
 #[cfg(test)]

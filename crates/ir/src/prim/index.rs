@@ -6,6 +6,9 @@ use super::layout::{self, View, copy_data, gather_array, map_data};
 use super::shape::instantiate;
 use super::{check_axis, check_len, expect_arity};
 use crate::Type;
+use crate::attr::AttrVisitor;
+use crate::prim::unary::UnaryDomain;
+use crate::prim::{ShapeOp, TernaryOp};
 use crate::{Emitter, Prim, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 
@@ -94,6 +97,16 @@ pub(crate) fn infer_scatter_add(axis: usize, batch_dims: usize, inputs: &[Type])
         return Err(format!("{op}: updates must be {expected}, got {updates}"));
     }
     Ok(vec![x.clone()])
+}
+
+/// The type rule of an indexing op.
+pub(crate) fn infer(op: &IndexOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
+    match op {
+        IndexOp::DynamicSlice { sizes } => infer_dynamic_slice(sizes, inputs),
+        IndexOp::DynamicUpdateSlice => infer_dynamic_update_slice(inputs),
+        IndexOp::Gather { axis, batch_dims } => infer_gather(*axis, *batch_dims, inputs),
+        IndexOp::ScatterAdd { axis, batch_dims } => infer_scatter_add(*axis, *batch_dims, inputs),
+    }
 }
 
 // ---- evaluation (the reference interpreter's rules) ----
@@ -274,7 +287,7 @@ pub(crate) fn eval_scatter_add(
 ///   `t_x` instantiated as zeros when only `t_updates` is not.
 pub(crate) fn jvp_index(
     em: &mut Emitter,
-    prim: &Prim,
+    prim: &IndexOp,
     primals: &[Value],
     outputs: &[Value],
     tangents: &[Option<Value>],
@@ -291,54 +304,24 @@ pub(crate) fn jvp_index(
     }
     let mut inputs = primals.to_vec();
     match prim {
-        Prim::DynamicSlice { .. } | Prim::Gather { .. } => match tangents.first() {
+        IndexOp::DynamicSlice { .. } | IndexOp::Gather { .. } => match tangents.first() {
             Some(&Some(t_x)) => inputs[0] = t_x,
             Some(None) => return Ok(vec![None]),
             None => return Err(arity_error()),
         },
-        Prim::DynamicUpdateSlice => {
+        IndexOp::DynamicUpdateSlice => {
             let [t_x, t_update, ..] = tangents else { return Err(arity_error()) };
             inputs[0] = instantiate(em, *t_x, primals[0])?;
             inputs[1] = instantiate(em, *t_update, primals[1])?;
         }
-        Prim::ScatterAdd { .. } => {
+        IndexOp::ScatterAdd { .. } => {
             let [t_x, _, t_updates] = tangents else { return Err(arity_error()) };
             let Some(t_updates) = t_updates else { return Ok(vec![*t_x]) };
             inputs[0] = instantiate(em, *t_x, primals[0])?;
             inputs[2] = *t_updates;
         }
-        Prim::Unary(_)
-        | Prim::IntegerPow { .. }
-        | Prim::Convert { .. }
-        | Prim::StopGradient
-        | Prim::Name { .. }
-        | Prim::Binary(_)
-        | Prim::Compare(_)
-        | Prim::Select
-        | Prim::Clamp
-        | Prim::BroadcastInDim { .. }
-        | Prim::Reshape { .. }
-        | Prim::Transpose { .. }
-        | Prim::Rev { .. }
-        | Prim::Slice { .. }
-        | Prim::Pad { .. }
-        | Prim::Concatenate { .. }
-        | Prim::Iota { .. }
-        | Prim::Constant { .. }
-        | Prim::Reduce { .. }
-        | Prim::ArgReduce { .. }
-        | Prim::Cumsum { .. }
-        | Prim::DotGeneral(_)
-        | Prim::RandomBits { .. }
-        | Prim::Call { .. }
-        | Prim::Cond { .. }
-        | Prim::While { .. }
-        | Prim::Scan(_)
-        | Prim::CustomJvp { .. }
-        | Prim::CustomVjp { .. }
-        | Prim::Remat { .. } => return Err(format!("jvp_index: {} is not an indexing primitive", prim.name())),
     }
-    Ok(vec![Some(em.op(prim.clone(), &inputs)?)])
+    Ok(vec![Some(em.op(Prim::Index(prim.clone()), &inputs)?)])
 }
 
 /// The transpose rule of the indexing primitives, linear in their array operands
@@ -356,7 +339,7 @@ pub(crate) fn jvp_index(
 /// elements the forward equation wrote and read.
 pub(crate) fn transpose_index(
     em: &mut Emitter,
-    prim: &Prim,
+    prim: &IndexOp,
     inputs: &[LinearIn],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
@@ -365,7 +348,7 @@ pub(crate) fn transpose_index(
         return Err(format!("{op}: transpose expects 1 cotangent, got {}", cts.len()));
     };
     match prim {
-        Prim::DynamicSlice { .. } => {
+        IndexOp::DynamicSlice { .. } => {
             let Some((x, starts)) = inputs.split_first() else {
                 return Err(format!("{op}: transpose expects an operand and start indices, got no inputs"));
             };
@@ -375,10 +358,10 @@ pub(crate) fn transpose_index(
             };
             let zeros = em.zeros(x_ty)?;
             let mut out = vec![None; inputs.len()];
-            out[0] = Some(em.op(Prim::DynamicUpdateSlice, &[&[zeros, ct][..], &starts].concat())?);
+            out[0] = Some(em.op(IndexOp::DynamicUpdateSlice, &[&[zeros, ct][..], &starts].concat())?);
             Ok(out)
         }
-        Prim::DynamicUpdateSlice => {
+        IndexOp::DynamicUpdateSlice => {
             let [x, update, starts @ ..] = inputs else {
                 return Err(format!("{op}: transpose expects an operand, an update and start indices"));
             };
@@ -389,13 +372,13 @@ pub(crate) fn transpose_index(
             let update_ty = input_type(em, update);
             let ct_x = if x.is_linear() {
                 let zeros = em.zeros(&update_ty)?;
-                Some(em.op(Prim::DynamicUpdateSlice, &[&[ct, zeros][..], &starts].concat())?)
+                Some(em.op(IndexOp::DynamicUpdateSlice, &[&[ct, zeros][..], &starts].concat())?)
             } else {
                 None
             };
             let ct_update = if update.is_linear() {
                 let sizes = update_ty.shape.to_vec();
-                Some(em.op(Prim::DynamicSlice { sizes }, &[&[ct][..], &starts].concat())?)
+                Some(em.op(IndexOp::DynamicSlice { sizes }, &[&[ct][..], &starts].concat())?)
             } else {
                 None
             };
@@ -403,7 +386,7 @@ pub(crate) fn transpose_index(
             out.resize(inputs.len(), None);
             Ok(out)
         }
-        Prim::Gather { axis, batch_dims } => {
+        IndexOp::Gather { axis, batch_dims } => {
             let [x, idx] = inputs else {
                 return Err(format!("{op}: transpose expects 2 inputs, got {}", inputs.len()));
             };
@@ -412,10 +395,10 @@ pub(crate) fn transpose_index(
                 return Ok(vec![None, None]);
             };
             let zeros = em.zeros(x_ty)?;
-            let scatter = Prim::ScatterAdd { axis: *axis, batch_dims: *batch_dims };
+            let scatter = IndexOp::ScatterAdd { axis: *axis, batch_dims: *batch_dims };
             Ok(vec![Some(em.op(scatter, &[zeros, idx, ct])?), None])
         }
-        Prim::ScatterAdd { axis, batch_dims } => {
+        IndexOp::ScatterAdd { axis, batch_dims } => {
             let [x, idx, updates] = inputs else {
                 return Err(format!("{op}: transpose expects 3 inputs, got {}", inputs.len()));
             };
@@ -424,43 +407,13 @@ pub(crate) fn transpose_index(
                 return Ok(vec![None, None, None]);
             };
             let ct_updates = if updates.is_linear() {
-                let gather = Prim::Gather { axis: *axis, batch_dims: *batch_dims };
+                let gather = IndexOp::Gather { axis: *axis, batch_dims: *batch_dims };
                 Some(em.op(gather, &[ct, idx])?)
             } else {
                 None
             };
             Ok(vec![x.is_linear().then_some(ct), None, ct_updates])
         }
-        Prim::Unary(_)
-        | Prim::IntegerPow { .. }
-        | Prim::Convert { .. }
-        | Prim::StopGradient
-        | Prim::Name { .. }
-        | Prim::Binary(_)
-        | Prim::Compare(_)
-        | Prim::Select
-        | Prim::Clamp
-        | Prim::BroadcastInDim { .. }
-        | Prim::Reshape { .. }
-        | Prim::Transpose { .. }
-        | Prim::Rev { .. }
-        | Prim::Slice { .. }
-        | Prim::Pad { .. }
-        | Prim::Concatenate { .. }
-        | Prim::Iota { .. }
-        | Prim::Constant { .. }
-        | Prim::Reduce { .. }
-        | Prim::ArgReduce { .. }
-        | Prim::Cumsum { .. }
-        | Prim::DotGeneral(_)
-        | Prim::RandomBits { .. }
-        | Prim::Call { .. }
-        | Prim::Cond { .. }
-        | Prim::While { .. }
-        | Prim::Scan(_)
-        | Prim::CustomJvp { .. }
-        | Prim::CustomVjp { .. }
-        | Prim::Remat { .. } => Err(format!("{op} is not an indexing primitive")),
     }
 }
 
@@ -511,7 +464,7 @@ fn input_type(em: &Emitter, input: &LinearIn) -> Type {
 ///   batched at 0 and `batch_dims` and `axis` grow by 1.
 pub(crate) fn batch_index(
     em: &mut Emitter,
-    prim: &Prim,
+    prim: &IndexOp,
     size: usize,
     inputs: &[Value],
     dims: &[Option<usize>],
@@ -519,40 +472,10 @@ pub(crate) fn batch_index(
     let op = prim.name();
     super::shape::check_batch_dims(em, op, inputs, dims)?;
     let (out, dim) = match prim {
-        Prim::DynamicSlice { sizes } => batch_dynamic_slice(em, sizes, size, inputs, dims)?,
-        Prim::DynamicUpdateSlice => batch_dynamic_update_slice(em, size, inputs, dims)?,
-        Prim::Gather { axis, batch_dims } => batch_gather(em, *axis, *batch_dims, inputs, dims)?,
-        Prim::ScatterAdd { axis, batch_dims } => batch_scatter_add(em, *axis, *batch_dims, size, inputs, dims)?,
-        Prim::Unary(_)
-        | Prim::IntegerPow { .. }
-        | Prim::Convert { .. }
-        | Prim::StopGradient
-        | Prim::Name { .. }
-        | Prim::Binary(_)
-        | Prim::Compare(_)
-        | Prim::Select
-        | Prim::Clamp
-        | Prim::BroadcastInDim { .. }
-        | Prim::Reshape { .. }
-        | Prim::Transpose { .. }
-        | Prim::Rev { .. }
-        | Prim::Slice { .. }
-        | Prim::Pad { .. }
-        | Prim::Concatenate { .. }
-        | Prim::Iota { .. }
-        | Prim::Constant { .. }
-        | Prim::Reduce { .. }
-        | Prim::ArgReduce { .. }
-        | Prim::Cumsum { .. }
-        | Prim::DotGeneral(_)
-        | Prim::RandomBits { .. }
-        | Prim::Call { .. }
-        | Prim::Cond { .. }
-        | Prim::While { .. }
-        | Prim::Scan(_)
-        | Prim::CustomJvp { .. }
-        | Prim::CustomVjp { .. }
-        | Prim::Remat { .. } => return Err(format!("batch_index: {op} is not an indexing primitive")),
+        IndexOp::DynamicSlice { sizes } => batch_dynamic_slice(em, sizes, size, inputs, dims)?,
+        IndexOp::DynamicUpdateSlice => batch_dynamic_update_slice(em, size, inputs, dims)?,
+        IndexOp::Gather { axis, batch_dims } => batch_gather(em, *axis, *batch_dims, inputs, dims)?,
+        IndexOp::ScatterAdd { axis, batch_dims } => batch_scatter_add(em, *axis, *batch_dims, size, inputs, dims)?,
     };
     Ok((vec![out], vec![Some(dim)]))
 }
@@ -577,7 +500,7 @@ fn clamped_starts_batched(
     let ty = Type::new(DType::I32, &[size]);
     let lo = em.zeros(&ty)?;
     let hi = em.full(&ty, f64::from(max))?;
-    em.op(Prim::Clamp, &[lo, start, hi])
+    em.op(Prim::Ternary(TernaryOp::Clamp), &[lo, start, hi])
 }
 
 /// `j + starts[n]` (`j - starts[n]` when `negate`) at `[n, j]` for `j` in `0..len`, as
@@ -585,7 +508,7 @@ fn clamped_starts_batched(
 /// falls in each example's update.
 fn offsets(em: &mut Emitter, starts: Value, size: usize, len: usize, negate: bool) -> Result<Value, String> {
     let shape = [size, len];
-    let iota = em.op(Prim::Iota { dtype: DType::I32, shape: shape.as_slice().into(), dim: 1 }, &[])?;
+    let iota = em.op(Prim::Shape(ShapeOp::Iota { dtype: DType::I32, shape: shape.as_slice().into(), dim: 1 }), &[])?;
     let starts = em.broadcast_in_dim(starts, &shape, &[0])?;
     if negate { em.sub(iota, starts) } else { em.add(iota, starts) }
 }
@@ -621,7 +544,7 @@ fn batch_dynamic_slice(
         let mut new_inputs = vec![x];
         new_inputs.extend(super::shape::inserted_at(op, "the start indices", starts, d, zero)?);
         let sizes = super::shape::inserted_at(op, "sizes", sizes, d, size)?;
-        return Ok((em.op(Prim::DynamicSlice { sizes }, &new_inputs)?, d));
+        return Ok((em.op(IndexOp::DynamicSlice { sizes }, &new_inputs)?, d));
     }
     let mut x = em.batch_at(x, x_dim, size, 0)?;
     let shape = batched_shape(em, op, x, starts.len())?;
@@ -641,7 +564,7 @@ fn batch_dynamic_slice(
             new_inputs.push(if unbatched { start } else { zero });
             new_sizes.push(if unbatched { len } else { dim });
         }
-        x = em.op(Prim::DynamicSlice { sizes: new_sizes }, &new_inputs)?;
+        x = em.op(IndexOp::DynamicSlice { sizes: new_sizes }, &new_inputs)?;
     }
     // Then one gather per axis with per-example starts.
     for (k, ((&start, &d), (&len, &dim))) in starts.iter().zip(start_dims).zip(sizes.iter().zip(axis_sizes)).enumerate()
@@ -651,7 +574,7 @@ fn batch_dynamic_slice(
         }
         let first = clamped_starts_batched(em, start, d, size, dim - len)?;
         let idx = offsets(em, first, size, len, false)?;
-        x = em.op(Prim::Gather { axis: k + 1, batch_dims: 1 }, &[x, idx])?;
+        x = em.op(IndexOp::Gather { axis: k + 1, batch_dims: 1 }, &[x, idx])?;
     }
     Ok((x, 0))
 }
@@ -674,7 +597,7 @@ fn batch_dynamic_update_slice(
         let zero = i32_scalar(em, 0)?;
         let mut new_inputs = vec![x, update];
         new_inputs.extend(super::shape::inserted_at(op, "the start indices", starts, at, zero)?);
-        return Ok((em.op(Prim::DynamicUpdateSlice, &new_inputs)?, at));
+        return Ok((em.op(IndexOp::DynamicUpdateSlice, &new_inputs)?, at));
     }
     let x = em.batch_at(x, x_dim, size, 0)?;
     let update = em.batch_at(update, update_dim, size, 0)?;
@@ -694,7 +617,7 @@ fn batch_dynamic_update_slice(
         let first = clamped_starts_batched(em, start, d, size, dim - len)?;
         // rel[n, p] = p - first[n]: the update index that lands at position p.
         let rel = offsets(em, first, size, dim, true)?;
-        spread = em.op(Prim::Gather { axis: k + 1, batch_dims: 1 }, &[spread, rel])?;
+        spread = em.op(IndexOp::Gather { axis: k + 1, batch_dims: 1 }, &[spread, rel])?;
         let len_i32 = i32::try_from(len).map_err(|_| format!("{op}: update size {len} does not fit i32"))?;
         let rel_ty = em.ty(rel).clone();
         let lo = em.zeros(&rel_ty)?;
@@ -727,7 +650,7 @@ fn batch_gather(
     let (&[x, idx], &[x_dim, idx_dim]) = (inputs, dims) else {
         return Err(format!("{op}: expects 2 inputs, got {}", inputs.len()));
     };
-    let gather = |axis, batch_dims| Prim::Gather { axis, batch_dims };
+    let gather = |axis, batch_dims| IndexOp::Gather { axis, batch_dims };
     match (x_dim, idx_dim) {
         (Some(d), Some(e)) => {
             let x = em.move_axis(x, d, 0)?;
@@ -766,7 +689,7 @@ fn batch_scatter_add(
     let (&[x, idx, updates], &[x_dim, idx_dim, updates_dim]) = (inputs, dims) else {
         return Err(format!("{op}: expects 3 inputs, got {}", inputs.len()));
     };
-    let scatter = |axis, batch_dims| Prim::ScatterAdd { axis, batch_dims };
+    let scatter = |axis, batch_dims| IndexOp::ScatterAdd { axis, batch_dims };
     if idx_dim.is_none() {
         // Positions batch_dims..=axis of x come before the indexed axis, in x and in the
         // updates alike.
@@ -780,6 +703,107 @@ fn batch_scatter_add(
     let idx = em.batch_at(idx, idx_dim, size, 0)?;
     let updates = em.batch_at(updates, updates_dim, size, 0)?;
     Ok((em.op(scatter(axis + 1, batch_dims + 1), &[x, idx, updates])?, 0))
+}
+
+/// An indexing primitive: reads or writes at indices computed at run time.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum IndexOp {
+    /// A box of static `sizes` at dynamic i32 start indices, clamped to fit.
+    DynamicSlice {
+        /// Size per axis.
+        sizes: Vec<usize>,
+    },
+    /// Writes `update` into `x` at dynamic start indices, clamped to fit.
+    DynamicUpdateSlice,
+    /// `take` along `axis` after `batch_dims` leading batch axes; indices clamped.
+    Gather {
+        /// The indexed axis of `x`.
+        axis: usize,
+        /// Leading axes shared by `x` and the indices.
+        batch_dims: usize,
+    },
+    /// The transpose of `gather`: adds `updates` into `x` at the indices.
+    ScatterAdd {
+        /// The indexed axis of `x`.
+        axis: usize,
+        /// Leading axes shared by `x`, the indices and the updates.
+        batch_dims: usize,
+    },
+}
+
+impl IndexOp {
+    /// The name in the text form.
+    pub fn name(&self) -> &'static str {
+        match self {
+            IndexOp::DynamicSlice { .. } => "dynamic_slice",
+            IndexOp::DynamicUpdateSlice => "dynamic_update_slice",
+            IndexOp::Gather { .. } => "gather",
+            IndexOp::ScatterAdd { .. } => "scatter_add",
+        }
+    }
+
+    /// The op named `name`, with placeholder parameters that
+    /// [`IndexOp::visit_attrs`] then fills.
+    pub(crate) fn blank(name: &str) -> Option<IndexOp> {
+        Some(match name {
+            "dynamic_slice" => IndexOp::DynamicSlice { sizes: vec![] },
+            "dynamic_update_slice" => IndexOp::DynamicUpdateSlice,
+            "gather" => IndexOp::Gather { axis: 0, batch_dims: 0 },
+            "scatter_add" => IndexOp::ScatterAdd { axis: 0, batch_dims: 0 },
+            _ => return None,
+        })
+    }
+
+    /// Hands every attribute of the op to `v`, in declared order.
+    pub(crate) fn visit_attrs<V: AttrVisitor>(&mut self, v: &mut V) -> Result<(), String> {
+        match self {
+            IndexOp::DynamicSlice { sizes } => v.usizes("sizes", sizes, None),
+            IndexOp::DynamicUpdateSlice => Ok(()),
+            IndexOp::Gather { axis, batch_dims } | IndexOp::ScatterAdd { axis, batch_dims } => {
+                v.usize("axis", axis)?;
+                v.usize_or("batch_dims", batch_dims, 0)
+            }
+        }
+    }
+}
+
+/// Evaluates an indexing op on its operands.
+pub(crate) fn eval(op: &IndexOp, a: &[&Array]) -> Result<Array, String> {
+    match op {
+        IndexOp::DynamicSlice { sizes } => match a {
+            [x, starts @ ..] => eval_dynamic_slice(sizes, x, starts),
+            [] => Err(super::arity(1, 0)),
+        },
+        IndexOp::DynamicUpdateSlice => match a {
+            [x, update, starts @ ..] => eval_dynamic_update_slice(x, update, starts),
+            _ => Err(super::arity(2, a.len())),
+        },
+        IndexOp::Gather { axis, batch_dims } => {
+            let [x, i] = super::operands(a)?;
+            eval_gather(*axis, *batch_dims, x, i)
+        }
+        IndexOp::ScatterAdd { axis, batch_dims } => {
+            let [x, i, u] = super::operands(a)?;
+            eval_scatter_add(*axis, *batch_dims, x, i, u)
+        }
+    }
+}
+
+/// The property-table row of an indexing op: the reads are views (a gather's indices
+/// may repeat), the writes launches; `scatter_add` is a float sum of its updates.
+pub(crate) fn props(op: &IndexOp) -> super::props::Props {
+    use super::props::{Class, Flops, Props, Replicates};
+    match op {
+        IndexOp::DynamicSlice { .. } => Props::movement(Class::View),
+        IndexOp::Gather { .. } => Props { replicates: Replicates::Yes, ..Props::movement(Class::View) },
+        IndexOp::DynamicUpdateSlice => Props::movement(Class::Launch),
+        IndexOp::ScatterAdd { .. } => Props {
+            flops: Flops::PerInputElement(2),
+            reassociates: true,
+            domain: UnaryDomain::Numeric,
+            ..Props::movement(Class::Launch)
+        },
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use super::kernels::{Num, array, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
 use super::{check_axes, expect_arity, expect_same};
 use crate::Type;
+use crate::attr::AttrVisitor;
 use crate::emit::add_optional;
 use crate::{Emitter, Prim, Value};
 use ferrax_array::{Array, Data, Shape};
@@ -76,6 +77,13 @@ pub(crate) fn infer_dot_general(dims: &DotDims, inputs: &[Type]) -> Result<Vec<T
     shape.extend(dims.lhs_free(lhs.rank()).into_iter().map(|a| lhs.shape[a]));
     shape.extend(dims.rhs_free(rhs.rank()).into_iter().map(|a| rhs.shape[a]));
     Ok(vec![Type { dtype: lhs.dtype, shape }])
+}
+
+/// The type rule of a linear-algebra op.
+pub(crate) fn infer(op: &LinalgOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
+    match op {
+        LinalgOp::DotGeneral(dims) => infer_dot_general(dims, inputs),
+    }
 }
 
 // ---- evaluation (the reference interpreter's rules) ----
@@ -173,6 +181,44 @@ fn matmul_into<T: Num>(out: &mut [T], a: &[T], b: &[T], k: usize, n: usize) {
 
 // ---- differentiation rules (jvp; transpose for the linear primitives) ----
 
+/// The jvp rule of a linear-algebra op.
+pub(crate) fn jvp(
+    em: &mut Emitter,
+    op: &LinalgOp,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    match op {
+        LinalgOp::DotGeneral(dims) => jvp_dot_general(em, dims, primals, outputs, tangents),
+    }
+}
+
+/// The transpose rule of a linear-algebra op.
+pub(crate) fn transpose(
+    em: &mut Emitter,
+    op: &LinalgOp,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    match op {
+        LinalgOp::DotGeneral(dims) => transpose_dot_general(em, dims, inputs, cts),
+    }
+}
+
+/// The batching rule of a linear-algebra op.
+pub(crate) fn batch(
+    em: &mut Emitter,
+    op: &LinalgOp,
+    size: usize,
+    inputs: &[Value],
+    dims: &[Option<usize>],
+) -> Result<super::batch::Batched, String> {
+    match op {
+        LinalgOp::DotGeneral(d) => batch_dot_general(em, d, size, inputs, dims),
+    }
+}
+
 /// The jvp rule of `dot_general`, which is bilinear: `dot(t_lhs, rhs) + dot(lhs, t_rhs)`
 /// with the same dimension numbers, each term only for a non-zero tangent.
 pub(crate) fn jvp_dot_general(
@@ -188,7 +234,7 @@ pub(crate) fn jvp_dot_general(
     if !em.ty(out).dtype.is_float() {
         return Ok(vec![None]);
     }
-    let dot = Prim::DotGeneral(dims.clone());
+    let dot = Prim::Linalg(LinalgOp::DotGeneral(dims.clone()));
     let from_lhs = t_lhs.map(|t| em.op(dot.clone(), &[t, rhs])).transpose()?;
     let from_rhs = t_rhs.map(|t| em.op(dot, &[lhs, t])).transpose()?;
     Ok(vec![add_optional(em, from_lhs, from_rhs)?])
@@ -288,7 +334,7 @@ impl Side<'_> {
             lhs_batch: (0..n_batch).collect(),
             rhs_batch: self.residual_batch.to_vec(),
         };
-        let product = em.op(crate::Prim::DotGeneral(dims), &[ct, residual])?;
+        let product = em.op(crate::Prim::Linalg(crate::prim::LinalgOp::DotGeneral(dims)), &[ct, residual])?;
         // Which linear-operand axis each axis of the product is: the batch axes, the
         // linear side's free axes, then the residual side's contracting axes in
         // increasing order (they are its free axes in the product), each standing for
@@ -373,7 +419,7 @@ pub(crate) fn batch_dot_general(
         (None, Some(r)) => n_batch + dims_spec.lhs_free(lhs_rank).len() + count_below(&dims_spec.rhs_free(rhs_rank), r),
         (None, None) => return Err(format!("{op}: no operand is batched")),
     };
-    let out = em.op(Prim::DotGeneral(batched), &[lhs, rhs])?;
+    let out = em.op(Prim::Linalg(LinalgOp::DotGeneral(batched)), &[lhs, rhs])?;
     Ok((vec![out], vec![Some(out_dim)]))
 }
 
@@ -401,6 +447,82 @@ fn shift_axes(axes: &[usize], dim: Option<usize>) -> Vec<usize> {
 /// How many of `axes` come before `axis`.
 fn count_below(axes: &[usize], axis: usize) -> usize {
     axes.iter().filter(|&&a| a < axis).count()
+}
+
+/// A linear-algebra primitive.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LinalgOp {
+    /// Generalised tensor contraction (XLA's DotGeneral).
+    DotGeneral(DotDims),
+}
+
+impl LinalgOp {
+    /// The name in the text form.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LinalgOp::DotGeneral(_) => "dot_general",
+        }
+    }
+
+    /// The op named `name`, with placeholder parameters that
+    /// [`LinalgOp::visit_attrs`] then fills.
+    pub(crate) fn blank(name: &str) -> Option<LinalgOp> {
+        match name {
+            "dot_general" => Some(LinalgOp::DotGeneral(DotDims {
+                lhs_contract: vec![],
+                rhs_contract: vec![],
+                lhs_batch: vec![],
+                rhs_batch: vec![],
+            })),
+            _ => None,
+        }
+    }
+
+    /// Hands every attribute of the op to `v`, in declared order.
+    pub(crate) fn visit_attrs<V: AttrVisitor>(&mut self, v: &mut V) -> Result<(), String> {
+        match self {
+            LinalgOp::DotGeneral(d) => {
+                v.usizes("lhs_contract", &mut d.lhs_contract, None)?;
+                v.usizes("rhs_contract", &mut d.rhs_contract, None)?;
+                v.usizes("lhs_batch", &mut d.lhs_batch, Some(vec![]))?;
+                v.usizes("rhs_batch", &mut d.rhs_batch, Some(vec![]))
+            }
+        }
+    }
+}
+
+/// Evaluates a linear-algebra op on its operands.
+pub(crate) fn eval(op: &LinalgOp, a: &[&Array]) -> Result<Array, String> {
+    match op {
+        LinalgOp::DotGeneral(dims) => {
+            let [l, r] = super::operands(a)?;
+            eval_dot_general(dims, l, r)
+        }
+    }
+}
+
+/// The number of terms summed per output element (the product of the contracted axes
+/// of the left operand).
+pub(crate) fn contracted_size(op: &LinalgOp, lhs: &Type) -> u64 {
+    match op {
+        LinalgOp::DotGeneral(d) => {
+            d.lhs_contract.iter().map(|&a| lhs.shape.get(a).copied().unwrap_or(0) as u64).product()
+        }
+    }
+}
+
+/// The property-table row of a linear-algebra op.
+pub(crate) fn props(op: &LinalgOp) -> super::props::Props {
+    use super::props::{Class, Flops, Props};
+    match op {
+        LinalgOp::DotGeneral(_) => Props {
+            flops: Flops::Contraction,
+            inexact: true,
+            reassociates: true,
+            domain: UnaryDomain::Numeric,
+            ..Props::movement(Class::Launch)
+        },
+    }
 }
 
 #[cfg(test)]

@@ -24,7 +24,8 @@
 
 use super::expect_arity;
 use crate::Type;
-use ferrax_array::{Array, DType, Data};
+use crate::attr::AttrVisitor;
+use ferrax_array::{Array, DType, Data, Shape};
 
 /// The type of a key: two 32-bit words.
 pub fn key_type() -> Type {
@@ -95,6 +96,13 @@ pub(crate) fn infer_random_bits(shape: &[usize], inputs: &[Type]) -> Result<Vec<
     Ok(vec![Type::new(DType::I32, shape)])
 }
 
+/// The type rule of a random op.
+pub(crate) fn infer(op: &RandomOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
+    match op {
+        RandomOp::RandomBits { shape } => infer_random_bits(shape, inputs),
+    }
+}
+
 // ---- evaluation (the reference interpreter's rule) ----
 
 /// Evaluates `random_bits[shape](key)`: the words of [`random_words`], reinterpreted
@@ -107,6 +115,19 @@ pub(crate) fn eval_random_bits(shape: &[usize], key: &Array) -> Result<Array, St
 }
 
 // ---- batching rule ----
+
+/// The batching rule of a random op.
+pub(crate) fn batch(
+    em: &mut crate::Emitter,
+    cx: &mut dyn super::batch::BatchContext,
+    op: &RandomOp,
+    inputs: &[crate::Value],
+    dims: &[Option<usize>],
+) -> Result<super::batch::Batched, String> {
+    match op {
+        RandomOp::RandomBits { shape } => batch_random_bits(em, cx, shape, inputs, dims),
+    }
+}
 
 /// Batches `random_bits` over a batch of keys: a `scan` over the keys draws each
 /// example's bits (one equation, no unrolling); the result is batched at axis 0.
@@ -123,12 +144,33 @@ pub(crate) fn batch_random_bits(
     let keys = em.move_axis(key, d, 0)?;
     let mut body = crate::Emitter::new("random_bits_batch");
     let k = body.param(key_type());
-    let bits = body.op(super::Prim::RandomBits { shape: shape.into() }, &[k])?;
+    let bits = body.op(RandomOp::RandomBits { shape: shape.into() }, &[k])?;
     let name = cx.add_func(body.finish(&[bits]));
     let length = cx.axis_size();
     let scan = super::ScanParams { body: name, length, num_consts: 0, num_carry: 0, reverse: false, checkpoint: None };
-    let out = em.eqn(cx.module(), super::Prim::Scan(scan), &[keys])?;
+    let out = em.eqn(cx.module(), super::ControlOp::Scan(scan), &[keys])?;
     Ok((out.to_vec(), vec![Some(0)]))
+}
+
+/// Evaluates a random op on its operand (the key).
+pub(crate) fn eval(op: &RandomOp, a: &[&Array]) -> Result<Array, String> {
+    match op {
+        RandomOp::RandomBits { shape } => eval_random_bits(shape, super::operands::<1>(a)?[0]),
+    }
+}
+
+/// Flops charged per element of `random_bits` (20 Threefry-2x32 rounds of an add, a
+/// rotate and a xor, shared by two 32-bit outputs, rounded).
+pub const RANDOM_BITS_FLOPS: u64 = 20;
+
+/// The property-table row of a random op.
+pub(crate) fn props(op: &RandomOp) -> super::props::Props {
+    use super::props::{Class, Flops, Props};
+    match op {
+        RandomOp::RandomBits { .. } => {
+            Props { flops: Flops::PerOutput(RANDOM_BITS_FLOPS), ..Props::movement(Class::Launch) }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -189,5 +231,40 @@ mod tests {
         assert!(bad.contains("got i32[3]"), "{bad}");
         assert!(infer_random_bits(&[1], &[]).unwrap_err().contains("expects 1 operand"));
         assert!(eval_random_bits(&[1], &Array::from_i32(&[1, 2], vec![0, 0]).unwrap()).is_err());
+    }
+}
+
+/// A random-number primitive.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RandomOp {
+    /// Counter-based random bits (Threefry-2x32) of an `i32[2]` key.
+    RandomBits {
+        /// The result shape.
+        shape: Shape,
+    },
+}
+
+impl RandomOp {
+    /// The name in the text form.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RandomOp::RandomBits { .. } => "random_bits",
+        }
+    }
+
+    /// The op named `name`, with placeholder parameters that
+    /// [`RandomOp::visit_attrs`] then fills.
+    pub(crate) fn blank(name: &str) -> Option<RandomOp> {
+        match name {
+            "random_bits" => Some(RandomOp::RandomBits { shape: Shape::new() }),
+            _ => None,
+        }
+    }
+
+    /// Hands every attribute of the op to `v`, in declared order.
+    pub(crate) fn visit_attrs<V: AttrVisitor>(&mut self, v: &mut V) -> Result<(), String> {
+        match self {
+            RandomOp::RandomBits { shape } => v.shape("shape", shape),
+        }
     }
 }

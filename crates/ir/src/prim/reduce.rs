@@ -7,7 +7,8 @@ use super::kernels::{Num, array, axes_last_perm, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
 use super::{check_axes, check_axis, expect_arity, sum_order};
 use crate::Type;
-use crate::{Emitter, Prim, Value};
+use crate::attr::AttrVisitor;
+use crate::{Emitter, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 
 /// A reduction over axes.
@@ -98,6 +99,15 @@ pub(crate) fn infer_cumsum(axis: usize, inputs: &[Type]) -> Result<Vec<Type>, St
     expect_domain("cumsum", UnaryDomain::Numeric, &inputs[0])?;
     check_axis("cumsum", "axis", axis, inputs[0].rank())?;
     Ok(vec![inputs[0].clone()])
+}
+
+/// The type rule of a reduction op.
+pub(crate) fn infer(op: &ReductionOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
+    match op {
+        ReductionOp::Reduce { op, axes } => infer_reduce(*op, axes, inputs),
+        ReductionOp::ArgReduce { op, axis, index_dtype } => infer_arg_reduce(*op, *axis, *index_dtype, inputs),
+        ReductionOp::Cumsum { axis, reverse: _ } => infer_cumsum(*axis, inputs),
+    }
 }
 
 // ---- evaluation (the reference interpreter's rules) ----
@@ -283,7 +293,7 @@ fn product_of_others(em: &mut Emitter, x: Value, axes: &[usize], kept: &[usize])
     let one = em.full(&ty, 1.0)?;
     let is_zero = em.compare(CompareOp::Eq, x, zero)?;
     let safe = em.select(is_zero, one, x)?;
-    let nonzero_product = em.op(Prim::Reduce { op: ReduceOp::Prod, axes: axes.to_vec() }, &[safe])?;
+    let nonzero_product = em.op(ReductionOp::Reduce { op: ReduceOp::Prod, axes: axes.to_vec() }, &[safe])?;
     let nonzero_product = em.broadcast_in_dim(nonzero_product, &ty.shape, kept)?;
     let nonzero_others = em.div(nonzero_product, safe)?;
     let zero_here = em.convert(is_zero, ty.dtype)?;
@@ -305,6 +315,21 @@ fn sum_of_others(em: &mut Emitter, v: Value, axes: &[usize], kept: &[usize]) -> 
     let total = em.reduce_sum(v, axes)?;
     let total = em.broadcast_in_dim(total, &shape, kept)?;
     em.sub(total, v)
+}
+
+/// The jvp rule of a reduction op (an arg-reduction's index has no tangent).
+pub(crate) fn jvp(
+    em: &mut Emitter,
+    op: &ReductionOp,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    match op {
+        ReductionOp::Reduce { op, axes } => jvp_reduce(em, *op, axes, primals, outputs, tangents),
+        ReductionOp::ArgReduce { .. } => Ok(vec![None]),
+        ReductionOp::Cumsum { axis, reverse } => jvp_cumsum(em, *axis, *reverse, primals, outputs, tangents),
+    }
 }
 
 /// The jvp rule of the reductions. A reduction over no axes is the identity (tangent
@@ -372,7 +397,21 @@ pub(crate) fn jvp_cumsum(
 ) -> Result<Vec<Option<Value>>, String> {
     let float_out = outputs.first().is_some_and(|&out| em.ty(out).dtype.is_float());
     let tangent = tangents.first().copied().flatten().filter(|_| float_out);
-    Ok(vec![tangent.map(|t| em.op(Prim::Cumsum { axis, reverse }, &[t])).transpose()?])
+    Ok(vec![tangent.map(|t| em.op(ReductionOp::Cumsum { axis, reverse }, &[t])).transpose()?])
+}
+
+/// The transpose rule of a reduction op: `reduce_sum` and `cumsum` are linear.
+pub(crate) fn transpose(
+    em: &mut Emitter,
+    op: &ReductionOp,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    match op {
+        ReductionOp::Reduce { op, axes } => transpose_reduce(em, *op, axes, inputs, cts),
+        ReductionOp::ArgReduce { .. } => Err(super::ad::not_linear(op.name())),
+        ReductionOp::Cumsum { axis, reverse } => transpose_cumsum(em, *axis, *reverse, inputs, cts),
+    }
 }
 
 /// The transpose rule of a reduction: `reduce_sum` is linear, and its transpose
@@ -413,7 +452,7 @@ pub(crate) fn transpose_cumsum(
     let (LinearIn::Linear(_), Some(ct)) = (x, ct) else {
         return Ok(vec![None]);
     };
-    Ok(vec![Some(em.op(crate::Prim::Cumsum { axis, reverse: !reverse }, &[ct])?)])
+    Ok(vec![Some(em.op(crate::Prim::Reduction(crate::prim::ReductionOp::Cumsum { axis, reverse: !reverse }), &[ct])?)])
 }
 
 /// The one input and the one output cotangent of a reduction being transposed.
@@ -438,7 +477,7 @@ fn reduce_operands<'a>(
 /// axes before it (`cumsum` removes none).
 pub(crate) fn batch_reduce(
     em: &mut Emitter,
-    prim: &Prim,
+    prim: &ReductionOp,
     size: usize,
     inputs: &[Value],
     dims: &[Option<usize>],
@@ -453,54 +492,118 @@ pub(crate) fn batch_reduce(
     let rank = super::unary::example_rank(em, op, x, dim, size)?;
     let shift = |a: usize| if a >= d { a + 1 } else { a };
     let (batched, out_dim) = match prim {
-        Prim::Reduce { op: reduce, axes } => {
+        ReductionOp::Reduce { op: reduce, axes } => {
             check_axes(op, "axis", axes, rank)?;
             let before = axes.iter().filter(|&&a| a < d).count();
-            (Prim::Reduce { op: *reduce, axes: axes.iter().map(|&a| shift(a)).collect() }, d - before)
+            (ReductionOp::Reduce { op: *reduce, axes: axes.iter().map(|&a| shift(a)).collect() }, d - before)
         }
-        Prim::ArgReduce { op: arg, axis, index_dtype } => {
+        ReductionOp::ArgReduce { op: arg, axis, index_dtype } => {
             check_axis(op, "axis", *axis, rank)?;
             let out_dim = d - usize::from(*axis < d);
-            (Prim::ArgReduce { op: *arg, axis: shift(*axis), index_dtype: *index_dtype }, out_dim)
+            (ReductionOp::ArgReduce { op: *arg, axis: shift(*axis), index_dtype: *index_dtype }, out_dim)
         }
-        Prim::Cumsum { axis, reverse } => {
+        ReductionOp::Cumsum { axis, reverse } => {
             check_axis(op, "axis", *axis, rank)?;
-            (Prim::Cumsum { axis: shift(*axis), reverse: *reverse }, d)
+            (ReductionOp::Cumsum { axis: shift(*axis), reverse: *reverse }, d)
         }
-        Prim::Unary(_)
-        | Prim::IntegerPow { .. }
-        | Prim::Convert { .. }
-        | Prim::StopGradient
-        | Prim::Name { .. }
-        | Prim::Binary(_)
-        | Prim::Compare(_)
-        | Prim::Select
-        | Prim::Clamp
-        | Prim::BroadcastInDim { .. }
-        | Prim::Reshape { .. }
-        | Prim::Transpose { .. }
-        | Prim::Rev { .. }
-        | Prim::Slice { .. }
-        | Prim::Pad { .. }
-        | Prim::Concatenate { .. }
-        | Prim::Iota { .. }
-        | Prim::Constant { .. }
-        | Prim::DynamicSlice { .. }
-        | Prim::DynamicUpdateSlice
-        | Prim::Gather { .. }
-        | Prim::ScatterAdd { .. }
-        | Prim::DotGeneral(_)
-        | Prim::RandomBits { .. }
-        | Prim::Call { .. }
-        | Prim::Cond { .. }
-        | Prim::While { .. }
-        | Prim::Scan(_)
-        | Prim::CustomJvp { .. }
-        | Prim::CustomVjp { .. }
-        | Prim::Remat { .. } => return Err(format!("{op}: not a reduction")),
     };
     let out = em.op(batched, &[x])?;
     Ok((vec![out], vec![Some(out_dim)]))
+}
+
+/// A reduction along axes: a full reduction, an arg-reduction or a prefix scan.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ReductionOp {
+    /// Reduction over axes.
+    Reduce {
+        /// Which reduction.
+        op: ReduceOp,
+        /// Reduced axes (removed from the shape).
+        axes: Vec<usize>,
+    },
+    /// Index of the first extreme element along an axis.
+    ArgReduce {
+        /// `argmax` or `argmin`.
+        op: ArgOp,
+        /// The searched axis (removed from the shape).
+        axis: usize,
+        /// The index dtype (`i32`).
+        index_dtype: DType,
+    },
+    /// Inclusive prefix sum along an axis.
+    Cumsum {
+        /// The summed axis.
+        axis: usize,
+        /// Sum from the end instead.
+        reverse: bool,
+    },
+}
+
+impl ReductionOp {
+    /// The name in the text form.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ReductionOp::Reduce { op, .. } => op.name(),
+            ReductionOp::ArgReduce { op, .. } => op.name(),
+            ReductionOp::Cumsum { .. } => "cumsum",
+        }
+    }
+
+    /// The op named `name`, with placeholder parameters that
+    /// [`ReductionOp::visit_attrs`] then fills.
+    pub(crate) fn blank(name: &str) -> Option<ReductionOp> {
+        let arg = |op| ReductionOp::ArgReduce { op, axis: 0, index_dtype: DType::I32 };
+        Some(match name {
+            "argmax" => arg(ArgOp::Argmax),
+            "argmin" => arg(ArgOp::Argmin),
+            "cumsum" => ReductionOp::Cumsum { axis: 0, reverse: false },
+            other => ReductionOp::Reduce { op: ReduceOp::from_name(other)?, axes: vec![] },
+        })
+    }
+
+    /// Hands every attribute of the op to `v`, in declared order.
+    pub(crate) fn visit_attrs<V: AttrVisitor>(&mut self, v: &mut V) -> Result<(), String> {
+        match self {
+            ReductionOp::Reduce { op: _, axes } => v.usizes("axes", axes, None),
+            ReductionOp::ArgReduce { op: _, axis, index_dtype } => {
+                v.usize("axis", axis)?;
+                v.dtype("index_dtype", index_dtype, Some(DType::I32))
+            }
+            ReductionOp::Cumsum { axis, reverse } => {
+                v.usize("axis", axis)?;
+                v.bool_or("reverse", reverse, false)
+            }
+        }
+    }
+}
+
+/// Evaluates a reduction op on its operand.
+pub(crate) fn eval(op: &ReductionOp, a: &[&Array]) -> Result<Array, String> {
+    let [x] = super::operands(a)?;
+    match op {
+        ReductionOp::Reduce { op, axes } => eval_reduce(*op, axes, x),
+        ReductionOp::ArgReduce { op, axis, index_dtype: _ } => eval_arg_reduce(*op, *axis, x),
+        ReductionOp::Cumsum { axis, reverse } => eval_cumsum(*axis, *reverse, x),
+    }
+}
+
+/// The property-table row of a reduction op: one flop per input element; float
+/// results may differ by more than the last bit (the JIT sums in blocks); `max`/`min`
+/// (and the arg-reductions) are extreme, `sum`/`prod`/`cumsum` reassociate.
+pub(crate) fn props(op: &ReductionOp) -> super::props::Props {
+    use super::props::{Class, Flops, Props};
+    let base = Props {
+        flops: Flops::PerInputElement(0),
+        inexact: true,
+        domain: UnaryDomain::Numeric,
+        ..Props::movement(Class::Reduction)
+    };
+    match op {
+        ReductionOp::Reduce { op: ReduceOp::Sum | ReduceOp::Prod, .. } => Props { reassociates: true, ..base },
+        ReductionOp::Reduce { op: ReduceOp::Max | ReduceOp::Min, .. } => Props { extreme: true, ..base },
+        ReductionOp::ArgReduce { .. } => Props { extreme: true, inexact: false, ..base },
+        ReductionOp::Cumsum { .. } => Props { class: Class::Launch, reassociates: true, ..base },
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use super::ad::LinearIn;
 use super::expect_arity;
 use super::kernels::{Float, Num, array, bad_dtype, div_i32, map};
 use crate::Type;
+use crate::attr::AttrVisitor;
 use crate::{Emitter, Prim, Value};
 use ferrax_array::{Array, DType, Data};
 
@@ -51,6 +52,60 @@ pub enum UnaryOp {
     Not,
     /// Neither inf nor NaN; the result is bool.
     IsFinite,
+    /// `x^y` for a static integer `y`.
+    IntegerPow {
+        /// The exponent.
+        y: i32,
+    },
+    /// Elementwise dtype conversion (float→int saturates, NaN→0).
+    Convert {
+        /// Target dtype.
+        dtype: DType,
+    },
+    /// Identity whose derivative is zero.
+    StopGradient,
+}
+
+impl UnaryOp {
+    /// The op named `name` in the text form, with placeholder parameters that
+    /// [`UnaryOp::visit_attrs`] then fills.
+    pub(crate) fn blank(name: &str) -> Option<UnaryOp> {
+        match name {
+            "integer_pow" => Some(UnaryOp::IntegerPow { y: 0 }),
+            "convert" => Some(UnaryOp::Convert { dtype: DType::F32 }),
+            "stop_gradient" => Some(UnaryOp::StopGradient),
+            other => UnaryOp::from_name(other),
+        }
+    }
+
+    /// Hands every attribute of the op to `v`, in declared order.
+    pub(crate) fn visit_attrs<V: AttrVisitor>(&mut self, v: &mut V) -> Result<(), String> {
+        match self {
+            UnaryOp::IntegerPow { y } => v.i32("y", y),
+            UnaryOp::Convert { dtype } => v.dtype("dtype", dtype, None),
+            UnaryOp::Neg
+            | UnaryOp::Exp
+            | UnaryOp::Log
+            | UnaryOp::Log1p
+            | UnaryOp::Expm1
+            | UnaryOp::Sin
+            | UnaryOp::Cos
+            | UnaryOp::Tan
+            | UnaryOp::Tanh
+            | UnaryOp::Logistic
+            | UnaryOp::Sqrt
+            | UnaryOp::Rsqrt
+            | UnaryOp::Abs
+            | UnaryOp::Sign
+            | UnaryOp::Floor
+            | UnaryOp::Ceil
+            | UnaryOp::Round
+            | UnaryOp::Erf
+            | UnaryOp::Not
+            | UnaryOp::IsFinite
+            | UnaryOp::StopGradient => Ok(()),
+        }
+    }
 }
 
 /// Which dtypes a unary operation accepts.
@@ -62,11 +117,14 @@ pub enum UnaryDomain {
     Numeric,
     /// bool, i32.
     Logical,
+    /// Every dtype.
+    Any,
 }
 
 impl UnaryOp {
-    /// Every unary operation.
-    pub const ALL: [UnaryOp; 20] = [
+    /// The math and logic operations (every op but `integer_pow`, `convert` and
+    /// `stop_gradient`).
+    pub const MATH: [UnaryOp; 20] = [
         UnaryOp::Neg,
         UnaryOp::Exp,
         UnaryOp::Log,
@@ -112,18 +170,22 @@ impl UnaryOp {
             UnaryOp::Erf => "erf",
             UnaryOp::Not => "not",
             UnaryOp::IsFinite => "is_finite",
+            UnaryOp::IntegerPow { .. } => "integer_pow",
+            UnaryOp::Convert { .. } => "convert",
+            UnaryOp::StopGradient => "stop_gradient",
         }
     }
 
     /// The operation named `name`.
     pub fn from_name(name: &str) -> Option<UnaryOp> {
-        UnaryOp::ALL.into_iter().find(|op| op.name() == name)
+        UnaryOp::MATH.into_iter().find(|op| op.name() == name)
     }
 
     /// The dtypes the operation accepts.
     pub fn domain(self) -> UnaryDomain {
         match self {
-            UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign => UnaryDomain::Numeric,
+            UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::IntegerPow { .. } => UnaryDomain::Numeric,
+            UnaryOp::Convert { .. } | UnaryOp::StopGradient => UnaryDomain::Any,
             UnaryOp::Not => UnaryDomain::Logical,
             UnaryOp::Exp
             | UnaryOp::Log
@@ -152,6 +214,7 @@ impl UnaryDomain {
             UnaryDomain::Float => dtype.is_float(),
             UnaryDomain::Numeric => dtype != DType::Bool,
             UnaryDomain::Logical => matches!(dtype, DType::Bool | DType::I32),
+            UnaryDomain::Any => true,
         }
     }
 
@@ -161,6 +224,7 @@ impl UnaryDomain {
             UnaryDomain::Float => "a float operand (f32, f64)",
             UnaryDomain::Numeric => "a numeric operand (i32, f32, f64)",
             UnaryDomain::Logical => "a bool or i32 operand",
+            UnaryDomain::Any => "an operand",
         }
     }
 }
@@ -172,21 +236,16 @@ pub(crate) fn expect_domain(op: &str, domain: UnaryDomain, ty: &Type) -> Result<
 
 // ---- type rules ----
 
-pub(crate) fn infer_unary(op: UnaryOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
+/// The type rule of every unary op: one operand in the op's domain; the result has
+/// the operand's shape and dtype, except `is_finite` (bool) and `convert` (its dtype).
+pub(crate) fn infer_unary(op: &UnaryOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
     expect_arity(op.name(), inputs, 1)?;
     expect_domain(op.name(), op.domain(), &inputs[0])?;
-    let dtype = if op == UnaryOp::IsFinite { DType::Bool } else { inputs[0].dtype };
-    Ok(vec![inputs[0].with_dtype(dtype)])
-}
-
-pub(crate) fn infer_integer_pow(inputs: &[Type]) -> Result<Vec<Type>, String> {
-    expect_arity("integer_pow", inputs, 1)?;
-    expect_domain("integer_pow", UnaryDomain::Numeric, &inputs[0])?;
-    Ok(vec![inputs[0].clone()])
-}
-
-pub(crate) fn infer_convert(dtype: DType, inputs: &[Type]) -> Result<Vec<Type>, String> {
-    expect_arity("convert", inputs, 1)?;
+    let dtype = match *op {
+        UnaryOp::IsFinite => DType::Bool,
+        UnaryOp::Convert { dtype } => dtype,
+        _ => inputs[0].dtype,
+    };
     Ok(vec![inputs[0].with_dtype(dtype)])
 }
 
@@ -206,6 +265,12 @@ pub(crate) fn infer_identity(op: &str, inputs: &[Type]) -> Result<Vec<Type>, Str
 /// large positive x (never NaN unless x is).
 /// `rsqrt(x) = 1 / sqrt(x)`. `not` is logical on bool and bitwise on i32.
 pub(crate) fn eval_unary(op: UnaryOp, x: &Array) -> Result<Array, String> {
+    match op {
+        UnaryOp::IntegerPow { y } => return eval_integer_pow(y, x),
+        UnaryOp::Convert { dtype } => return eval_convert(dtype, x),
+        UnaryOp::StopGradient => return Ok(x.clone()),
+        _ => {}
+    }
     let data = match x.data() {
         Data::F32(v) => unary_float(op, v),
         Data::F64(v) => unary_float(op, v),
@@ -248,7 +313,7 @@ fn unary_float<T: Float>(op: UnaryOp, v: &[T]) -> Option<Data> {
         UnaryOp::Round => map(v, T::round_ties_even),
         UnaryOp::Erf => map(v, T::erf),
         UnaryOp::IsFinite => return Some(Data::Bool(map(v, T::is_finite))),
-        UnaryOp::Not => return None,
+        UnaryOp::Not | UnaryOp::IntegerPow { .. } | UnaryOp::Convert { .. } | UnaryOp::StopGradient => return None,
     };
     Some(T::into_data(out))
 }
@@ -280,7 +345,10 @@ fn unary_i32(op: UnaryOp, v: &[i32]) -> Option<Data> {
         | UnaryOp::Ceil
         | UnaryOp::Round
         | UnaryOp::Erf
-        | UnaryOp::IsFinite => return None,
+        | UnaryOp::IsFinite
+        | UnaryOp::IntegerPow { .. }
+        | UnaryOp::Convert { .. }
+        | UnaryOp::StopGradient => return None,
     };
     Some(Data::I32(out))
 }
@@ -307,7 +375,10 @@ fn unary_bool(op: UnaryOp, v: &[bool]) -> Option<Data> {
         | UnaryOp::Ceil
         | UnaryOp::Round
         | UnaryOp::Erf
-        | UnaryOp::IsFinite => None,
+        | UnaryOp::IsFinite
+        | UnaryOp::IntegerPow { .. }
+        | UnaryOp::Convert { .. }
+        | UnaryOp::StopGradient => None,
     }
 }
 
@@ -317,7 +388,7 @@ fn unary_bool(op: UnaryOp, v: &[bool]) -> Option<Data> {
 /// every `x` (NaN included). For `y < 0` the result is `1 / x^|y|`: float division on
 /// floats, and on i32 the non-trapping truncating division of `div` applied to the
 /// wrapped power (so it is -1 when `x^|y|` wraps to 0, 1 or -1 when it is ±1, else 0).
-pub(crate) fn eval_integer_pow(y: i32, x: &Array) -> Result<Array, String> {
+fn eval_integer_pow(y: i32, x: &Array) -> Result<Array, String> {
     let n = y.unsigned_abs();
     let data = match x.data() {
         Data::F32(v) => Data::F32(map(v, |a| float_integer_pow(a, n, y < 0))),
@@ -354,7 +425,7 @@ fn pow_by_squaring<T: Num>(x: T, mut n: u32) -> T {
 /// and maps NaN to 0; i32 to float rounds to nearest; bool to a number is 0 or 1; a
 /// number to bool is `x != 0` (so NaN is true, as in XLA); f64 to f32 rounds to
 /// nearest (overflowing to ±inf); converting to the same dtype copies.
-pub(crate) fn eval_convert(dtype: DType, x: &Array) -> Result<Array, String> {
+fn eval_convert(dtype: DType, x: &Array) -> Result<Array, String> {
     let data = match x.data() {
         Data::Bool(v) => convert_slice(v, dtype),
         Data::I32(v) => convert_slice(v, dtype),
@@ -479,6 +550,12 @@ pub(crate) fn jvp_unary(
     outputs: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
+    match op {
+        UnaryOp::IntegerPow { y } => return jvp_integer_pow(em, y, primals, outputs, tangents),
+        UnaryOp::Convert { dtype } => return jvp_convert(em, dtype, primals, outputs, tangents),
+        UnaryOp::StopGradient => return Ok(vec![None]),
+        _ => {}
+    }
     let (Some(&x), Some(&y), Some(&Some(t))) = (primals.first(), outputs.first(), tangents.first()) else {
         return Ok(vec![None]);
     };
@@ -549,7 +626,15 @@ pub(crate) fn jvp_unary(
             let factor = em.mul(scale, gauss)?;
             em.mul(t, factor)?
         }
-        UnaryOp::Sign | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Not | UnaryOp::IsFinite => {
+        UnaryOp::Sign
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Round
+        | UnaryOp::Not
+        | UnaryOp::IsFinite
+        | UnaryOp::IntegerPow { .. }
+        | UnaryOp::Convert { .. }
+        | UnaryOp::StopGradient => {
             return Ok(vec![None]);
         }
     };
@@ -561,7 +646,7 @@ pub(crate) fn jvp_unary(
 ///
 /// `x^(y-1)` is `x` for `y = 2` and `integer_pow[y-1](x)` otherwise; for `y = i32::MIN`,
 /// whose `y - 1` does not fit, it is `x^y * x^-1` (the output times `integer_pow[-1](x)`).
-pub(crate) fn jvp_integer_pow(
+fn jvp_integer_pow(
     em: &mut Emitter,
     y: i32,
     primals: &[Value],
@@ -579,9 +664,9 @@ pub(crate) fn jvp_integer_pow(
     }
     let power = match y.checked_sub(1) {
         Some(1) => x,
-        Some(y_minus_one) => em.op(Prim::IntegerPow { y: y_minus_one }, &[x])?,
+        Some(y_minus_one) => em.op(Prim::Unary(UnaryOp::IntegerPow { y: y_minus_one }), &[x])?,
         None => {
-            let reciprocal = em.op(Prim::IntegerPow { y: -1 }, &[x])?;
+            let reciprocal = em.op(Prim::Unary(UnaryOp::IntegerPow { y: -1 }), &[x])?;
             em.mul(out, reciprocal)?
         }
     };
@@ -593,7 +678,7 @@ pub(crate) fn jvp_integer_pow(
 /// The jvp rule of `convert[dtype]`: the tangent converted to `dtype` between float
 /// dtypes; zero when either side is an integer or bool (JAX's float0), since such a
 /// conversion is piecewise constant or has no tangent space.
-pub(crate) fn jvp_convert(
+fn jvp_convert(
     em: &mut Emitter,
     dtype: DType,
     primals: &[Value],
@@ -609,14 +694,20 @@ pub(crate) fn jvp_convert(
     Ok(vec![Some(em.convert(t, dtype)?)])
 }
 
-/// The transpose rule of a unary operation: only `neg` is linear, and it is its own
-/// transpose (`x -> -x` gives `ct -> -ct`). Every other operation is an error.
+/// The transpose rule of a unary operation: `neg` is linear and its own transpose
+/// (`x -> -x` gives `ct -> -ct`), `convert` between float dtypes is linear (see
+/// [`transpose_convert`]). Every other operation is an error.
 pub(crate) fn transpose_unary(
     em: &mut Emitter,
     op: UnaryOp,
     inputs: &[LinearIn],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
+    match op {
+        UnaryOp::Convert { dtype } => return transpose_convert(em, dtype, inputs, cts),
+        UnaryOp::IntegerPow { .. } | UnaryOp::StopGradient => return Err(super::ad::not_linear(op.name())),
+        _ => {}
+    }
     let (x, ct) = unary_operands(op.name(), inputs, cts)?;
     match op {
         UnaryOp::Neg => {}
@@ -638,7 +729,10 @@ pub(crate) fn transpose_unary(
         | UnaryOp::Round
         | UnaryOp::Erf
         | UnaryOp::Not
-        | UnaryOp::IsFinite => {
+        | UnaryOp::IsFinite
+        | UnaryOp::IntegerPow { .. }
+        | UnaryOp::Convert { .. }
+        | UnaryOp::StopGradient => {
             return Err(format!("{} is not linear, so it has no transpose rule", op.name()));
         }
     }
@@ -650,7 +744,7 @@ pub(crate) fn transpose_unary(
 
 /// The transpose rule of `convert`: between float dtypes the conversion is linear, and
 /// its transpose converts the cotangent back to the operand's dtype.
-pub(crate) fn transpose_convert(
+fn transpose_convert(
     em: &mut Emitter,
     dtype: DType,
     inputs: &[LinearIn],
@@ -705,7 +799,7 @@ pub(crate) fn batch_elementwise(
     dims: &[Option<usize>],
 ) -> Result<super::batch::Batched, String> {
     let op = prim.name();
-    if !is_elementwise(prim) {
+    if !prim.is_elementwise() {
         return Err(format!("{op}: not an elementwise primitive"));
     }
     if inputs.len() != dims.len() {
@@ -728,46 +822,6 @@ pub(crate) fn batch_elementwise(
     Ok((vec![out], vec![Some(at)]))
 }
 
-/// True for the primitives [`batch_elementwise`] handles.
-fn is_elementwise(prim: &Prim) -> bool {
-    match prim {
-        Prim::Unary(_)
-        | Prim::IntegerPow { .. }
-        | Prim::Convert { .. }
-        | Prim::StopGradient
-        | Prim::Name { .. }
-        | Prim::Binary(_)
-        | Prim::Compare(_)
-        | Prim::Select
-        | Prim::Clamp => true,
-        Prim::BroadcastInDim { .. }
-        | Prim::Reshape { .. }
-        | Prim::Transpose { .. }
-        | Prim::Rev { .. }
-        | Prim::Slice { .. }
-        | Prim::Pad { .. }
-        | Prim::Concatenate { .. }
-        | Prim::Iota { .. }
-        | Prim::Constant { .. }
-        | Prim::DynamicSlice { .. }
-        | Prim::DynamicUpdateSlice
-        | Prim::Gather { .. }
-        | Prim::ScatterAdd { .. }
-        | Prim::Reduce { .. }
-        | Prim::ArgReduce { .. }
-        | Prim::Cumsum { .. }
-        | Prim::DotGeneral(_)
-        | Prim::RandomBits { .. }
-        | Prim::Call { .. }
-        | Prim::Cond { .. }
-        | Prim::While { .. }
-        | Prim::Scan(_)
-        | Prim::CustomJvp { .. }
-        | Prim::CustomVjp { .. }
-        | Prim::Remat { .. } => false,
-    }
-}
-
 /// The rank of one example of `x`, a value of the Func `em` builds that is batched at
 /// axis `dim` (or unbatched for `None`): an error when `x` is unknown, or when the
 /// batch axis is out of range or does not have `size` elements. Shared by the batching
@@ -781,6 +835,45 @@ pub(super) fn example_rank(em: &Emitter, op: &str, x: Value, dim: Option<usize>,
         Some(&n) if n == size => Ok(ty.rank() - 1),
         Some(&n) => Err(format!("{op}: batch axis {d} of {ty} has {n} elements, expected {size}")),
         None => Err(format!("{op}: batch axis {d} is out of range for {ty}")),
+    }
+}
+
+/// Evaluates a unary op on its operands (see [`eval_unary`]).
+pub(crate) fn eval(op: UnaryOp, a: &[&Array]) -> Result<Array, String> {
+    let [x] = super::operands(a)?;
+    eval_unary(op, x)
+}
+
+/// The property-table row of a unary op: `expensive` for the ops that cost a call or
+/// a long sequence per element; transcendental flops for `exp`, `log`, `log1p`,
+/// `expm1`, `sin`, `cos`, `tan`, `tanh`, `logistic`, `erf`; inexact (approximated by
+/// a backend) for those and `rsqrt`.
+pub(crate) fn props(op: UnaryOp) -> super::props::Props {
+    use super::props::{Flops, Props};
+    let base = Props::elementwise(op.domain());
+    match op {
+        UnaryOp::Exp
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Expm1
+        | UnaryOp::Sin
+        | UnaryOp::Cos
+        | UnaryOp::Tan
+        | UnaryOp::Tanh
+        | UnaryOp::Logistic
+        | UnaryOp::Erf => Props { expensive: true, flops: Flops::Transcendental, inexact: true, ..base },
+        UnaryOp::Rsqrt => Props { expensive: true, inexact: true, ..base },
+        UnaryOp::Sqrt => Props { expensive: true, ..base },
+        UnaryOp::Neg
+        | UnaryOp::Abs
+        | UnaryOp::Sign
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Round
+        | UnaryOp::Not
+        | UnaryOp::IsFinite => base,
+        UnaryOp::IntegerPow { y } => Props { flops: Flops::IntegerPow(y), ..base },
+        UnaryOp::Convert { .. } | UnaryOp::StopGradient => Props { flops: Flops::None, ..base },
     }
 }
 

@@ -1,6 +1,7 @@
 //! The generator proper: [`random_module`] and the per-family equation builders.
 
 use super::{GenConfig, Rng, random_array};
+use crate::prim::{ControlOp, IndexOp, LinalgOp, RandomOp, ReductionOp, ShapeOp, TernaryOp};
 
 // The smooth builders live beside this file; as a child module they share `Gen`.
 #[path = "smooth.rs"]
@@ -134,14 +135,14 @@ impl Gen {
         } else {
             random_array(ty, &mut self.rng, self.config.special_values)
         };
-        self.emit(func, Prim::Constant { value, shape: ty.shape.clone() }, &[]).map(|o| o[0])
+        self.emit(func, Prim::Shape(ShapeOp::Constant { value, shape: ty.shape.clone() }), &[]).map(|o| o[0])
     }
 
     fn index_constant(&mut self, func: &mut Func, shape: &[usize], hi: i64) -> Option<Value> {
         let n = ferrax_array::element_count(shape).ok()?;
         let values: Vec<i32> = (0..n).map(|_| self.rng.range(-2, hi + 2) as i32).collect();
         let value = Array::from_i32(shape, values).ok()?;
-        self.emit(func, Prim::Constant { value, shape: shape.into() }, &[]).map(|o| o[0])
+        self.emit(func, Prim::Shape(ShapeOp::Constant { value, shape: shape.into() }), &[]).map(|o| o[0])
     }
 
     fn random_eqn(&mut self, func: &mut Func, depth: usize) -> Option<()> {
@@ -164,7 +165,8 @@ impl Gen {
                     self.random_bits_eqn(func, &ty.shape)
                 } else if self.rng.chance(50) && ty.dtype != DType::Bool && ty.rank() > 0 {
                     let dim = self.rng.below(ty.rank());
-                    self.emit(func, Prim::Iota { dtype: ty.dtype, shape: ty.shape.clone(), dim }, &[]).map(|_| ())
+                    self.emit(func, Prim::Shape(ShapeOp::Iota { dtype: ty.dtype, shape: ty.shape.clone(), dim }), &[])
+                        .map(|_| ())
                 } else {
                     self.constant(func, &ty).map(|_| ())
                 }
@@ -179,7 +181,7 @@ impl Gen {
             Some(key) if self.rng.chance(50) => key,
             _ => self.constant(func, &key_type)?,
         };
-        self.emit(func, Prim::RandomBits { shape: shape.into() }, &[key]).map(|_| ())
+        self.emit(func, Prim::Random(RandomOp::RandomBits { shape: shape.into() }), &[key]).map(|_| ())
     }
 
     fn elementwise_eqn(&mut self, func: &mut Func) -> Option<()> {
@@ -190,17 +192,19 @@ impl Gen {
         }
         let prim = match self.rng.below(6) {
             0 | 1 => {
-                let ops: Vec<UnaryOp> = UnaryOp::ALL.into_iter().filter(|op| op.domain().accepts(ty.dtype)).collect();
+                let ops: Vec<UnaryOp> = UnaryOp::MATH.into_iter().filter(|op| op.domain().accepts(ty.dtype)).collect();
                 if ops.is_empty() {
                     return None;
                 }
                 Prim::Unary(self.rng.pick(&ops))
             }
-            2 => Prim::Convert { dtype: self.rng.pick(&DType::ALL) },
-            3 => Prim::IntegerPow { y: self.rng.range(if ty.dtype.is_float() { -2 } else { 0 }, 3) as i32 },
+            2 => Prim::Unary(UnaryOp::Convert { dtype: self.rng.pick(&DType::ALL) }),
+            3 => Prim::Unary(UnaryOp::IntegerPow {
+                y: self.rng.range(if ty.dtype.is_float() { -2 } else { 0 }, 3) as i32,
+            }),
             4 => {
                 if self.rng.chance(50) {
-                    Prim::StopGradient
+                    Prim::Unary(UnaryOp::StopGradient)
                 } else {
                     Prim::Name { name: self.fresh_name("tag") }
                 }
@@ -239,9 +243,9 @@ impl Gen {
         let pred = self.emit(func, Prim::Compare(op), &[x, y])?[0];
         if self.rng.chance(30) && ty.dtype != DType::Bool {
             let lo = self.any_value(func, |t| *t == ty)?;
-            return self.emit(func, Prim::Clamp, &[lo, x, y]).map(|_| ());
+            return self.emit(func, Prim::Ternary(TernaryOp::Clamp), &[lo, x, y]).map(|_| ());
         }
-        self.emit(func, Prim::Select, &[pred, x, y]).map(|_| ())
+        self.emit(func, Prim::Ternary(TernaryOp::Select), &[pred, x, y]).map(|_| ())
     }
 
     fn shape_eqn(&mut self, func: &mut Func) -> Option<()> {
@@ -252,7 +256,7 @@ impl Gen {
             0 => {
                 let mut shape = ty.shape.clone();
                 shape.insert(0, self.dim());
-                Prim::BroadcastInDim { shape, dims: (1..=rank).collect() }
+                Prim::Shape(ShapeOp::BroadcastInDim { shape, dims: (1..=rank).collect() })
             }
             8 => {
                 // Size-1 axes expand, and a new axis goes at a random place.
@@ -260,14 +264,14 @@ impl Gen {
                 let at = self.rng.below(rank + 1);
                 shape.insert(at, self.dim());
                 let dims = (0..=rank).filter(|&i| i != at).collect();
-                Prim::BroadcastInDim { shape, dims }
+                Prim::Shape(ShapeOp::BroadcastInDim { shape, dims })
             }
             1 => {
                 let mut shape: Shape = ty.shape.iter().rev().copied().collect();
                 if self.rng.chance(50) {
                     shape = Shape::from_slice(&[ty.element_count()?]);
                 }
-                Prim::Reshape { shape }
+                Prim::Shape(ShapeOp::Reshape { shape })
             }
             2 => {
                 let mut perm: Vec<usize> = (0..rank).collect();
@@ -275,9 +279,9 @@ impl Gen {
                     let j = self.rng.below(i + 1);
                     perm.swap(i, j);
                 }
-                Prim::Transpose { perm }
+                Prim::Shape(ShapeOp::Transpose { perm })
             }
-            3 => Prim::Rev { axes: (0..rank).filter(|_| self.rng.chance(50)).collect() },
+            3 => Prim::Shape(ShapeOp::Rev { axes: (0..rank).filter(|_| self.rng.chance(50)).collect() }),
             4 => {
                 let mut start = vec![];
                 let mut limit = vec![];
@@ -288,19 +292,19 @@ impl Gen {
                     limit.push(s + self.rng.below(d - s + 1));
                     strides.push(1 + self.rng.below(2));
                 }
-                Prim::Slice { start, limit, strides }
+                Prim::Shape(ShapeOp::Slice { start, limit, strides })
             }
             5 => {
                 let pad_value = self.constant(func, &Type::scalar(ty.dtype))?;
                 let low = (0..rank).map(|_| self.rng.range(-1, 2)).collect();
                 let high = (0..rank).map(|_| self.rng.range(-1, 2)).collect();
                 let interior = (0..rank).map(|_| self.rng.below(2)).collect();
-                return self.emit(func, Prim::Pad { low, high, interior }, &[x, pad_value]).map(|_| ());
+                return self.emit(func, Prim::Shape(ShapeOp::Pad { low, high, interior }), &[x, pad_value]).map(|_| ());
             }
             6 if rank > 0 => {
                 let axis = self.rng.below(rank);
                 let y = self.any_value(func, |t| t.dtype == ty.dtype && t.rank() == rank)?;
-                return self.emit(func, Prim::Concatenate { axis }, &[x, y, x]).map(|_| ());
+                return self.emit(func, Prim::Shape(ShapeOp::Concatenate { axis }), &[x, y, x]).map(|_| ());
             }
             _ => return None,
         };
@@ -319,14 +323,14 @@ impl Gen {
                 if self.rng.chance(50) {
                     let mut inputs = vec![x];
                     inputs.extend(&starts);
-                    self.emit(func, Prim::DynamicSlice { sizes }, &inputs).map(|_| ())
+                    self.emit(func, Prim::Index(IndexOp::DynamicSlice { sizes }), &inputs).map(|_| ())
                 } else {
                     let update = self.any_value(func, |t| {
                         t.dtype == ty.dtype && t.rank() == rank && t.shape.iter().zip(&ty.shape).all(|(u, d)| u <= d)
                     })?;
                     let mut inputs = vec![x, update];
                     inputs.extend(&starts);
-                    self.emit(func, Prim::DynamicUpdateSlice, &inputs).map(|_| ())
+                    self.emit(func, Prim::Index(IndexOp::DynamicUpdateSlice), &inputs).map(|_| ())
                 }
             }
             _ => {
@@ -337,9 +341,9 @@ impl Gen {
                     idx_shape.push(self.rng.below(3));
                 }
                 let idx = self.index_constant(func, &idx_shape, ty.shape[axis] as i64)?;
-                let gathered = self.emit(func, Prim::Gather { axis, batch_dims }, &[x, idx])?[0];
+                let gathered = self.emit(func, Prim::Index(IndexOp::Gather { axis, batch_dims }), &[x, idx])?[0];
                 if ty.dtype != DType::Bool && self.rng.chance(50) {
-                    self.emit(func, Prim::ScatterAdd { axis, batch_dims }, &[x, idx, gathered])?;
+                    self.emit(func, Prim::Index(IndexOp::ScatterAdd { axis, batch_dims }), &[x, idx, gathered])?;
                 }
                 Some(())
             }
@@ -350,16 +354,18 @@ impl Gen {
         let x = self.any_value(func, |t| t.dtype != DType::Bool)?;
         let rank = func.ty(x).rank();
         let prim = match self.rng.below(3) {
-            0 => Prim::Reduce {
+            0 => Prim::Reduction(ReductionOp::Reduce {
                 op: self.rng.pick(&ReduceOp::ALL),
                 axes: (0..rank).filter(|_| self.rng.chance(50)).collect(),
-            },
-            1 if rank > 0 => Prim::ArgReduce {
+            }),
+            1 if rank > 0 => Prim::Reduction(ReductionOp::ArgReduce {
                 op: self.rng.pick(&[ArgOp::Argmax, ArgOp::Argmin]),
                 axis: self.rng.below(rank),
                 index_dtype: DType::I32,
-            },
-            _ if rank > 0 => Prim::Cumsum { axis: self.rng.below(rank), reverse: self.rng.chance(50) },
+            }),
+            _ if rank > 0 => {
+                Prim::Reduction(ReductionOp::Cumsum { axis: self.rng.below(rank), reverse: self.rng.chance(50) })
+            }
             _ => return None,
         };
         self.emit(func, prim, &[x]).map(|_| ())
@@ -375,7 +381,7 @@ impl Gen {
         } else {
             DotDims { lhs_contract: vec![last], rhs_contract: vec![last], lhs_batch: vec![], rhs_batch: vec![] }
         };
-        self.emit(func, Prim::DotGeneral(dims), &[x, y]).map(|_| ())
+        self.emit(func, Prim::Linalg(LinalgOp::DotGeneral(dims)), &[x, y]).map(|_| ())
     }
 
     fn structured_eqn(&mut self, func: &mut Func, depth: usize) -> Option<()> {
@@ -385,18 +391,18 @@ impl Gen {
             0 => {
                 let callee = self.sub_func("call", std::slice::from_ref(&ty), depth);
                 let prim = match self.rng.below(3) {
-                    0 => Prim::Call { func: callee },
+                    0 => Prim::Control(ControlOp::Call { func: callee }),
                     1 => {
                         let policy = match self.rng.below(3) {
                             0 => RematPolicy::Nothing,
                             1 => RematPolicy::Dots,
                             _ => RematPolicy::Names(vec![format!("tag{}", 1 + self.rng.below(self.next_name))]),
                         };
-                        Prim::Remat { func: callee, policy }
+                        Prim::Control(ControlOp::Remat { func: callee, policy })
                     }
                     // Random custom rules are not true derivatives: smooth programs get
                     // theirs from `smooth_elementwise_eqn`.
-                    _ if self.config.smooth => Prim::Call { func: callee },
+                    _ if self.config.smooth => Prim::Control(ControlOp::Call { func: callee }),
                     _ => return self.custom_eqn(func, x, callee),
                 };
                 self.emit(func, prim, &[x]).map(|_| ())
@@ -419,7 +425,7 @@ impl Gen {
                     self.any_value(func, |t| t.dtype == DType::Bool && t.rank() == 0)
                         .or_else(|| self.constant(func, &Type::scalar(DType::Bool)))?
                 };
-                self.emit(func, Prim::Cond { branches }, &[selector, x]).map(|_| ())
+                self.emit(func, Prim::Control(ControlOp::Cond { branches }), &[selector, x]).map(|_| ())
             }
             2 => self.while_eqn(func, x, depth),
             _ => self.scan_eqn(func, x, depth),
@@ -432,7 +438,7 @@ impl Gen {
         let prim = if self.rng.chance(50) {
             let jvp =
                 self.sub_func_returning("jvp", &[ty.clone(), ty.clone()], &[results.clone(), results].concat(), 0);
-            Prim::CustomJvp { func: callee, jvp }
+            Prim::Control(ControlOp::CustomJvp { func: callee, jvp })
         } else {
             let fwd = self.sub_func_returning("fwd", std::slice::from_ref(&ty), &results, self.config.max_depth);
             let fwd_results = self.subs.func(&fwd)?.result_types.clone();
@@ -443,7 +449,7 @@ impl Gen {
                 &bwd_results,
                 self.config.max_depth,
             );
-            Prim::CustomVjp { func: callee, fwd, bwd }
+            Prim::Control(ControlOp::CustomVjp { func: callee, fwd, bwd })
         };
         self.emit(func, prim, &[x]).map(|_| ())
     }
@@ -458,8 +464,11 @@ impl Gen {
         let c = cond.new_value(counter_ty.clone());
         let v = cond.new_value(ty.clone());
         cond.params = vec![c, v];
-        let lim =
-            self.emit(&mut cond, Prim::Constant { value: Array::scalar_i32(limit), shape: Shape::new() }, &[])?[0];
+        let lim = self.emit(
+            &mut cond,
+            Prim::Shape(ShapeOp::Constant { value: Array::scalar_i32(limit), shape: Shape::new() }),
+            &[],
+        )?[0];
         let lt = self.emit(&mut cond, Prim::Compare(CompareOp::Lt), &[c, lim])?[0];
         cond.result_types = vec![Type::scalar(DType::Bool)];
         cond.results = vec![lt];
@@ -467,7 +476,11 @@ impl Gen {
         let name = self.fresh_name("body");
         let mut body = self.func(name, &carry, depth + 1);
         let counter = body.params[0];
-        let one = self.emit(&mut body, Prim::Constant { value: Array::scalar_i32(1), shape: Shape::new() }, &[])?[0];
+        let one = self.emit(
+            &mut body,
+            Prim::Shape(ShapeOp::Constant { value: Array::scalar_i32(1), shape: Shape::new() }),
+            &[],
+        )?[0];
         let next = self.emit(&mut body, Prim::Binary(BinaryOp::Add), &[counter, one])?[0];
         let candidates = self.values(&body, |t| *t == ty);
         let picked = self.rng.pick(&candidates);
@@ -477,10 +490,13 @@ impl Gen {
         let (cond_name, body_name) = (cond.name.clone(), body.name.clone());
         self.subs.push(cond);
         self.subs.push(body);
-        let start = self.emit(func, Prim::Constant { value: Array::scalar_i32(0), shape: Shape::new() }, &[])?[0];
+        let start =
+            self.emit(func, Prim::Shape(ShapeOp::Constant { value: Array::scalar_i32(0), shape: Shape::new() }), &[])?
+                [0];
         // Reverse mode needs a bound: smooth programs always have one.
         let max_iters = if self.rng.chance(50) || self.config.smooth { Some(self.rng.below(4)) } else { None };
-        self.emit(func, Prim::While { cond: cond_name, body: body_name, max_iters }, &[start, x]).map(|_| ())
+        self.emit(func, Prim::Control(ControlOp::While { cond: cond_name, body: body_name, max_iters }), &[start, x])
+            .map(|_| ())
     }
 
     fn scan_eqn(&mut self, func: &mut Func, x: Value, depth: usize) -> Option<()> {
@@ -517,7 +533,7 @@ impl Gen {
         };
         let mut operands: Vec<Value> = konst.into_iter().collect();
         operands.extend([x, xs]);
-        self.emit(func, Prim::Scan(params), &operands).map(|_| ())
+        self.emit(func, Prim::Control(ControlOp::Scan(params)), &operands).map(|_| ())
     }
 
     /// In smooth mode, `tanh` of a loop's carry, so iterating cannot overflow (an
@@ -548,7 +564,7 @@ impl Gen {
                 let value = random_array(ty, &mut self.rng, false);
                 let v = func.new_value(ty.clone());
                 func.eqns.push(Eqn {
-                    prim: Prim::Constant { value, shape: ty.shape.clone() },
+                    prim: Prim::Shape(ShapeOp::Constant { value, shape: ty.shape.clone() }),
                     inputs: SmallVec::new(),
                     outputs: [v].into_iter().collect(),
                     loc: None,
@@ -595,14 +611,14 @@ mod tests {
                     let banned = ["stop_gradient", "abs", "sign", "floor", "ceil", "round", "rem", "argmax", "argmin"];
                     assert!(!banned.contains(&name), "seed {seed}: {name}\n{}", crate::print(&module));
                     assert!(name != "random_bits" && name != "is_finite", "seed {seed}: {name}");
-                    if let Prim::While { max_iters, .. } = &eqn.prim {
+                    if let Prim::Control(ControlOp::While { max_iters, .. }) = &eqn.prim {
                         assert!(max_iters.is_some(), "seed {seed}: an unbounded while");
                     }
                     // Custom rules are the generator's true ones, never random Funcs.
-                    if let Prim::CustomJvp { jvp, .. } = &eqn.prim {
+                    if let Prim::Control(ControlOp::CustomJvp { jvp, .. }) = &eqn.prim {
                         assert!(jvp.starts_with("custom_jvp"), "seed {seed}: a random jvp rule @{jvp}");
                     }
-                    if let Prim::CustomVjp { bwd, .. } = &eqn.prim {
+                    if let Prim::Control(ControlOp::CustomVjp { bwd, .. }) = &eqn.prim {
                         assert!(bwd.starts_with("custom_bwd"), "seed {seed}: a random bwd rule @{bwd}");
                     }
                 }
@@ -625,13 +641,17 @@ mod tests {
                 let in_body = func.name.starts_with("scan") || func.name.starts_with("body");
                 for eqn in &func.eqns {
                     match &eqn.prim {
-                        Prim::CustomJvp { .. } | Prim::CustomVjp { .. } if in_body => seen.insert("custom in a loop"),
-                        Prim::Cond { .. } => {
+                        Prim::Control(ControlOp::CustomJvp { .. }) | Prim::Control(ControlOp::CustomVjp { .. })
+                            if in_body =>
+                        {
+                            seen.insert("custom in a loop")
+                        }
+                        Prim::Control(ControlOp::Cond { .. }) => {
                             let selector = eqn.inputs[0];
-                            let computed = func
-                                .eqns
-                                .iter()
-                                .any(|e| e.outputs.contains(&selector) && !matches!(e.prim, Prim::Constant { .. }));
+                            let computed = func.eqns.iter().any(|e| {
+                                e.outputs.contains(&selector)
+                                    && !matches!(e.prim, Prim::Shape(ShapeOp::Constant { .. }))
+                            });
                             computed && seen.insert("computed cond")
                         }
                         _ => false,
@@ -712,10 +732,12 @@ mod tests {
                 seen.extend(func.eqns.iter().map(|e| e.prim.name()));
                 for eqn in &func.eqns {
                     match &eqn.prim {
-                        Prim::Cond { branches } if branches.len() == 3 => seen.insert("cond3"),
-                        Prim::Scan(p) if p.num_consts == 1 => seen.insert("scan with consts"),
-                        Prim::Remat { policy: RematPolicy::Names(_), .. } => seen.insert("remat names"),
-                        Prim::While { max_iters: None, .. } => seen.insert("unbounded while"),
+                        Prim::Control(ControlOp::Cond { branches }) if branches.len() == 3 => seen.insert("cond3"),
+                        Prim::Control(ControlOp::Scan(p)) if p.num_consts == 1 => seen.insert("scan with consts"),
+                        Prim::Control(ControlOp::Remat { policy: RematPolicy::Names(_), .. }) => {
+                            seen.insert("remat names")
+                        }
+                        Prim::Control(ControlOp::While { max_iters: None, .. }) => seen.insert("unbounded while"),
                         _ => false,
                     };
                 }

@@ -16,6 +16,7 @@
 use super::Rng;
 use crate::attr::AttrValue;
 use crate::prim::{BinaryOp, ReduceOp, UnaryOp};
+use crate::prim::{ControlOp, IndexOp, LinalgOp, RandomOp, ReductionOp, ShapeOp, TernaryOp};
 use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Data};
 use smallvec::SmallVec;
@@ -76,44 +77,44 @@ fn retype_attr(v: &AttrValue, map: &impl Fn(DType) -> DType) -> AttrValue {
 /// a new primitive with a dtype parameter cannot be forgotten here.
 fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DType) -> Prim {
     match prim {
-        Prim::Convert { dtype } => Prim::Convert { dtype: map(*dtype) },
-        Prim::Iota { dtype, shape, dim } => Prim::Iota { dtype: map(*dtype), shape: shape.clone(), dim: *dim },
-        Prim::Constant { value, shape } => {
-            Prim::Constant { value: retype_array(value, from, to), shape: shape.clone() }
+        Prim::Unary(UnaryOp::Convert { dtype }) => Prim::Unary(UnaryOp::Convert { dtype: map(*dtype) }),
+        Prim::Shape(ShapeOp::Iota { dtype, shape, dim }) => {
+            Prim::Shape(ShapeOp::Iota { dtype: map(*dtype), shape: shape.clone(), dim: *dim })
         }
-        Prim::ArgReduce { op, axis, index_dtype } => {
-            Prim::ArgReduce { op: *op, axis: *axis, index_dtype: map(*index_dtype) }
+        Prim::Shape(ShapeOp::Constant { value, shape }) => {
+            Prim::Shape(ShapeOp::Constant { value: retype_array(value, from, to), shape: shape.clone() })
+        }
+        Prim::Reduction(ReductionOp::ArgReduce { op, axis, index_dtype }) => {
+            Prim::Reduction(ReductionOp::ArgReduce { op: *op, axis: *axis, index_dtype: map(*index_dtype) })
         }
         Prim::Unary(_)
-        | Prim::IntegerPow { .. }
-        | Prim::StopGradient
         | Prim::Name { .. }
         | Prim::Binary(_)
         | Prim::Compare(_)
-        | Prim::Select
-        | Prim::Clamp
-        | Prim::BroadcastInDim { .. }
-        | Prim::Reshape { .. }
-        | Prim::Transpose { .. }
-        | Prim::Rev { .. }
-        | Prim::Slice { .. }
-        | Prim::Pad { .. }
-        | Prim::Concatenate { .. }
-        | Prim::DynamicSlice { .. }
-        | Prim::DynamicUpdateSlice
-        | Prim::Gather { .. }
-        | Prim::ScatterAdd { .. }
-        | Prim::Reduce { .. }
-        | Prim::Cumsum { .. }
-        | Prim::DotGeneral(_)
-        | Prim::RandomBits { .. }
-        | Prim::Call { .. }
-        | Prim::Cond { .. }
-        | Prim::While { .. }
-        | Prim::Scan(_)
-        | Prim::CustomJvp { .. }
-        | Prim::CustomVjp { .. }
-        | Prim::Remat { .. } => prim.clone(),
+        | Prim::Ternary(TernaryOp::Select)
+        | Prim::Ternary(TernaryOp::Clamp)
+        | Prim::Shape(ShapeOp::BroadcastInDim { .. })
+        | Prim::Shape(ShapeOp::Reshape { .. })
+        | Prim::Shape(ShapeOp::Transpose { .. })
+        | Prim::Shape(ShapeOp::Rev { .. })
+        | Prim::Shape(ShapeOp::Slice { .. })
+        | Prim::Shape(ShapeOp::Pad { .. })
+        | Prim::Shape(ShapeOp::Concatenate { .. })
+        | Prim::Index(IndexOp::DynamicSlice { .. })
+        | Prim::Index(IndexOp::DynamicUpdateSlice)
+        | Prim::Index(IndexOp::Gather { .. })
+        | Prim::Index(IndexOp::ScatterAdd { .. })
+        | Prim::Reduction(ReductionOp::Reduce { .. })
+        | Prim::Reduction(ReductionOp::Cumsum { .. })
+        | Prim::Linalg(LinalgOp::DotGeneral(_))
+        | Prim::Random(RandomOp::RandomBits { .. })
+        | Prim::Control(ControlOp::Call { .. })
+        | Prim::Control(ControlOp::Cond { .. })
+        | Prim::Control(ControlOp::While { .. })
+        | Prim::Control(ControlOp::Scan(_))
+        | Prim::Control(ControlOp::CustomJvp { .. })
+        | Prim::Control(ControlOp::CustomVjp { .. })
+        | Prim::Control(ControlOp::Remat { .. }) => prim.clone(),
     }
 }
 
@@ -122,10 +123,12 @@ fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DTyp
 /// rounding inside the sum is modelled by perturbing them).
 fn rounding(prim: &Prim) -> (bool, &'static [usize]) {
     match prim {
+        Prim::Unary(UnaryOp::IntegerPow { .. }) | Prim::Unary(UnaryOp::Convert { .. }) => (true, &[]),
         Prim::Unary(op) => (
             !matches!(
                 op,
-                UnaryOp::Neg
+                UnaryOp::StopGradient
+                    | UnaryOp::Neg
                     | UnaryOp::Abs
                     | UnaryOp::Sign
                     | UnaryOp::Floor
@@ -143,10 +146,10 @@ fn rounding(prim: &Prim) -> (bool, &'static [usize]) {
             ),
             &[],
         ),
-        Prim::IntegerPow { .. } | Prim::Convert { .. } => (true, &[]),
-        Prim::Reduce { op: ReduceOp::Sum | ReduceOp::Prod, .. } | Prim::Cumsum { .. } => (true, &[0]),
-        Prim::DotGeneral(_) => (true, &[0, 1]),
-        Prim::ScatterAdd { .. } => (true, &[0, 2]),
+        Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum | ReduceOp::Prod, .. })
+        | Prim::Reduction(ReductionOp::Cumsum { .. }) => (true, &[0]),
+        Prim::Linalg(LinalgOp::DotGeneral(_)) => (true, &[0, 1]),
+        Prim::Index(IndexOp::ScatterAdd { .. }) => (true, &[0, 2]),
         _ => (false, &[]),
     }
 }
@@ -212,7 +215,7 @@ fn scaled(f: &mut Func, v: Value, rng: &mut Rng, ulps: f64) -> Value {
     let Ok(value) = Array::new(ty.shape.clone(), data) else { return v };
     let c = f.new_value(ty.clone());
     f.eqns.push(Eqn {
-        prim: Prim::Constant { value, shape: ty.shape.clone() },
+        prim: Prim::Shape(ShapeOp::Constant { value, shape: ty.shape.clone() }),
         inputs: SmallVec::new(),
         outputs: [c].into_iter().collect(),
         loc: None,
@@ -257,7 +260,9 @@ mod tests {
         assert!(printed.contains("iota[dtype=f64"), "{printed}");
         assert!(printed.contains("i32[3]"), "{printed}");
         // 0.1f32 widens exactly: the f64 constant is 0.1f32's value, not 0.1.
-        let Prim::Constant { value, .. } = &wide.entry().unwrap().eqns[0].prim else { panic!("{printed}") };
+        let Prim::Shape(ShapeOp::Constant { value, .. }) = &wide.entry().unwrap().eqns[0].prim else {
+            panic!("{printed}")
+        };
         assert_eq!(value.as_f64().unwrap()[0], f64::from(0.1f32));
         let args =
             [Array::from_f32(&[3], vec![1.5, -2.0, 3.25]).unwrap(), Array::from_i32(&[3], vec![1, 2, 3]).unwrap()];

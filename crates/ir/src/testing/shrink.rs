@@ -10,6 +10,7 @@
 //! the candidate module and should draw its own inputs from it (the entry's
 //! parameters may change).
 
+use crate::prim::ShapeOp;
 use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Data};
 use smallvec::SmallVec;
@@ -85,7 +86,7 @@ fn zeros(ty: &Type) -> Prim {
         DType::I32 => Array::scalar_i32(0),
         DType::Bool => Array::scalar_bool(false),
     };
-    Prim::Constant { value, shape: ty.shape.clone() }
+    Prim::Shape(ShapeOp::Constant { value, shape: ty.shape.clone() })
 }
 
 fn keep_result(module: &Module, keep: usize) -> Module {
@@ -101,7 +102,7 @@ fn keep_result(module: &Module, keep: usize) -> Module {
 fn replace_by_zeros(module: &Module, f: usize, k: usize) -> Option<Module> {
     let func = &module.funcs[f];
     let eqn = &func.eqns[k];
-    if matches!(eqn.prim, Prim::Constant { .. }) {
+    if matches!(eqn.prim, Prim::Shape(ShapeOp::Constant { .. })) {
         return None;
     }
     let mut out = module.clone();
@@ -117,7 +118,7 @@ fn replace_by_zeros(module: &Module, f: usize, k: usize) -> Option<Module> {
 
 /// A non-scalar constant replaced by a splat of its first element.
 fn splat_constant(module: &Module, f: usize, k: usize) -> Option<Module> {
-    let Prim::Constant { value, shape } = &module.funcs[f].eqns[k].prim else { return None };
+    let Prim::Shape(ShapeOp::Constant { value, shape }) = &module.funcs[f].eqns[k].prim else { return None };
     if value.len() <= 1 {
         return None;
     }
@@ -128,7 +129,7 @@ fn splat_constant(module: &Module, f: usize, k: usize) -> Option<Module> {
         Data::Bool(v) => Array::scalar_bool(v[0]),
     };
     let mut out = module.clone();
-    out.funcs[f].eqns[k].prim = Prim::Constant { value: first, shape: shape.clone() };
+    out.funcs[f].eqns[k].prim = Prim::Shape(ShapeOp::Constant { value: first, shape: shape.clone() });
     Some(out)
 }
 

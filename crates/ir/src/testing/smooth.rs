@@ -22,6 +22,7 @@
 
 use super::Gen;
 use crate::prim::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
+use crate::prim::{ControlOp, ReductionOp, ShapeOp, TernaryOp};
 use crate::{Func, Prim, Type, Value};
 use ferrax_array::{Array, DType, Shape};
 
@@ -73,14 +74,14 @@ impl Gen {
                     2 => self.unary(func, UnaryOp::Rsqrt, p)?,
                     _ => {
                         let y = -self.rng.range(1, 2) as i32;
-                        self.emit(func, Prim::IntegerPow { y }, &[p])?[0]
+                        self.emit(func, Prim::Unary(UnaryOp::IntegerPow { y }), &[p])?[0]
                     }
                 };
             }
             3 => {
                 // log1p of a square; tan of a bounded argument.
                 if self.rng.chance(50) {
-                    let sq = self.emit(func, Prim::IntegerPow { y: 2 }, &[x])?[0];
+                    let sq = self.emit(func, Prim::Unary(UnaryOp::IntegerPow { y: 2 }), &[x])?[0];
                     self.unary(func, UnaryOp::Log1p, sq)?;
                 } else {
                     let t = self.unary(func, UnaryOp::Tanh, x)?;
@@ -91,7 +92,7 @@ impl Gen {
             }
             4 => {
                 let y = self.rng.range(0, 3) as i32;
-                self.emit(func, Prim::IntegerPow { y }, &[x])?;
+                self.emit(func, Prim::Unary(UnaryOp::IntegerPow { y }), &[x])?;
             }
             5 => {
                 let name = self.fresh_name("tag");
@@ -143,13 +144,13 @@ impl Gen {
                 let lo = self.splat(func, &ty, low)?;
                 let hi = self.any_value(func, |t| *t == ty)?;
                 let hi = self.positive(func, hi)?;
-                self.emit(func, Prim::Clamp, &[lo, x, hi]).map(|_| ())
+                self.emit(func, Prim::Ternary(TernaryOp::Clamp), &[lo, x, hi]).map(|_| ())
             }
             _ => {
                 let a = self.any_value(func, |t| *t == ty)?;
                 let op = self.rng.pick(&[CompareOp::Lt, CompareOp::Le, CompareOp::Gt, CompareOp::Ge]);
                 let pred = self.emit(func, Prim::Compare(op), &[a, y])?[0];
-                self.emit(func, Prim::Select, &[pred, x, y]).map(|_| ())
+                self.emit(func, Prim::Ternary(TernaryOp::Select), &[pred, x, y]).map(|_| ())
             }
         }
     }
@@ -159,15 +160,17 @@ impl Gen {
         let x = self.any_value(func, |_| true)?;
         let rank = func.ty(x).rank();
         let prim = match self.rng.below(4) {
-            3 if rank > 0 => Prim::Cumsum { axis: self.rng.below(rank), reverse: self.rng.chance(50) },
-            k => Prim::Reduce {
+            3 if rank > 0 => {
+                Prim::Reduction(ReductionOp::Cumsum { axis: self.rng.below(rank), reverse: self.rng.chance(50) })
+            }
+            k => Prim::Reduction(ReductionOp::Reduce {
                 op: if k == 0 {
                     self.rng.pick(&[ReduceOp::Max, ReduceOp::Min])
                 } else {
                     self.rng.pick(&[ReduceOp::Sum, ReduceOp::Prod])
                 },
                 axes: (0..rank).filter(|_| self.rng.chance(50)).collect(),
-            },
+            }),
         };
         self.emit(func, prim, &[x]).map(|_| ())
     }
@@ -188,7 +191,7 @@ impl Gen {
                     Some((pred, 2))
                 } else {
                     let shifted = self.binary(func, BinaryOp::Add, s, c)?;
-                    let index = self.emit(func, Prim::Convert { dtype: DType::I32 }, &[shifted])?[0];
+                    let index = self.emit(func, Prim::Unary(UnaryOp::Convert { dtype: DType::I32 }), &[shifted])?[0];
                     Some((index, n))
                 }
             }
@@ -221,7 +224,7 @@ impl Gen {
             j.result_types = vec![ty.clone(), ty.clone()];
             let jvp = j.name.clone();
             self.subs.push(j);
-            Prim::CustomJvp { func: g_name, jvp }
+            Prim::Control(ControlOp::CustomJvp { func: g_name, jvp })
         } else {
             // fwd(x) = (g(x), g'(x)); bwd(g'(x), u) = g'(x)·u.
             let mut fw = Func::new(self.fresh_name("custom_fwd"));
@@ -239,7 +242,7 @@ impl Gen {
             let (fwd, bwd) = (fw.name.clone(), bw.name.clone());
             self.subs.push(fw);
             self.subs.push(bw);
-            Prim::CustomVjp { func: g_name, fwd, bwd }
+            Prim::Control(ControlOp::CustomVjp { func: g_name, fwd, bwd })
         };
         self.emit(func, prim, &[x]).map(|_| ())
     }
@@ -340,7 +343,7 @@ impl Gen {
         let ty = func.ty(x).clone();
         match self.rng.below(3) {
             0 => {
-                let sq = self.emit(func, Prim::IntegerPow { y: 2 }, &[x])?[0];
+                let sq = self.emit(func, Prim::Unary(UnaryOp::IntegerPow { y: 2 }), &[x])?[0];
                 let one = self.splat(func, &ty, 1.0)?;
                 self.binary(func, BinaryOp::Add, one, sq)
             }
@@ -359,7 +362,7 @@ impl Gen {
     /// A constant of type `ty` (f64) with every element `value`.
     fn splat(&mut self, func: &mut Func, ty: &Type, value: f64) -> Option<Value> {
         let shape: Shape = ty.shape.clone();
-        self.emit(func, Prim::Constant { value: Array::scalar_f64(value), shape }, &[]).map(|o| o[0])
+        self.emit(func, Prim::Shape(ShapeOp::Constant { value: Array::scalar_f64(value), shape }), &[]).map(|o| o[0])
     }
 
     fn unary(&mut self, func: &mut Func, op: UnaryOp, x: Value) -> Option<Value> {

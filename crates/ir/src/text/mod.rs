@@ -16,6 +16,7 @@ pub use printer::{PrintOptions, print, print_func, print_with};
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prim::ShapeOp;
     use crate::{Array, AttrValue, Eqn, Error, Func, Module, Prim, Type};
     use ferrax_array::{DType, Data};
     use smallvec::smallvec;
@@ -202,7 +203,7 @@ func @g(%0: f32[2]) -> (f32[2]) {
         for value in arrays {
             let ty = Type::new(value.dtype(), value.shape());
             let out = func.new_value(ty.clone());
-            let prim = Prim::Constant { shape: ty.shape.clone(), value };
+            let prim = Prim::Shape(ShapeOp::Constant { shape: ty.shape.clone(), value });
             func.eqns.push(Eqn { prim, inputs: smallvec![], outputs: smallvec![out], loc: None });
             func.result_types.push(ty);
             func.results.push(out);
@@ -221,7 +222,7 @@ func @g(%0: f32[2]) -> (f32[2]) {
         func.eqns
             .iter()
             .map(|e| match &e.prim {
-                Prim::Constant { value, .. } => value.clone(),
+                Prim::Shape(ShapeOp::Constant { value, .. }) => value.clone(),
                 other => panic!("not a constant: {other:?}"),
             })
             .collect()

@@ -122,6 +122,7 @@ fn undefined(value: Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prim::ControlOp;
     use crate::prim::{BinaryOp, UnaryOp};
     use crate::{DType, Prim, Type};
     use smallvec::smallvec;
@@ -141,7 +142,7 @@ mod tests {
         let a = f.new_value(t.clone());
         f.params = vec![a, b];
         f.eqns.push(eqn(Prim::Binary(BinaryOp::Add), &[a, b], &[sum], Some("m.rs:1:2")));
-        f.eqns.push(eqn(Prim::Call { func: "g".to_string() }, &[sum], &[], None));
+        f.eqns.push(eqn(Prim::Control(ControlOp::Call { func: "g".to_string() }), &[sum], &[], None));
         f.result_types = vec![t];
         f.results = vec![sum];
         f

@@ -20,6 +20,7 @@ use crate::gemm::Gemm;
 use crate::kernel::{KernelCompiler, KernelFn, KernelOptions, define_kernel};
 use cranelift_module::FuncId;
 use ferrax_ir::prim::Prim;
+use ferrax_ir::prim::{ControlOp, LinalgOp};
 use ferrax_ir::{Error, Func, Module, Place, Type};
 use opaque::Opaque;
 use plan::Arena;
@@ -336,7 +337,7 @@ impl Builder<'_> {
             // In place: a one-result elementwise kernel may write over an input that dies
             // here, has the result's byte size and is read only at the loop index.
             let mut donated = None;
-            if let Prim::Call { func: callee } = &eqn.prim
+            if let Prim::Control(ControlOp::Call { func: callee }) = &eqn.prim
                 && eqn.outputs.len() == 1
                 && result_pos[eqn.outputs[0].index()].is_none()
                 && let Some(kernel) = module_func(self.module, callee)
@@ -376,7 +377,7 @@ impl Builder<'_> {
                 Loc::Arena(off)
             };
             let step = match &eqn.prim {
-                Prim::Call { func: callee } => {
+                Prim::Control(ControlOp::Call { func: callee }) => {
                     let is_kernel = module_func(self.module, callee)
                         .is_some_and(|f| matches!(f.attr("kind"), Some(ferrax_ir::AttrValue::Str(s)) if s == "fusion"));
                     if !is_kernel {
@@ -389,12 +390,12 @@ impl Builder<'_> {
                     bufs.extend(&outs);
                     Step::Kernel { kernel, bufs, outer }
                 }
-                Prim::DotGeneral(dims) => {
+                Prim::Linalg(LinalgOp::DotGeneral(dims)) => {
                     let gemm = Gemm::new(dims, &in_ty(0), &in_ty(1), &out_ty(0)).map_err(fail)?;
                     let scratch = temp(&mut arena, gemm.scratch_bytes());
                     Step::Gemm { gemm: Box::new(gemm), lhs: ins[0], rhs: ins[1], out: outs[0], scratch }
                 }
-                Prim::Cond { branches } => {
+                Prim::Control(ControlOp::Cond { branches }) => {
                     let ids = branches.iter().map(|b| self.program(b)).collect::<Result<_, _>>()?;
                     Step::Cond {
                         index: ins[0],
@@ -404,7 +405,7 @@ impl Builder<'_> {
                         outs: outs.clone(),
                     }
                 }
-                Prim::While { cond, body, max_iters } => {
+                Prim::Control(ControlOp::While { cond, body, max_iters }) => {
                     let (cond, body) = (self.program(cond)?, self.program(body)?);
                     let sizes: Vec<usize> =
                         eqn.outputs.iter().map(|o| bytes(func.ty(*o), fname)).collect::<Result<_, _>>()?;
@@ -421,7 +422,7 @@ impl Builder<'_> {
                         bytes: sizes,
                     }
                 }
-                Prim::Scan(s) => {
+                Prim::Control(ControlOp::Scan(s)) => {
                     let body = self.program(&s.body)?;
                     let fixed = s.num_consts + s.num_carry;
                     let sizes: Vec<usize> = eqn.outputs[..s.num_carry]

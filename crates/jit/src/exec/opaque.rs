@@ -12,6 +12,7 @@
 use super::buf::{read_array, write_array};
 use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::random::{key_words, random_words};
+use ferrax_ir::prim::{IndexOp, RandomOp, ReductionOp};
 use ferrax_ir::{Error, EvalOptions, Func, Module, Type};
 
 /// One opaque equation, ready to run.
@@ -31,12 +32,14 @@ pub(crate) enum Opaque {
 
 impl Opaque {
     pub(crate) fn new(prim: &Prim, ins: Vec<Type>, outs: Vec<Type>) -> Result<Opaque, String> {
-        if let Prim::RandomBits { shape } = prim {
+        if let Prim::Random(RandomOp::RandomBits { shape }) = prim {
             let count = ferrax_array::element_count(shape).map_err(|e| format!("random_bits: {e}"))?;
             return Ok(Opaque::RandomBits { count });
         }
         match prim {
-            Prim::Cumsum { axis, reverse } if *axis < ins[0].rank() && ins[0].dtype != ferrax_ir::DType::Bool => {
+            Prim::Reduction(ReductionOp::Cumsum { axis, reverse })
+                if *axis < ins[0].rank() && ins[0].dtype != ferrax_ir::DType::Bool =>
+            {
                 let sh = &ins[0].shape;
                 return Ok(Opaque::Cumsum {
                     dtype: ins[0].dtype,
@@ -46,7 +49,7 @@ impl Opaque {
                     reverse: *reverse,
                 });
             }
-            Prim::ScatterAdd { axis, batch_dims }
+            Prim::Index(IndexOp::ScatterAdd { axis, batch_dims })
                 if ins.len() == 3 && *batch_dims <= *axis && *axis < ins[0].rank() && *batch_dims <= ins[1].rank() =>
             {
                 let (x, idx) = (&ins[0].shape, &ins[1].shape);
@@ -59,7 +62,9 @@ impl Opaque {
                     idx: idx[*batch_dims..].iter().product(),
                 });
             }
-            Prim::DynamicUpdateSlice if ins.len() == 2 + ins[0].rank() && ins[0].rank() == ins[1].rank() => {
+            Prim::Index(IndexOp::DynamicUpdateSlice)
+                if ins.len() == 2 + ins[0].rank() && ins[0].rank() == ins[1].rank() =>
+            {
                 return Ok(Opaque::Dus {
                     elem: ins[0].dtype.size_bytes(),
                     x: ins[0].shape.to_vec(),

@@ -8,6 +8,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value as Cv, types};
 use cranelift_module::{DataDescription, Module as _};
 use ferrax_ir::array::Data;
+use ferrax_ir::prim::{IndexOp, ReductionOp, ShapeOp, TernaryOp};
 use ferrax_ir::{Array, DType, Error, Prim, Value};
 
 impl Lower<'_, '_> {
@@ -46,20 +47,11 @@ impl Lower<'_, '_> {
         let fail = |lw: &Self, m: String| lw.err(Some(e), m);
         let arg = |k: usize| ins.get(k).copied().ok_or_else(|| kernel_error(func, Some(e), "too few operands"));
         match &eqn.prim {
-            Prim::StopGradient | Prim::Name { .. } => self.value_at(arg(0)?, idx),
+            Prim::Name { .. } => self.value_at(arg(0)?, idx),
             Prim::Unary(op) => {
                 let dtype = func.ty(arg(0)?).dtype;
                 let x = self.value_at(arg(0)?, idx)?;
                 self.unary(*op, dtype, x).map_err(|m| fail(self, m))
-            }
-            Prim::IntegerPow { y } => {
-                let x = self.value_at(arg(0)?, idx)?;
-                Ok(ops::integer_pow(&mut self.fb, ty.dtype, *y, x))
-            }
-            Prim::Convert { dtype } => {
-                let from = func.ty(arg(0)?).dtype;
-                let x = self.value_at(arg(0)?, idx)?;
-                Ok(ops::convert(&mut self.fb, from, *dtype, x))
             }
             Prim::Binary(op) => self.binary_at(e, *op, ty.dtype, idx),
             Prim::Compare(op) => {
@@ -68,24 +60,24 @@ impl Lower<'_, '_> {
                 let b = self.value_at(arg(1)?, idx)?;
                 Ok(ops::compare(&mut self.fb, *op, dtype, a, b))
             }
-            Prim::Select => {
+            Prim::Ternary(TernaryOp::Select) => {
                 let p = self.value_at(arg(0)?, idx)?;
                 let t = self.value_at(arg(1)?, idx)?;
                 let f = self.value_at(arg(2)?, idx)?;
                 Ok(self.fb.ins().select(p, t, f))
             }
-            Prim::Clamp => {
+            Prim::Ternary(TernaryOp::Clamp) => {
                 let lo = self.value_at(arg(0)?, idx)?;
                 let x = self.value_at(arg(1)?, idx)?;
                 let hi = self.value_at(arg(2)?, idx)?;
                 Ok(ops::clamp(&mut self.fb, ty.dtype, lo, x, hi))
             }
-            Prim::Constant { value, .. } => self.constant_at(e, value, ty.dtype, idx),
-            Prim::Iota { dim, .. } => {
+            Prim::Shape(ShapeOp::Constant { value, .. }) => self.constant_at(e, value, ty.dtype, idx),
+            Prim::Shape(ShapeOp::Iota { dim, .. }) => {
                 let i = *idx.get(*dim).ok_or_else(|| fail(self, "iota dim out of range".into()))?;
                 Ok(ops::from_index(&mut self.fb, ty.dtype, i))
             }
-            Prim::BroadcastInDim { shape, dims } => {
+            Prim::Shape(ShapeOp::BroadcastInDim { shape, dims }) => {
                 let x = arg(0)?;
                 let xs = func.ty(x).shape.clone();
                 let mut at = Index::new();
@@ -94,7 +86,7 @@ impl Lower<'_, '_> {
                 }
                 self.value_at(x, &at)
             }
-            Prim::Reshape { .. } => {
+            Prim::Shape(ShapeOp::Reshape { .. }) => {
                 let x = arg(0)?;
                 let xs = func.ty(x).shape.clone();
                 if xs == ty.shape {
@@ -104,14 +96,14 @@ impl Lower<'_, '_> {
                 let at = self.delinear(lin, &xs);
                 self.value_at(x, &at)
             }
-            Prim::Transpose { perm } => {
+            Prim::Shape(ShapeOp::Transpose { perm }) => {
                 let mut at: Index = Index::from_slice(idx);
                 for (i, &p) in perm.iter().enumerate() {
                     at[p] = idx[i];
                 }
                 self.value_at(arg(0)?, &at)
             }
-            Prim::Rev { axes } => {
+            Prim::Shape(ShapeOp::Rev { axes }) => {
                 let mut at: Index = Index::from_slice(idx);
                 for &a in axes {
                     let n = self.i64c(ty.shape[a] as i64 - 1);
@@ -119,7 +111,7 @@ impl Lower<'_, '_> {
                 }
                 self.value_at(arg(0)?, &at)
             }
-            Prim::Slice { start, strides, .. } => {
+            Prim::Shape(ShapeOp::Slice { start, strides, .. }) => {
                 let mut at = Index::new();
                 for k in 0..idx.len() {
                     let scaled =
@@ -128,9 +120,9 @@ impl Lower<'_, '_> {
                 }
                 self.value_at(arg(0)?, &at)
             }
-            Prim::Pad { low, interior, .. } => self.pad_at(arg(0)?, arg(1)?, low, interior, idx),
-            Prim::Concatenate { axis } => self.concat_at(ins, *axis, idx),
-            Prim::DynamicSlice { sizes } => {
+            Prim::Shape(ShapeOp::Pad { low, interior, .. }) => self.pad_at(arg(0)?, arg(1)?, low, interior, idx),
+            Prim::Shape(ShapeOp::Concatenate { axis }) => self.concat_at(ins, *axis, idx),
+            Prim::Index(IndexOp::DynamicSlice { sizes }) => {
                 let x = arg(0)?;
                 let xs = func.ty(x).shape.clone();
                 let mut at = Index::new();
@@ -142,7 +134,7 @@ impl Lower<'_, '_> {
                 }
                 self.value_at(x, &at)
             }
-            Prim::Gather { axis, batch_dims } => {
+            Prim::Index(IndexOp::Gather { axis, batch_dims }) => {
                 let (x, ind) = (arg(0)?, arg(1)?);
                 let xs = func.ty(x).shape.clone();
                 let ni = func.ty(ind).rank() - batch_dims;
@@ -159,7 +151,7 @@ impl Lower<'_, '_> {
                 at.extend_from_slice(&idx[axis + ni..]);
                 self.value_at(x, &at)
             }
-            Prim::Reduce { .. } | Prim::ArgReduce { .. } => {
+            Prim::Reduction(ReductionOp::Reduce { .. }) | Prim::Reduction(ReductionOp::ArgReduce { .. }) => {
                 Err(fail(self, "a reduction's result is used where it is not yet complete".into()))
             }
             other => Err(fail(self, format!("{} may not appear in a kernel", other.name()))),

@@ -222,10 +222,17 @@ pub(crate) fn integer_pow(fb: &mut FunctionBuilder, dtype: DType, y: i32, x: Cv)
 }
 
 impl Lower<'_, '_> {
-    /// A unary operation on a `dtype` value.
+    /// A unary operation on a `dtype` value (`integer_pow`, `convert` and
+    /// `stop_gradient` included).
     pub fn unary(&mut self, op: UnaryOp, dtype: DType, x: Cv) -> Result<Cv, String> {
         let ty = cl_type(dtype);
         let float = dtype.is_float();
+        match op {
+            UnaryOp::IntegerPow { y } => return Ok(integer_pow(&mut self.fb, dtype, y, x)),
+            UnaryOp::Convert { dtype: to } => return Ok(convert(&mut self.fb, dtype, to, x)),
+            UnaryOp::StopGradient => return Ok(x),
+            _ => {}
+        }
         let fb = &mut self.fb;
         let math = |f| Some(f);
         let call = match op {
@@ -248,7 +255,10 @@ impl Lower<'_, '_> {
             | UnaryOp::Ceil
             | UnaryOp::Round
             | UnaryOp::Not
-            | UnaryOp::IsFinite => None,
+            | UnaryOp::IsFinite
+            | UnaryOp::IntegerPow { .. }
+            | UnaryOp::Convert { .. }
+            | UnaryOp::StopGradient => None,
         };
         if let Some(f) = call {
             if !float {

@@ -4,6 +4,7 @@
 //! kernel (and equation).
 
 use super::{is_kernel_prim, kernel_error};
+use ferrax_ir::prim::ReductionOp;
 use ferrax_ir::prim::{ArgOp, ReduceOp};
 use ferrax_ir::{Error, Func, Prim, Value};
 
@@ -87,8 +88,8 @@ impl Plan {
                 defs[v.index()] = Some((e, k));
             }
             let kind = match &eqn.prim {
-                Prim::Reduce { op, axes } => Some((RedKind::Reduce(*op), axes.clone())),
-                Prim::ArgReduce { op, axis, .. } => Some((RedKind::Arg(*op), vec![*axis])),
+                Prim::Reduction(ReductionOp::Reduce { op, axes }) => Some((RedKind::Reduce(*op), axes.clone())),
+                Prim::Reduction(ReductionOp::ArgReduce { op, axis, .. }) => Some((RedKind::Arg(*op), vec![*axis])),
                 _ => None,
             };
             if let Some((kind, mut axes)) = kind {
@@ -195,16 +196,5 @@ impl Plan {
 
 /// Whether `prim` is elementwise (its operands and result share one shape).
 fn is_elementwise(prim: &Prim) -> bool {
-    matches!(
-        prim,
-        Prim::Unary(_)
-            | Prim::IntegerPow { .. }
-            | Prim::Convert { .. }
-            | Prim::StopGradient
-            | Prim::Name { .. }
-            | Prim::Binary(_)
-            | Prim::Compare(_)
-            | Prim::Select
-            | Prim::Clamp
-    )
+    prim.is_elementwise()
 }

@@ -27,6 +27,7 @@ use super::ops;
 use super::plan::{Plan, RedKind};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value as Cv, types};
 use ferrax_ir::prim::{BinaryOp, ReduceOp, UnaryOp};
+use ferrax_ir::prim::{ShapeOp, TernaryOp};
 use ferrax_ir::{DType, Error, Func, Prim, Value};
 use std::collections::HashMap;
 
@@ -78,11 +79,11 @@ fn last_axis_shift(func: &Func, prim: &Prim, x: Value) -> Option<(i64, Option<i6
     let xs = &func.ty(x).shape;
     let last = xs.len().checked_sub(1)?;
     match prim {
-        Prim::Slice { start, limit, strides } => {
+        Prim::Shape(ShapeOp::Slice { start, limit, strides }) => {
             let other_ok = (0..last).all(|k| start[k] == 0 && limit[k] == xs[k] && strides[k] == 1);
             (other_ok && strides[last] == 1).then_some((start[last] as i64, None))
         }
-        Prim::Pad { low, high, interior } => {
+        Prim::Shape(ShapeOp::Pad { low, high, interior }) => {
             let other_ok = (0..last).all(|k| low[k] == 0 && high[k] == 0 && interior[k] == 0);
             (other_ok && interior[last] == 0 && xs[last] > 0).then_some((-low[last], Some(xs[last] as i64)))
         }
@@ -131,22 +132,22 @@ impl Analysis<'_> {
         let (e, _) = self.plan.defs[v.index()]?;
         let eqn = &func.eqns[e];
         match &eqn.prim {
-            Prim::Constant { value, .. } => match value.data() {
+            Prim::Shape(ShapeOp::Constant { value, .. }) => match value.data() {
                 ferrax_array::Data::Bool(b) => {
                     let first = *b.first()?;
                     b.iter().all(|&x| x == first).then_some(first)
                 }
                 _ => None,
             },
-            Prim::StopGradient | Prim::Name { .. } => self.predicate(eqn.inputs[0], off),
-            Prim::BroadcastInDim { .. } => {
+            Prim::Unary(UnaryOp::StopGradient) | Prim::Name { .. } => self.predicate(eqn.inputs[0], off),
+            Prim::Shape(ShapeOp::BroadcastInDim { .. }) => {
                 // A broadcast constant is that constant wherever it is read.
                 let x = eqn.inputs[0];
-                let constant =
-                    self.plan.defs[x.index()].is_some_and(|(d, _)| matches!(func.eqns[d].prim, Prim::Constant { .. }));
+                let constant = self.plan.defs[x.index()]
+                    .is_some_and(|(d, _)| matches!(func.eqns[d].prim, Prim::Shape(ShapeOp::Constant { .. })));
                 if constant { self.predicate(x, 0) } else { None }
             }
-            Prim::Pad { .. } | Prim::Slice { .. } => {
+            Prim::Shape(ShapeOp::Pad { .. }) | Prim::Shape(ShapeOp::Slice { .. }) => {
                 let x = eqn.inputs[0];
                 let (shift, interior) = last_axis_shift(func, &eqn.prim, x)?;
                 let c = self.predicate(x, off + shift)?;
@@ -173,16 +174,16 @@ impl Analysis<'_> {
         let float = ty.dtype.is_float();
         let sse41 = self.sse41;
         let prim_ok = match &eqn.prim {
-            Prim::StopGradient | Prim::Name { .. } => true,
-            Prim::Constant { value, .. } => return value.len() == 1,
-            Prim::BroadcastInDim { shape, dims } => {
+            Prim::Unary(UnaryOp::StopGradient) | Prim::Name { .. } => true,
+            Prim::Shape(ShapeOp::Constant { value, .. }) => return value.len() == 1,
+            Prim::Shape(ShapeOp::BroadcastInDim { shape, dims }) => {
                 let x = eqn.inputs[0];
                 let xs = &func.ty(x).shape;
                 let last = shape.len() - 1;
                 let keeps = dims.last() == Some(&last) && xs[xs.len() - 1] == shape[last];
                 return !keeps || self.contiguous(x, off);
             }
-            Prim::Slice { .. } | Prim::Pad { .. } => {
+            Prim::Shape(ShapeOp::Slice { .. }) | Prim::Shape(ShapeOp::Pad { .. }) => {
                 let x = eqn.inputs[0];
                 let Some((shift, interior)) = last_axis_shift(func, &eqn.prim, x) else { return false };
                 if let Some(n) = interior {
@@ -190,10 +191,12 @@ impl Analysis<'_> {
                 }
                 return self.contiguous(x, off + shift);
             }
-            Prim::Select => {
+            Prim::Ternary(TernaryOp::Select) => {
                 let Some(c) = self.predicate(eqn.inputs[0], off) else { return false };
                 return self.contiguous(eqn.inputs[if c { 1 } else { 2 }], off);
             }
+            Prim::Unary(UnaryOp::IntegerPow { y }) => float || (sse41 && *y >= 0),
+            Prim::Unary(UnaryOp::Convert { .. }) => true,
             Prim::Unary(op) => match op {
                 UnaryOp::Neg | UnaryOp::Not => true,
                 UnaryOp::Abs => float || sse41,
@@ -209,17 +212,19 @@ impl Analysis<'_> {
                 | UnaryOp::Tanh
                 | UnaryOp::Logistic
                 | UnaryOp::Erf => float,
-                UnaryOp::Sign | UnaryOp::IsFinite => false,
+                UnaryOp::Sign
+                | UnaryOp::IsFinite
+                | UnaryOp::StopGradient
+                | UnaryOp::IntegerPow { .. }
+                | UnaryOp::Convert { .. } => false,
             },
-            Prim::IntegerPow { y } => float || (sse41 && *y >= 0),
-            Prim::Convert { .. } => true,
             Prim::Binary(op) => match op {
                 BinaryOp::Add | BinaryOp::Sub => true,
                 BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min => float || sse41,
                 BinaryOp::Div | BinaryOp::Rem | BinaryOp::Pow | BinaryOp::Atan2 => float,
                 BinaryOp::And | BinaryOp::Or => !float,
             },
-            Prim::Clamp => float || sse41,
+            Prim::Ternary(TernaryOp::Clamp) => float || sse41,
             _ => false,
         };
         prim_ok && eqn.inputs.iter().all(|&i| self.contiguous(i, off))
@@ -321,12 +326,12 @@ impl Lower<'_, '_> {
         let ins = &eqn.inputs[..];
         let fail = |lw: &Self, m: String| lw.err(Some(e), m);
         match &eqn.prim {
-            Prim::StopGradient | Prim::Name { .. } => self.vec_at(ins[0], idx, vmemo),
-            Prim::Constant { value, .. } => {
+            Prim::Unary(UnaryOp::StopGradient) | Prim::Name { .. } => self.vec_at(ins[0], idx, vmemo),
+            Prim::Shape(ShapeOp::Constant { value, .. }) => {
                 let c = ops::constant_of(&mut self.fb, value, 0);
                 Ok(self.fb.ins().splat(vt, c))
             }
-            Prim::BroadcastInDim { shape, dims } => {
+            Prim::Shape(ShapeOp::BroadcastInDim { shape, dims }) => {
                 let x = ins[0];
                 let xs = func.ty(x).shape.clone();
                 let last = shape.len() - 1;
@@ -341,7 +346,7 @@ impl Lower<'_, '_> {
                     Ok(self.fb.ins().splat(vt, s))
                 }
             }
-            Prim::Slice { .. } | Prim::Pad { .. } => {
+            Prim::Shape(ShapeOp::Slice { .. }) | Prim::Shape(ShapeOp::Pad { .. }) => {
                 let Some((shift, _)) = last_axis_shift(func, &eqn.prim, ins[0]) else {
                     return Err(fail(self, "a strided or multi-axis view in a vector loop".to_string()));
                 };
@@ -353,13 +358,26 @@ impl Lower<'_, '_> {
                 }
                 self.vec_at(ins[0], &at, vmemo)
             }
-            Prim::Select => {
+            Prim::Ternary(TernaryOp::Select) => {
                 let n = *self.plan.loop_shape.last().unwrap_or(&0);
                 let mut a = Analysis::new(func, self.plan, 0, self.has_sse41, n);
                 let Some(c) = a.predicate(ins[0], 0) else {
                     return Err(fail(self, "a select on a non-constant predicate in a vector loop".to_string()));
                 };
                 self.vec_at(ins[if c { 1 } else { 2 }], idx, vmemo)
+            }
+            Prim::Unary(UnaryOp::IntegerPow { y }) => {
+                let x = self.vec_at(ins[0], idx, vmemo)?;
+                Ok(ops::integer_pow(&mut self.fb, ty.dtype, *y, x))
+            }
+            Prim::Unary(UnaryOp::Convert { dtype }) => {
+                let from = func.ty(ins[0]).dtype;
+                let x = self.vec_at(ins[0], idx, vmemo)?;
+                Ok(match (from.is_float(), dtype.is_float()) {
+                    (true, false) => self.fb.ins().fcvt_to_sint_sat(vt, x),
+                    (false, true) => self.fb.ins().fcvt_from_sint(vt, x),
+                    _ => x,
+                })
             }
             Prim::Unary(op) => {
                 let x = self.vec_at(ins[0], idx, vmemo)?;
@@ -386,7 +404,10 @@ impl Lower<'_, '_> {
                     | UnaryOp::Round
                     | UnaryOp::Not
                     | UnaryOp::Sign
-                    | UnaryOp::IsFinite => None,
+                    | UnaryOp::IsFinite
+                    | UnaryOp::StopGradient
+                    | UnaryOp::IntegerPow { .. }
+                    | UnaryOp::Convert { .. } => None,
                 };
                 if let Some(f) = f {
                     return self.per_lane(f, &[x], vt).map_err(|m| fail(self, m));
@@ -410,20 +431,7 @@ impl Lower<'_, '_> {
                     _ => return Err(fail(self, format!("{} has no vector form", op.name()))),
                 })
             }
-            Prim::IntegerPow { y } => {
-                let x = self.vec_at(ins[0], idx, vmemo)?;
-                Ok(ops::integer_pow(&mut self.fb, ty.dtype, *y, x))
-            }
-            Prim::Convert { dtype } => {
-                let from = func.ty(ins[0]).dtype;
-                let x = self.vec_at(ins[0], idx, vmemo)?;
-                Ok(match (from.is_float(), dtype.is_float()) {
-                    (true, false) => self.fb.ins().fcvt_to_sint_sat(vt, x),
-                    (false, true) => self.fb.ins().fcvt_from_sint(vt, x),
-                    _ => x,
-                })
-            }
-            Prim::Clamp => {
+            Prim::Ternary(TernaryOp::Clamp) => {
                 let lo = self.vec_at(ins[0], idx, vmemo)?;
                 let x = self.vec_at(ins[1], idx, vmemo)?;
                 let hi = self.vec_at(ins[2], idx, vmemo)?;

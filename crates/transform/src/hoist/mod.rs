@@ -27,6 +27,7 @@
 
 mod plan;
 
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Eqn, Func, Module, Value};
 use plan::Invariants;
@@ -40,8 +41,8 @@ pub fn hoist(module: &Module) -> Module {
         let mut at = 0;
         while at < func.eqns.len() {
             let inserted = match &func.eqns[at].prim {
-                Prim::Scan(_) => hoister.scan(&mut func, at),
-                Prim::While { .. } => hoister.while_loop(&mut func, at),
+                Prim::Control(ControlOp::Scan(_)) => hoister.scan(&mut func, at),
+                Prim::Control(ControlOp::While { .. }) => hoister.while_loop(&mut func, at),
                 _ => 0,
             };
             at += inserted + 1;
@@ -106,7 +107,7 @@ impl Hoister {
     /// inserted before it.
     fn scan(&mut self, func: &mut Func, at: usize) -> usize {
         let eqn = func.eqns[at].clone();
-        let Prim::Scan(params) = &eqn.prim else { return 0 };
+        let Prim::Control(ControlOp::Scan(params)) = &eqn.prim else { return 0 };
         let Some(body) = self.module.func(&params.body).cloned() else { return 0 };
         let k = params.num_consts;
         if body.params.len() < k || eqn.inputs.len() < k {
@@ -127,7 +128,7 @@ impl Hoister {
         scan.body = name;
         scan.num_consts = k + plan.needed.len();
         let mut new_eqn = eqn.clone();
-        new_eqn.prim = Prim::Scan(scan);
+        new_eqn.prim = Prim::Control(ControlOp::Scan(scan));
         let extra = plan.needed.iter().map(|v| map[v]);
         new_eqn.inputs = eqn.inputs[..k].iter().copied().chain(extra).chain(eqn.inputs[k..].iter().copied()).collect();
         let count = hoisted.len();
@@ -140,7 +141,9 @@ impl Hoister {
     /// many equations it inserted before it.
     fn while_loop(&mut self, func: &mut Func, at: usize) -> usize {
         let eqn = func.eqns[at].clone();
-        let Prim::While { cond: cond_name, body: body_name, max_iters } = &eqn.prim else { return 0 };
+        let Prim::Control(ControlOp::While { cond: cond_name, body: body_name, max_iters }) = &eqn.prim else {
+            return 0;
+        };
         let (Some(cond), Some(body)) = (self.module.func(cond_name).cloned(), self.module.func(body_name).cloned())
         else {
             return 0;
@@ -185,7 +188,8 @@ impl Hoister {
         let new_body_name = self.rename_for_change(body_name, new_body);
         let new_cond_name = self.rename_for_change(cond_name, new_cond);
         let mut new_eqn = eqn.clone();
-        new_eqn.prim = Prim::While { cond: new_cond_name, body: new_body_name, max_iters: *max_iters };
+        new_eqn.prim =
+            Prim::Control(ControlOp::While { cond: new_cond_name, body: new_body_name, max_iters: *max_iters });
         new_eqn.inputs.extend(body_plan.needed.iter().map(|v| body_map[v]));
         new_eqn.inputs.extend(cond_plan.needed.iter().map(|v| cond_map[v]));
         let extra_types =

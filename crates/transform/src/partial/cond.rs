@@ -9,6 +9,7 @@
 //! transpose is a `cond` over the transposed branches.
 
 use super::{Partial, Rewriter, Save, Slot, known_emitter, linear_func, lookup, or_masks, push_func};
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Func, Type, Value};
 
@@ -40,7 +41,11 @@ pub(super) fn partial_cond(rw: &mut Rewriter, branches: &[String], inputs: &[Val
         linear_names.push(linear_branch(rw, part, b, &residual_types, &mask, branch)?);
     }
     let known_operands: Vec<Value> = operands.iter().zip(&mask).filter(|(_, u)| !**u).map(|(v, _)| *v).collect();
-    let known_outs = rw.emit(Prim::Cond { branches: known_names }, &[&[index], &known_operands[..]].concat(), false)?;
+    let known_outs = rw.emit(
+        Prim::Control(ControlOp::Cond { branches: known_names }),
+        &[&[index], &known_operands[..]].concat(),
+        false,
+    )?;
     let n_known = out_unknown.iter().filter(|u| !**u).count();
     let mut linear_operands = vec![index];
     linear_operands.extend(&known_outs[n_known..]);
@@ -48,7 +53,7 @@ pub(super) fn partial_cond(rw: &mut Rewriter, branches: &[String], inputs: &[Val
     let linear_outs = if n_known == n_out {
         Vec::new()
     } else {
-        rw.emit(Prim::Cond { branches: linear_names }, &linear_operands, true)?
+        rw.emit(Prim::Control(ControlOp::Cond { branches: linear_names }), &linear_operands, true)?
     };
     let (mut known, mut linear) = (known_outs[..n_known].iter(), linear_outs.iter());
     let mut outs = Vec::with_capacity(n_out);

@@ -16,6 +16,7 @@
 
 use super::{Rewriter, push_func};
 use ferrax_ir::prim::{BinaryOp, Prim, RematPolicy, ScanParams};
+use ferrax_ir::prim::{ControlOp, ShapeOp};
 use ferrax_ir::{DType, Emitter, Func, Type, Value};
 
 /// Rewrites `while[cond, body, max_iters](inputs)` as a scan; returns its outputs.
@@ -36,9 +37,9 @@ pub(super) fn partial_while(
     let mut b = Emitter::new(format!("{body}_bounded"));
     let active = b.param(Type::scalar(DType::Bool));
     let carry: Vec<Value> = types.iter().map(|t| b.param(t.clone())).collect();
-    let pred = b.eqn(rw.pool, Prim::Call { func: cond.to_string() }, &carry)?[0];
+    let pred = b.eqn(rw.pool, Prim::Control(ControlOp::Call { func: cond.to_string() }), &carry)?[0];
     let go = b.binary(BinaryOp::And, active, pred)?;
-    let step = Prim::Cond { branches: vec![keep, body.to_string()] };
+    let step = Prim::Control(ControlOp::Cond { branches: vec![keep, body.to_string()] });
     let mut results = vec![go];
     results.extend(b.eqn(rw.pool, step, &[&[go], &carry[..]].concat())?);
     let name = push_func(rw.pool, b.finish(&results));
@@ -53,7 +54,7 @@ pub(super) fn partial_while(
         reverse: false,
         checkpoint: None,
     };
-    let outs = rw.apply(&Prim::Scan(params), &operands)?;
+    let outs = rw.apply(&Prim::Control(ControlOp::Scan(params)), &operands)?;
     Ok(outs[1..].to_vec())
 }
 
@@ -63,7 +64,8 @@ fn unbounded(rw: &Rewriter, cond: &str, body: &str) -> String {
     let mut place = String::new();
     for func in rw.pool.funcs.values() {
         for (i, eqn) in func.eqns.iter().enumerate() {
-            if matches!(&eqn.prim, Prim::While { cond: c, body: b, max_iters: None } if c == cond && b == body) {
+            if matches!(&eqn.prim, Prim::Control(ControlOp::While { cond: c, body: b, max_iters: None }) if c == cond && b == body)
+            {
                 place = format!(", equation {i} of @{}", func.name);
             }
         }
@@ -102,7 +104,7 @@ pub(super) fn checkpointed(
             let types: Vec<Type> = part_xs.iter().map(|&x| rw.em.ty(x).clone()).collect();
             let region = scan_region(rw, p, len, &types)?;
             let operands = [consts, &carry[..], &part_xs[..]].concat();
-            rw.apply(&Prim::Remat { func: region, policy: RematPolicy::Nothing }, &operands)?
+            rw.apply(&Prim::Control(ControlOp::Remat { func: region, policy: RematPolicy::Nothing }), &operands)?
         };
         carry = outs[..p.num_carry].to_vec();
         ys_parts.push((start, outs[p.num_carry..].to_vec()));
@@ -114,7 +116,7 @@ pub(super) fn checkpointed(
         let pieces: Vec<Value> = ys_parts.iter().map(|(_, ys)| ys[j]).collect();
         outs.push(match pieces.as_slice() {
             [one] => *one,
-            _ => rw.apply(&Prim::Concatenate { axis: 0 }, &pieces)?[0],
+            _ => rw.apply(&Prim::Shape(ShapeOp::Concatenate { axis: 0 }), &pieces)?[0],
         });
     }
     Ok(outs)
@@ -132,7 +134,7 @@ fn slices(rw: &mut Rewriter, xs: &[Value], start: usize, len: usize, length: usi
         let mut limit = shape.to_vec();
         begin[0] = start;
         limit[0] = start + len;
-        let slice = Prim::Slice { start: begin, limit, strides: vec![1; shape.len()] };
+        let slice = Prim::Shape(ShapeOp::Slice { start: begin, limit, strides: vec![1; shape.len()] });
         out.push(rw.apply(&slice, &[x])?[0]);
     }
     Ok(out)
@@ -154,7 +156,7 @@ fn segments(
     for &x in xs {
         let mut shape = vec![n_segments, k];
         shape.extend_from_slice(&rw.em.ty(x).shape[1..]);
-        segmented.push(rw.apply(&Prim::Reshape { shape: shape.as_slice().into() }, &[x])?[0]);
+        segmented.push(rw.apply(&Prim::Shape(ShapeOp::Reshape { shape: shape.as_slice().into() }), &[x])?[0]);
     }
     let slice_types: Vec<Type> = segmented.iter().map(|&x| row_type(&rw.em.ty(x).clone())).collect();
     let region = scan_region(rw, p, k, &slice_types)?;
@@ -168,13 +170,13 @@ fn segments(
         checkpoint: None,
     };
     let operands = [consts, carry, &segmented[..]].concat();
-    let outs = rw.apply(&Prim::Scan(params), &operands)?;
+    let outs = rw.apply(&Prim::Control(ControlOp::Scan(params)), &operands)?;
     let mut result = outs[..p.num_carry].to_vec();
     for &y in &outs[p.num_carry..] {
         let ty = rw.em.ty(y).clone();
         let mut shape = vec![main];
         shape.extend_from_slice(&ty.shape[2..]);
-        result.push(rw.apply(&Prim::Reshape { shape: shape.as_slice().into() }, &[y])?[0]);
+        result.push(rw.apply(&Prim::Shape(ShapeOp::Reshape { shape: shape.as_slice().into() }), &[y])?[0]);
     }
     Ok(result)
 }
@@ -195,7 +197,7 @@ fn scan_region(rw: &mut Rewriter, p: &ScanParams, len: usize, xs: &[Type]) -> Re
         params.push(em.param(ty.clone()));
     }
     let scan = ScanParams { body: p.body.clone(), length: len, checkpoint: None, ..p.clone() };
-    let outs = em.eqn(rw.pool, Prim::Scan(scan), &params)?;
+    let outs = em.eqn(rw.pool, Prim::Control(ControlOp::Scan(scan)), &params)?;
     Ok(push_func(rw.pool, em.finish(&outs)))
 }
 
@@ -216,7 +218,7 @@ fn segment_body(
     for ty in slice_types {
         params.push(em.param(ty.clone()));
     }
-    let remat = Prim::Remat { func: region.to_string(), policy: RematPolicy::Nothing };
+    let remat = Prim::Control(ControlOp::Remat { func: region.to_string(), policy: RematPolicy::Nothing });
     let outs = em.eqn(rw.pool, remat, &params)?;
     let func: Func = em.finish(&outs);
     Ok(push_func(rw.pool, func))

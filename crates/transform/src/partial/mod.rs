@@ -20,6 +20,7 @@ mod remat;
 mod scan;
 
 use crate::linear::copy_eqn;
+use ferrax_ir::prim::{ControlOp, LinalgOp};
 use ferrax_ir::prim::{Prim, RematPolicy, ScanParams};
 use ferrax_ir::{Emitter, Eqn, Func, MAX_NESTING, Module, Type, Value};
 use std::cell::RefCell;
@@ -42,7 +43,7 @@ impl Save<'_> {
         match self {
             Save::All => true,
             Save::Policy(RematPolicy::Nothing) => false,
-            Save::Policy(RematPolicy::Dots) => matches!(eqn.prim, Prim::DotGeneral(_)),
+            Save::Policy(RematPolicy::Dots) => matches!(eqn.prim, Prim::Linalg(LinalgOp::DotGeneral(_))),
             Save::Policy(RematPolicy::Names(names)) => {
                 matches!(&eqn.prim, Prim::Name { name } if names.iter().any(|n| n == name))
             }
@@ -216,7 +217,7 @@ pub(crate) fn prune_scans(pool: &mut Module, mut func: Func) -> Func {
         used[v.index()] = true;
     }
     for eqn in &mut func.eqns {
-        let Prim::Scan(params) = &eqn.prim else { continue };
+        let Prim::Control(ControlOp::Scan(params)) = &eqn.prim else { continue };
         let keep: Vec<bool> =
             eqn.outputs.iter().enumerate().map(|(j, o)| j < params.num_carry || used[o.index()]).collect();
         let Some(mut body) = pool.func(&params.body).cloned().filter(|_| keep.contains(&false)) else { continue };
@@ -224,7 +225,7 @@ pub(crate) fn prune_scans(pool: &mut Module, mut func: Func) -> Func {
         body.result_types = body.results.iter().map(|&r| body.ty(r).clone()).collect();
         body.name = format!("{}_pruned", params.body);
         let params = ScanParams { body: push_func(pool, body), ..params.clone() };
-        eqn.prim = Prim::Scan(params);
+        eqn.prim = Prim::Control(ControlOp::Scan(params));
         eqn.outputs = eqn.outputs.iter().zip(&keep).filter(|(_, k)| **k).map(|(o, _)| *o).collect();
     }
     func
@@ -383,7 +384,7 @@ impl<'p> Rewriter<'p> {
             return self.emit(prim.clone(), inputs, any_unknown);
         }
         match prim {
-            Prim::Call { func } => {
+            Prim::Control(ControlOp::Call { func }) => {
                 let body = self.func(func)?;
                 self.depth += 1;
                 let depth = self.depth;
@@ -395,12 +396,14 @@ impl<'p> Rewriter<'p> {
                 self.depth -= 1;
                 out
             }
-            Prim::Remat { func, policy } => remat::partial_remat(self, func, policy, inputs),
-            Prim::Scan(params) => scan::partial_scan(self, params, inputs),
-            Prim::Cond { branches } => cond::partial_cond(self, branches, inputs),
-            Prim::While { cond, body, max_iters } => loops::partial_while(self, cond, body, *max_iters, inputs),
+            Prim::Control(ControlOp::Remat { func, policy }) => remat::partial_remat(self, func, policy, inputs),
+            Prim::Control(ControlOp::Scan(params)) => scan::partial_scan(self, params, inputs),
+            Prim::Control(ControlOp::Cond { branches }) => cond::partial_cond(self, branches, inputs),
+            Prim::Control(ControlOp::While { cond, body, max_iters }) => {
+                loops::partial_while(self, cond, body, *max_iters, inputs)
+            }
             // The jvp for reverse mode made it linear in its unknown inputs (crate::custom).
-            Prim::CustomVjp { .. } => self.emit(prim.clone(), inputs, true),
+            Prim::Control(ControlOp::CustomVjp { .. }) => self.emit(prim.clone(), inputs, true),
             other => Err(format!("{} reads a tangent, which reverse mode does not expect", other.name())),
         }
     }

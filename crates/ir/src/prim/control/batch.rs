@@ -4,6 +4,7 @@
 use crate::prim::ScanParams;
 
 use crate::prim::batch::{BatchContext, Batched};
+use crate::prim::{ControlOp, ReductionOp, TernaryOp, UnaryOp};
 use crate::{Emitter, Value};
 
 /// Moves every batched input to axis 0 (and, where `all`, broadcasts the unbatched
@@ -36,35 +37,34 @@ fn front_dims(batched: &[bool]) -> Vec<Option<usize>> {
 pub(crate) fn batch_control(
     em: &mut Emitter,
     cx: &mut dyn BatchContext,
-    prim: &crate::prim::Prim,
+    prim: &ControlOp,
     inputs: &[Value],
     dims: &[Option<usize>],
 ) -> Result<Batched, String> {
-    use crate::prim::Prim;
     let size = cx.axis_size();
     match prim {
-        Prim::Call { func } | Prim::Remat { func, .. } => {
+        ControlOp::Call { func } | ControlOp::Remat { func, .. } => {
             let (ins, batched) = inputs_at_front(em, size, inputs, dims, false)?;
             let n_out = cx.module().func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
             let bf = cx.batch_func(func, &batched, &vec![false; n_out])?;
-            let new = if let Prim::Remat { policy, .. } = prim {
-                Prim::Remat { func: bf.name, policy: policy.clone() }
+            let new = if let ControlOp::Remat { policy, .. } = prim {
+                ControlOp::Remat { func: bf.name, policy: policy.clone() }
             } else {
-                Prim::Call { func: bf.name }
+                ControlOp::Call { func: bf.name }
             };
             let outs = em.eqn(cx.module(), new, &ins)?;
             Ok((outs.to_vec(), front_dims(&bf.out_batched)))
         }
-        Prim::CustomJvp { func, jvp } => {
+        ControlOp::CustomJvp { func, jvp } => {
             // Every input and output batched, so that the rule's signature still fits.
             let (ins, batched) = inputs_at_front(em, size, inputs, dims, true)?;
             let n_out = cx.module().func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
             let f = cx.batch_func(func, &batched, &vec![true; n_out])?;
             let j = cx.batch_func(jvp, &[batched.clone(), batched].concat(), &vec![true; 2 * n_out])?;
-            let outs = em.eqn(cx.module(), Prim::CustomJvp { func: f.name, jvp: j.name }, &ins)?;
+            let outs = em.eqn(cx.module(), ControlOp::CustomJvp { func: f.name, jvp: j.name }, &ins)?;
             Ok((outs.to_vec(), vec![Some(0); n_out]))
         }
-        Prim::CustomVjp { func, fwd, bwd } => {
+        ControlOp::CustomVjp { func, fwd, bwd } => {
             let (ins, batched) = inputs_at_front(em, size, inputs, dims, true)?;
             let module = cx.module();
             let n_out = module.func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
@@ -74,13 +74,12 @@ pub(crate) fn batch_control(
             let f = cx.batch_func(func, &batched, &vec![true; n_out])?;
             let fw = cx.batch_func(fwd, &batched, &vec![true; n_fwd])?;
             let bw = cx.batch_func(bwd, &vec![true; n_bwd_in], &vec![true; n_bwd_out])?;
-            let outs = em.eqn(cx.module(), Prim::CustomVjp { func: f.name, fwd: fw.name, bwd: bw.name }, &ins)?;
+            let outs = em.eqn(cx.module(), ControlOp::CustomVjp { func: f.name, fwd: fw.name, bwd: bw.name }, &ins)?;
             Ok((outs.to_vec(), vec![Some(0); n_out]))
         }
-        Prim::Cond { branches } => batch_cond(em, cx, branches, inputs, dims),
-        Prim::While { cond, body, max_iters } => batch_while(em, cx, cond, body, *max_iters, inputs, dims),
-        Prim::Scan(params) => batch_scan(em, cx, params, inputs, dims),
-        other => Err(format!("{}: not a structured primitive", other.name())),
+        ControlOp::Cond { branches } => batch_cond(em, cx, branches, inputs, dims),
+        ControlOp::While { cond, body, max_iters } => batch_while(em, cx, cond, body, *max_iters, inputs, dims),
+        ControlOp::Scan(params) => batch_scan(em, cx, params, inputs, dims),
     }
 }
 
@@ -96,7 +95,6 @@ fn batch_cond(
     inputs: &[Value],
     dims: &[Option<usize>],
 ) -> Result<Batched, String> {
-    use crate::prim::Prim;
     let size = cx.axis_size();
     let n_out = cx.module().func(&branches[0]).map(|f| f.results.len()).ok_or("no branch")?;
     if dims[0].is_none() {
@@ -113,7 +111,7 @@ fn batch_cond(
         }
         let mut all = vec![inputs[0]];
         all.extend(ops);
-        let outs = em.eqn(cx.module(), Prim::Cond { branches: names }, &all)?;
+        let outs = em.eqn(cx.module(), ControlOp::Cond { branches: names }, &all)?;
         return Ok((outs.to_vec(), front_dims(&out_batched)));
     }
     // A batched selector: run every branch on every example and select per example.
@@ -127,7 +125,7 @@ fn batch_cond(
         ferrax_array::DType::I32 | ferrax_array::DType::F32 | ferrax_array::DType::F64 => {
             let last = em.full_like(selector, (branches.len() - 1) as f64)?;
             let zero = em.full_like(selector, 0.0)?;
-            em.op(Prim::Clamp, &[zero, selector, last])?
+            em.op(TernaryOp::Clamp, &[zero, selector, last])?
         }
     };
     let mut result: Option<Vec<Value>> = None;
@@ -137,11 +135,11 @@ fn batch_cond(
         let mut guarded = Vec::with_capacity(ops.len());
         for &x in &ops {
             let mask = broadcast_lanes(em, taken, x)?;
-            let stopped = em.op(Prim::StopGradient, &[x])?;
+            let stopped = em.op(UnaryOp::StopGradient, &[x])?;
             guarded.push(em.select(mask, x, stopped)?);
         }
         let bf = cx.batch_func(b, &batched, &vec![true; n_out])?;
-        let outs = em.eqn(cx.module(), Prim::Call { func: bf.name }, &guarded)?;
+        let outs = em.eqn(cx.module(), ControlOp::Call { func: bf.name }, &guarded)?;
         result = Some(match result {
             None => outs.to_vec(),
             Some(acc) => {
@@ -173,7 +171,6 @@ fn batch_while(
     inputs: &[Value],
     dims: &[Option<usize>],
 ) -> Result<Batched, String> {
-    use crate::prim::Prim;
     let size = cx.axis_size();
     let n = inputs.len();
     // Fixpoint: which carries vary.
@@ -194,7 +191,7 @@ fn batch_while(
         }
         let c = cx.batch_func(cond, &batched, &[false])?;
         let b = cx.batch_func(body, &batched, &batched)?;
-        let outs = em.eqn(cx.module(), Prim::While { cond: c.name, body: b.name, max_iters }, &ins)?;
+        let outs = em.eqn(cx.module(), ControlOp::While { cond: c.name, body: b.name, max_iters }, &ins)?;
         return Ok((outs.to_vec(), front_dims(&batched)));
     }
     // A predicate that varies: every carry is batched; the loop runs while any example
@@ -207,16 +204,16 @@ fn batch_while(
     // any_cond(carry) = reduce_max over lanes of the per-example predicate.
     let mut any = Emitter::new(format!("{cond}_any"));
     let params: Vec<Value> = carry_types.iter().map(|t| any.param(t.clone())).collect();
-    let lanes = any.eqn(cx.module(), Prim::Call { func: c.name.clone() }, &params)?[0];
+    let lanes = any.eqn(cx.module(), ControlOp::Call { func: c.name.clone() }, &params)?[0];
     let as_int = any.convert(lanes, ferrax_array::DType::I32)?;
-    let most = any.op(Prim::Reduce { op: crate::prim::ReduceOp::Max, axes: vec![0] }, &[as_int])?;
+    let most = any.op(ReductionOp::Reduce { op: crate::prim::ReduceOp::Max, axes: vec![0] }, &[as_int])?;
     let zero = any.full_like(most, 0.0)?;
     let running = any.compare(crate::prim::CompareOp::Gt, most, zero)?;
     let any_name = cx.add_func(any.finish(&[running]));
     // step(carry) = select(still running, body(carry), carry), per example.
     let mut step = Emitter::new(format!("{body}_masked"));
     let params: Vec<Value> = carry_types.iter().map(|t| step.param(t.clone())).collect();
-    let lanes = step.eqn(cx.module(), Prim::Call { func: c.name }, &params)?[0];
+    let lanes = step.eqn(cx.module(), ControlOp::Call { func: c.name }, &params)?[0];
     // Finished examples see their carry through stop_gradient, so that in reverse mode
     // no cotangent (and no 0 * inf = NaN) flows back through a step they did not take.
     let mut guarded = Vec::with_capacity(n);
@@ -226,17 +223,17 @@ fn batch_while(
             continue;
         }
         let mask = broadcast_lanes(&mut step, lanes, x)?;
-        let stopped = step.op(Prim::StopGradient, &[x])?;
+        let stopped = step.op(UnaryOp::StopGradient, &[x])?;
         guarded.push(step.select(mask, x, stopped)?);
     }
-    let next = step.eqn(cx.module(), Prim::Call { func: b.name }, &guarded)?;
+    let next = step.eqn(cx.module(), ControlOp::Call { func: b.name }, &guarded)?;
     let mut results = Vec::with_capacity(n);
     for (&new, &old) in next.iter().zip(&params) {
         let mask = broadcast_lanes(&mut step, lanes, new)?;
         results.push(step.select(mask, new, old)?);
     }
     let step_name = cx.add_func(step.finish(&results));
-    let outs = em.eqn(cx.module(), Prim::While { cond: any_name, body: step_name, max_iters }, &ins)?;
+    let outs = em.eqn(cx.module(), ControlOp::While { cond: any_name, body: step_name, max_iters }, &ins)?;
     Ok((outs.to_vec(), vec![Some(0); n]))
 }
 
@@ -247,7 +244,6 @@ fn batch_scan(
     inputs: &[Value],
     dims: &[Option<usize>],
 ) -> Result<Batched, String> {
-    use crate::prim::Prim;
     let size = cx.axis_size();
     let (k, c) = (params.num_consts, params.num_carry);
     let n_out = cx.module().func(&params.body).map(|f| f.results.len()).ok_or("no scan body")?;
@@ -278,7 +274,7 @@ fn batch_scan(
             (None, false) => x,
         });
     }
-    let scan = Prim::Scan(ScanParams { body: bf.name, ..params.clone() });
+    let scan = ControlOp::Scan(ScanParams { body: bf.name, ..params.clone() });
     let outs = em.eqn(cx.module(), scan, &ins)?;
     let out_dims: Vec<Option<usize>> =
         bf.out_batched.iter().enumerate().map(|(i, &b)| b.then_some(if i < c { 0 } else { 1 })).collect();

@@ -1,6 +1,7 @@
 //! Forward mode through the structured primitives: each is differentiated as one
 //! transformed equation whose bodies are differentiated through the pass's context.
 
+use crate::prim::ControlOp;
 use crate::prim::ScanParams;
 
 /// The jvp rule of the structured primitives: emits one transformed equation that
@@ -8,25 +9,24 @@ use crate::prim::ScanParams;
 pub(crate) fn jvp_control(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::JvpContext,
-    prim: &crate::prim::Prim,
+    prim: &ControlOp,
     primals: &[crate::Value],
     tangents: &[Option<crate::Value>],
 ) -> Result<(Vec<crate::Value>, Vec<Option<crate::Value>>), String> {
-    use crate::prim::Prim;
     let nonzero: Vec<bool> = tangents.iter().map(Option::is_some).collect();
     let nonzero_tangents: Vec<crate::Value> = tangents.iter().flatten().copied().collect();
     match prim {
-        Prim::Call { func } | Prim::CustomVjp { func, .. } => {
+        ControlOp::Call { func } | ControlOp::CustomVjp { func, .. } => {
             // Forward mode through custom_vjp differentiates `func`.
             let jf = cx.jvp_func(func, &nonzero, &vec![false; n_results(cx, func)?])?;
-            call_jvp(em, cx, Prim::Call { func: jf.name.clone() }, primals, &nonzero_tangents, &jf.out_nonzero)
+            call_jvp(em, cx, ControlOp::Call { func: jf.name.clone() }, primals, &nonzero_tangents, &jf.out_nonzero)
         }
-        Prim::Remat { func, policy } => {
+        ControlOp::Remat { func, policy } => {
             let jf = cx.jvp_func(func, &nonzero, &vec![false; n_results(cx, func)?])?;
-            let remat = Prim::Remat { func: jf.name.clone(), policy: policy.clone() };
+            let remat = ControlOp::Remat { func: jf.name.clone(), policy: policy.clone() };
             call_jvp(em, cx, remat, primals, &nonzero_tangents, &jf.out_nonzero)
         }
-        Prim::CustomJvp { func: _, jvp } => {
+        ControlOp::CustomJvp { func: _, jvp } => {
             // The rule takes one tangent per primal: instantiate the zero ones.
             let mut inputs = primals.to_vec();
             for (&p, t) in primals.iter().zip(tangents) {
@@ -35,15 +35,14 @@ pub(crate) fn jvp_control(
                     None => em.full_like(p, 0.0)?,
                 });
             }
-            let outs = em.eqn(cx.module(), Prim::Call { func: jvp.clone() }, &inputs)?;
+            let outs = em.eqn(cx.module(), ControlOp::Call { func: jvp.clone() }, &inputs)?;
             let n = outs.len() / 2;
             let tangents_out = outs[n..].iter().map(|&t| em.ty(t).dtype.is_float().then_some(t)).collect();
             Ok((outs[..n].to_vec(), tangents_out))
         }
-        Prim::Cond { branches } => jvp_cond(em, cx, branches, primals, tangents),
-        Prim::While { cond, body, max_iters } => jvp_while(em, cx, cond, body, *max_iters, primals, tangents),
-        Prim::Scan(params) => jvp_scan(em, cx, params, primals, tangents),
-        other => Err(format!("{}: not a structured primitive", other.name())),
+        ControlOp::Cond { branches } => jvp_cond(em, cx, branches, primals, tangents),
+        ControlOp::While { cond, body, max_iters } => jvp_while(em, cx, cond, body, *max_iters, primals, tangents),
+        ControlOp::Scan(params) => jvp_scan(em, cx, params, primals, tangents),
     }
 }
 
@@ -56,7 +55,7 @@ fn n_results(cx: &dyn crate::prim::ad::JvpContext, func: &str) -> Result<usize, 
 fn call_jvp(
     em: &mut crate::Emitter,
     cx: &dyn crate::prim::ad::JvpContext,
-    prim: crate::prim::Prim,
+    prim: ControlOp,
     primals: &[crate::Value],
     tangents: &[crate::Value],
     out_nonzero: &[bool],
@@ -116,7 +115,7 @@ fn jvp_cond(
         names.push(cx.jvp_func(branch, &nonzero, &out_nonzero)?.name);
     }
     let nonzero_tangents: Vec<crate::Value> = tangents[1..].iter().flatten().copied().collect();
-    call_jvp(em, cx, crate::prim::Prim::Cond { branches: names }, primals, &nonzero_tangents, &out_nonzero)
+    call_jvp(em, cx, ControlOp::Cond { branches: names }, primals, &nonzero_tangents, &out_nonzero)
 }
 
 /// The carries of a `while` body with a tangent: those given one, and those a body
@@ -147,7 +146,7 @@ fn jvp_while(
     let body_jvp = cx.jvp_func(body, &carry, &carry)?;
     let cond_jvp = cx.jvp_func(cond, &carry, &[false])?;
     let carry_tangents = instantiate(em, primals, tangents, &carry)?;
-    let prim = crate::prim::Prim::While { cond: cond_jvp.name, body: body_jvp.name, max_iters };
+    let prim = ControlOp::While { cond: cond_jvp.name, body: body_jvp.name, max_iters };
     call_jvp(em, cx, prim, primals, &carry_tangents, &carry)
 }
 
@@ -193,14 +192,14 @@ fn jvp_scan(
     inputs.extend(&primals[k + c..]);
     inputs.extend(&xs_t);
     let n_carry_t = carry_t.len();
-    let scan = crate::prim::Prim::Scan(ScanParams {
+    let scan = crate::prim::Prim::Control(crate::prim::ControlOp::Scan(ScanParams {
         body: name,
         length: params.length,
         num_consts: k + consts_t.len(),
         num_carry: c + n_carry_t,
         reverse: params.reverse,
         checkpoint: params.checkpoint,
-    });
+    }));
     let outs = em.eqn(cx.module(), scan, &inputs)?;
     // Outputs: carry, carry tangents, ys, ys tangents.
     let carry_out = outs[..c].to_vec();

@@ -1,6 +1,7 @@
 //! Structured primitives whose bodies are Funcs of the same module: `call`, `cond`,
 //! `while`, `scan`, `custom_jvp`, `custom_vjp`, `remat`.
 
+use crate::attr::AttrVisitor;
 use crate::{Module, Type, format_types};
 use ferrax_array::DType;
 use std::fmt;
@@ -205,10 +206,177 @@ pub(crate) fn infer_custom_vjp(
     Ok(results.to_vec())
 }
 
+/// The type rule of a structured op; `module` resolves the Funcs it refers to.
+pub(crate) fn infer(op: &ControlOp, inputs: &[Type], module: &Module) -> Result<Vec<Type>, String> {
+    match op {
+        ControlOp::Call { func } | ControlOp::Remat { func, policy: _ } => infer_call(func, inputs, module),
+        ControlOp::Cond { branches } => infer_cond(branches, inputs, module),
+        ControlOp::While { cond, body, max_iters: _ } => infer_while(cond, body, inputs, module),
+        ControlOp::Scan(params) => infer_scan(params, inputs, module),
+        ControlOp::CustomJvp { func, jvp } => infer_custom_jvp(func, jvp, inputs, module),
+        ControlOp::CustomVjp { func, fwd, bwd } => infer_custom_vjp(func, fwd, bwd, inputs, module),
+    }
+}
+
 mod batch;
 mod jvp;
 mod transpose;
 
 pub(crate) use batch::batch_control;
 pub(crate) use jvp::jvp_control;
-pub(crate) use transpose::{transpose_cond, transpose_custom_vjp, transpose_scan};
+pub(crate) use transpose::transpose;
+
+/// A structured primitive: runs Funcs of the module (calls, branches, loops, custom rules, remat regions).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ControlOp {
+    /// Calls a Func of the module.
+    Call {
+        /// The callee.
+        func: String,
+    },
+    /// Runs one branch, chosen by an i32 index (clamped) or a bool.
+    Cond {
+        /// The branches; all take the operands and return the same types.
+        branches: Vec<String>,
+    },
+    /// `while cond(carry) { carry = body(carry) }`, optionally bounded.
+    While {
+        /// `@c(carry...) -> bool[]`.
+        cond: String,
+        /// `@b(carry...) -> (carry...)`.
+        body: String,
+        /// At most this many iterations; reverse mode needs it.
+        max_iters: Option<usize>,
+    },
+    /// A loop over the leading axis of `xs`, threading a carry.
+    Scan(ScanParams),
+    /// Runs `func`; its derivative is given by `jvp`.
+    CustomJvp {
+        /// The primal function.
+        func: String,
+        /// `@j(primals..., tangents...) -> (outs..., tangent_outs...)`.
+        jvp: String,
+    },
+    /// Runs `func`; reverse mode uses `fwd` and `bwd`.
+    CustomVjp {
+        /// The primal function.
+        func: String,
+        /// `@fw(primals...) -> (outs..., residuals...)`.
+        fwd: String,
+        /// `@bw(residuals..., cotangents...) -> (cotangents of float primals...)`.
+        bwd: String,
+    },
+    /// Runs `func`, recomputed in the backward pass per `policy`.
+    Remat {
+        /// The region.
+        func: String,
+        /// What to save.
+        policy: RematPolicy,
+    },
+}
+
+impl ControlOp {
+    /// The name in the text form.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ControlOp::Call { .. } => "call",
+            ControlOp::Cond { .. } => "cond",
+            ControlOp::While { .. } => "while",
+            ControlOp::Scan(_) => "scan",
+            ControlOp::CustomJvp { .. } => "custom_jvp",
+            ControlOp::CustomVjp { .. } => "custom_vjp",
+            ControlOp::Remat { .. } => "remat",
+        }
+    }
+
+    /// The op named `name`, with placeholder parameters that
+    /// [`ControlOp::visit_attrs`] then fills.
+    pub(crate) fn blank(name: &str) -> Option<ControlOp> {
+        let f = String::new;
+        Some(match name {
+            "call" => ControlOp::Call { func: f() },
+            "cond" => ControlOp::Cond { branches: vec![] },
+            "while" => ControlOp::While { cond: f(), body: f(), max_iters: None },
+            "scan" => ControlOp::Scan(ScanParams {
+                body: f(),
+                length: 0,
+                num_consts: 0,
+                num_carry: 0,
+                reverse: false,
+                checkpoint: None,
+            }),
+            "custom_jvp" => ControlOp::CustomJvp { func: f(), jvp: f() },
+            "custom_vjp" => ControlOp::CustomVjp { func: f(), fwd: f(), bwd: f() },
+            "remat" => ControlOp::Remat { func: f(), policy: RematPolicy::Nothing },
+            _ => return None,
+        })
+    }
+
+    /// Hands every attribute of the op to `v`, in declared order.
+    pub(crate) fn visit_attrs<V: AttrVisitor>(&mut self, v: &mut V) -> Result<(), String> {
+        match self {
+            ControlOp::Call { func } => v.func("func", func),
+            ControlOp::Cond { branches } => v.funcs("branches", branches),
+            ControlOp::While { cond, body, max_iters } => {
+                v.func("cond", cond)?;
+                v.func("body", body)?;
+                v.opt_usize("max_iters", max_iters)
+            }
+            ControlOp::Scan(s) => {
+                v.func("body", &mut s.body)?;
+                v.usize("length", &mut s.length)?;
+                v.usize_or("num_consts", &mut s.num_consts, 0)?;
+                v.usize("num_carry", &mut s.num_carry)?;
+                v.bool_or("reverse", &mut s.reverse, false)?;
+                v.opt_usize("checkpoint", &mut s.checkpoint)
+            }
+            ControlOp::CustomJvp { func, jvp } => {
+                v.func("func", func)?;
+                v.func("jvp", jvp)
+            }
+            ControlOp::CustomVjp { func, fwd, bwd } => {
+                v.func("func", func)?;
+                v.func("fwd", fwd)?;
+                v.func("bwd", bwd)
+            }
+            ControlOp::Remat { func, policy } => {
+                v.func("func", func)?;
+                v.parsed("policy", policy, "nothing")
+            }
+        }
+    }
+
+    /// The Funcs this op refers to, in attribute order.
+    pub fn callees(&self) -> Vec<&str> {
+        match self {
+            ControlOp::Call { func } | ControlOp::Remat { func, .. } => vec![func],
+            ControlOp::Cond { branches } => branches.iter().map(String::as_str).collect(),
+            ControlOp::While { cond, body, .. } => vec![cond, body],
+            ControlOp::Scan(s) => vec![&s.body],
+            ControlOp::CustomJvp { func, jvp } => vec![func, jvp],
+            ControlOp::CustomVjp { func, fwd, bwd } => vec![func, fwd, bwd],
+        }
+    }
+
+    /// Renames the Funcs this op refers to with `rename`.
+    pub fn rename_callees(&mut self, rename: &mut dyn FnMut(&str) -> String) {
+        match self {
+            ControlOp::Call { func } | ControlOp::Remat { func, .. } => *func = rename(func),
+            ControlOp::Cond { branches } => branches.iter_mut().for_each(|b| *b = rename(b)),
+            ControlOp::While { cond, body, .. } => {
+                *cond = rename(cond);
+                *body = rename(body);
+            }
+            ControlOp::Scan(s) => s.body = rename(&s.body),
+            ControlOp::CustomJvp { func, jvp } => {
+                *func = rename(func);
+                *jvp = rename(jvp);
+            }
+            ControlOp::CustomVjp { func, fwd, bwd } => {
+                *func = rename(func);
+                *fwd = rename(fwd);
+                *bwd = rename(bwd);
+            }
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! reverse mode builds.
 
 use crate::Type;
-use crate::prim::ScanParams;
+use crate::prim::{ControlOp, ScanParams};
 
 /// The type of an input of a linear equation.
 fn input_type(em: &crate::Emitter, input: &crate::prim::ad::LinearIn) -> Type {
@@ -20,6 +20,30 @@ fn or_zeros(em: &mut crate::Emitter, ct: Option<crate::Value>, ty: &Type) -> Res
     }
 }
 
+/// The transpose rule of a structured op in linear code: `call` and `remat` transpose
+/// their body; `while` and `custom_jvp` never reach transposition (reverse mode turns
+/// them into a scan and into their jvp rule first).
+pub(crate) fn transpose(
+    em: &mut crate::Emitter,
+    cx: &mut dyn crate::prim::ad::TransposeContext,
+    op: &ControlOp,
+    inputs: &[crate::prim::ad::LinearIn],
+    cts: &[Option<crate::Value>],
+) -> Result<Vec<Option<crate::Value>>, String> {
+    match op {
+        ControlOp::Call { func } | ControlOp::Remat { func, .. } => cx.transpose_into(em, func, inputs, cts),
+        ControlOp::Cond { branches } => transpose_cond(em, cx, branches, inputs, cts),
+        ControlOp::Scan(params) => transpose_scan(em, cx, params, inputs, cts),
+        ControlOp::CustomVjp { func, fwd, bwd } => transpose_custom_vjp(em, cx, [func, fwd, bwd], inputs, cts),
+        ControlOp::While { .. } => Err("while has no transpose rule: reverse mode turns a loop bounded by max_iters \
+             into a scan before transposing"
+            .into()),
+        ControlOp::CustomJvp { .. } => {
+            Err("custom_jvp is not linear (reverse mode replaces it by its jvp rule)".into())
+        }
+    }
+}
+
 /// The transpose rule of a linear `scan`: a scan in the opposite direction over the
 /// transposed body. Its carries are the cotangents of the carries, then one
 /// accumulator per linear const (their cotangents summed over the iterations); its xs
@@ -30,7 +54,7 @@ fn or_zeros(em: &mut crate::Emitter, ct: Option<crate::Value>, ty: &Type) -> Res
 /// scan runs at least once: it is reported as `None`, so that nothing upstream
 /// multiplies a materialised zero by a non-finite residual (0 * inf is NaN, where the
 /// true derivative is 0).
-pub(crate) fn transpose_scan(
+fn transpose_scan(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::TransposeContext,
     s: &ScanParams,
@@ -62,7 +86,7 @@ pub(crate) fn transpose_scan(
     let num_carry = c + linear_consts.len();
     let params =
         ScanParams { body: name, num_consts: n_consts, num_carry, reverse: !s.reverse, checkpoint: None, ..*s };
-    let outs = em.eqn(cx.module(), crate::prim::Prim::Scan(params), &operands)?;
+    let outs = em.eqn(cx.module(), crate::prim::Prim::Control(crate::prim::ControlOp::Scan(params)), &operands)?;
     let mut out_cts: Vec<Option<crate::Value>> = vec![None; inputs.len()];
     for i in 0..c {
         let zero = s.length > 0 && unread[i];
@@ -128,7 +152,7 @@ fn transposed_scan_body(
 /// The transpose rule of a linear `cond`: a `cond` on the same index over the
 /// transposed branches, each taking the residual operands and the given cotangents and
 /// returning the cotangents of the linear operands.
-pub(crate) fn transpose_cond(
+fn transpose_cond(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::TransposeContext,
     branches: &[String],
@@ -172,7 +196,8 @@ pub(crate) fn transpose_cond(
         LinearIn::Linear(_) => None,
     }));
     args.extend(cts.iter().flatten());
-    let outs = em.eqn(cx.module(), crate::prim::Prim::Cond { branches: names }, &args)?;
+    let outs =
+        em.eqn(cx.module(), crate::prim::Prim::Control(crate::prim::ControlOp::Cond { branches: names }), &args)?;
     let mut out_cts = vec![None; inputs.len()];
     for (&i, &ct) in linear.iter().zip(&outs) {
         out_cts[1 + i] = Some(ct);
@@ -202,7 +227,7 @@ fn forwarded_residuals(
 /// zero for the residuals (unless it merely forwards residual inputs, which are then
 /// used directly), and `bwd(residuals..., cotangents of the outputs...)` gives the
 /// cotangents of the float inputs.
-pub(crate) fn transpose_custom_vjp(
+fn transpose_custom_vjp(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::TransposeContext,
     [func, fwd, bwd]: [&String; 3],
@@ -221,14 +246,19 @@ pub(crate) fn transpose_custom_vjp(
                     LinearIn::Linear(ty) => em.zeros(ty)?,
                 });
             }
-            let outs = em.eqn(cx.module(), crate::prim::Prim::Call { func: fwd.clone() }, &args)?;
+            let outs = em.eqn(
+                cx.module(),
+                crate::prim::Prim::Control(crate::prim::ControlOp::Call { func: fwd.clone() }),
+                &args,
+            )?;
             outs[result_types.len()..].to_vec()
         }
     };
     for (ct, ty) in cts.iter().zip(&result_types) {
         bwd_args.push(or_zeros(em, *ct, ty)?);
     }
-    let float_cts = em.eqn(cx.module(), crate::prim::Prim::Call { func: bwd.clone() }, &bwd_args)?;
+    let float_cts =
+        em.eqn(cx.module(), crate::prim::Prim::Control(crate::prim::ControlOp::Call { func: bwd.clone() }), &bwd_args)?;
     let mut float_cts = float_cts.into_iter();
     let mut out_cts = Vec::with_capacity(inputs.len());
     for input in inputs {

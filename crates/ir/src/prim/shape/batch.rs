@@ -67,7 +67,7 @@ pub(crate) fn inserted_at<T: Clone>(op: &str, what: &str, v: &[T], at: usize, it
 /// - `iota` and `constant` have no inputs, so they are never batched: an error.
 pub(crate) fn batch_structural(
     em: &mut Emitter,
-    prim: &Prim,
+    prim: &ShapeOp,
     size: usize,
     inputs: &[Value],
     dims: &[Option<usize>],
@@ -75,7 +75,7 @@ pub(crate) fn batch_structural(
     let op = prim.name();
     check_batch_dims(em, op, inputs, dims)?;
     let (out, dim) = match prim {
-        Prim::BroadcastInDim { shape, dims: bdims } => {
+        ShapeOp::BroadcastInDim { shape, dims: bdims } => {
             let (x, d) = batched_operand(op, inputs, dims)?;
             let at = match d.checked_sub(1) {
                 None => 0,
@@ -84,69 +84,44 @@ pub(crate) fn batch_structural(
             let out_shape = inserted_at(op, "the shape", shape, at, size)?;
             let mut new_dims: Vec<usize> = bdims.iter().map(|&o| skip_batch(o, at)).collect();
             new_dims = inserted_at(op, "dims", &new_dims, d, at)?;
-            (em.op(Prim::BroadcastInDim { shape: out_shape.into(), dims: new_dims }, &[x])?, at)
+            (em.op(ShapeOp::BroadcastInDim { shape: out_shape.into(), dims: new_dims }, &[x])?, at)
         }
-        Prim::Reshape { shape } => {
+        ShapeOp::Reshape { shape } => {
             let (x, d) = batched_operand(op, inputs, dims)?;
             let x = em.move_axis(x, d, 0)?;
             let out_shape = inserted_at(op, "the shape", shape, 0, size)?;
-            (em.op(Prim::Reshape { shape: out_shape.into() }, &[x])?, 0)
+            (em.op(ShapeOp::Reshape { shape: out_shape.into() }, &[x])?, 0)
         }
-        Prim::Transpose { perm } => {
+        ShapeOp::Transpose { perm } => {
             let (x, d) = batched_operand(op, inputs, dims)?;
             let new_perm: Vec<usize> = perm.iter().map(|&p| skip_batch(p, d)).collect();
             let new_perm = inserted_at(op, "perm", &new_perm, d, d)?;
             (em.transpose(x, &new_perm)?, d)
         }
-        Prim::Rev { axes } => {
+        ShapeOp::Rev { axes } => {
             let (x, d) = batched_operand(op, inputs, dims)?;
             let axes = axes.iter().map(|&a| skip_batch(a, d)).collect();
-            (em.op(Prim::Rev { axes }, &[x])?, d)
+            (em.op(ShapeOp::Rev { axes }, &[x])?, d)
         }
-        Prim::Slice { start, limit, strides } => {
+        ShapeOp::Slice { start, limit, strides } => {
             let (x, d) = batched_operand(op, inputs, dims)?;
-            let slice = Prim::Slice {
+            let slice = ShapeOp::Slice {
                 start: inserted_at(op, "start", start, d, 0)?,
                 limit: inserted_at(op, "limit", limit, d, size)?,
                 strides: inserted_at(op, "strides", strides, d, 1)?,
             };
             (em.op(slice, &[x])?, d)
         }
-        Prim::Pad { low, high, interior } => batch_pad(em, size, low, high, interior, inputs, dims)?,
-        Prim::Concatenate { axis } => {
+        ShapeOp::Pad { low, high, interior } => batch_pad(em, size, low, high, interior, inputs, dims)?,
+        ShapeOp::Concatenate { axis } => {
             let at = dims.iter().find_map(|&d| d).ok_or_else(|| format!("{op}: no batched input"))?;
             let moved =
                 inputs.iter().zip(dims).map(|(&x, &d)| em.batch_at(x, d, size, at)).collect::<Result<Vec<_>, _>>()?;
-            (em.op(Prim::Concatenate { axis: skip_batch(*axis, at) }, &moved)?, at)
+            (em.op(ShapeOp::Concatenate { axis: skip_batch(*axis, at) }, &moved)?, at)
         }
-        Prim::Iota { .. } | Prim::Constant { .. } => {
+        ShapeOp::Iota { .. } | ShapeOp::Constant { .. } => {
             return Err(format!("{op} has no inputs, so it is never batched"));
         }
-        Prim::Unary(_)
-        | Prim::IntegerPow { .. }
-        | Prim::Convert { .. }
-        | Prim::StopGradient
-        | Prim::Name { .. }
-        | Prim::Binary(_)
-        | Prim::Compare(_)
-        | Prim::Select
-        | Prim::Clamp
-        | Prim::DynamicSlice { .. }
-        | Prim::DynamicUpdateSlice
-        | Prim::Gather { .. }
-        | Prim::ScatterAdd { .. }
-        | Prim::Reduce { .. }
-        | Prim::ArgReduce { .. }
-        | Prim::Cumsum { .. }
-        | Prim::DotGeneral(_)
-        | Prim::RandomBits { .. }
-        | Prim::Call { .. }
-        | Prim::Cond { .. }
-        | Prim::While { .. }
-        | Prim::Scan(_)
-        | Prim::CustomJvp { .. }
-        | Prim::CustomVjp { .. }
-        | Prim::Remat { .. } => return Err(format!("batch_structural: {op} is not a structural primitive")),
     };
     Ok((vec![out], vec![Some(dim)]))
 }
@@ -169,8 +144,8 @@ fn batch_pad(
     // The operand padded along its batch axis `at` with nothing, by `value` when that is
     // unbatched and by zeros otherwise.
     let at = x_dim.unwrap_or(0);
-    let batched_pad = |low: &[i64], high: &[i64], interior: &[usize]| -> Result<Prim, String> {
-        Ok(Prim::Pad {
+    let batched_pad = |low: &[i64], high: &[i64], interior: &[usize]| -> Result<ShapeOp, String> {
+        Ok(ShapeOp::Pad {
             low: inserted_at(op, "low", low, at, 0)?,
             high: inserted_at(op, "high", high, at, 0)?,
             interior: inserted_at(op, "interior", interior, at, 0)?,
@@ -191,7 +166,7 @@ fn batch_pad(
             em.op(pad, &[x, zero])?
         }
         None => {
-            let pad = Prim::Pad { low: low.to_vec(), high: high.to_vec(), interior: interior.to_vec() };
+            let pad = ShapeOp::Pad { low: low.to_vec(), high: high.to_vec(), interior: interior.to_vec() };
             let padded = em.op(pad, &[x, zero])?;
             em.add_batch_axis(padded, size, at)?
         }
@@ -203,7 +178,7 @@ fn batch_pad(
     }
     let inside = em.full(&Type::new(DType::Bool, &example_shape), 1.0)?;
     let outside = em.full(&Type::scalar(DType::Bool), 0.0)?;
-    let pad = Prim::Pad { low: low.to_vec(), high: high.to_vec(), interior: interior.to_vec() };
+    let pad = ShapeOp::Pad { low: low.to_vec(), high: high.to_vec(), interior: interior.to_vec() };
     let mask = em.op(pad, &[inside, outside])?;
     let mask = em.add_batch_axis(mask, size, at)?;
     let out_shape = em.ty(padded).shape.clone();

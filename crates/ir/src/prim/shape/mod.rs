@@ -6,6 +6,7 @@ use super::ad::LinearIn;
 use super::layout::{self, Strides, View, copy_data, gather_array, splat};
 use super::{check_axes, check_axis, check_len, expect_arity};
 use crate::Type;
+use crate::attr::AttrVisitor;
 use crate::{Emitter, Prim, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 
@@ -150,6 +151,21 @@ pub(crate) fn infer_constant(value: &Array, shape: &[usize], inputs: &[Type]) ->
         ));
     }
     Ok(vec![Type::new(value.dtype(), shape)])
+}
+
+/// The type rule of a structural op.
+pub(crate) fn infer(op: &ShapeOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
+    match op {
+        ShapeOp::BroadcastInDim { shape, dims } => infer_broadcast_in_dim(shape, dims, inputs),
+        ShapeOp::Reshape { shape } => infer_reshape(shape, inputs),
+        ShapeOp::Transpose { perm } => infer_transpose(perm, inputs),
+        ShapeOp::Rev { axes } => infer_rev(axes, inputs),
+        ShapeOp::Slice { start, limit, strides } => infer_slice(start, limit, strides, inputs),
+        ShapeOp::Pad { low, high, interior } => infer_pad(low, high, interior, inputs),
+        ShapeOp::Concatenate { axis } => infer_concatenate(*axis, inputs),
+        ShapeOp::Iota { dtype, shape, dim } => infer_iota(*dtype, shape, *dim, inputs),
+        ShapeOp::Constant { value, shape } => infer_constant(value, shape, inputs),
+    }
 }
 
 // ---- evaluation (the reference interpreter's rules) ----
@@ -340,12 +356,12 @@ pub(crate) fn instantiate(em: &mut Emitter, tangent: Option<Value>, primal: Valu
 }
 
 /// The jvp rule of the structural primitives, which are linear: the same primitive
-/// applied to the tangents. `pad` pads the operand's tangent with the padding value's
+/// applied to the tangents (`iota` and `constant` have none). `pad` pads the operand's tangent with the padding value's
 /// tangent, and `concatenate` joins the operands' tangents; there a zero tangent is
 /// instantiated as zeros when another operand's tangent is not zero.
 pub(crate) fn jvp_structural(
     em: &mut Emitter,
-    prim: &Prim,
+    prim: &ShapeOp,
     primals: &[Value],
     outputs: &[Value],
     tangents: &[Option<Value>],
@@ -355,17 +371,17 @@ pub(crate) fn jvp_structural(
         return Ok(vec![None]);
     }
     let inputs = match prim {
-        Prim::BroadcastInDim { .. }
-        | Prim::Reshape { .. }
-        | Prim::Transpose { .. }
-        | Prim::Rev { .. }
-        | Prim::Slice { .. } => {
+        ShapeOp::BroadcastInDim { .. }
+        | ShapeOp::Reshape { .. }
+        | ShapeOp::Transpose { .. }
+        | ShapeOp::Rev { .. }
+        | ShapeOp::Slice { .. } => {
             let [Some(t)] = tangents else {
                 return Err(format!("{}: expects one operand tangent, got {}", prim.name(), tangents.len()));
             };
             vec![*t]
         }
-        Prim::Pad { .. } | Prim::Concatenate { .. } => {
+        ShapeOp::Pad { .. } | ShapeOp::Concatenate { .. } => {
             if primals.len() != tangents.len() {
                 return Err(format!("{}: {} tangents for {} operands", prim.name(), tangents.len(), primals.len()));
             }
@@ -375,35 +391,9 @@ pub(crate) fn jvp_structural(
             }
             inputs
         }
-        Prim::Unary(_)
-        | Prim::IntegerPow { .. }
-        | Prim::Convert { .. }
-        | Prim::StopGradient
-        | Prim::Name { .. }
-        | Prim::Binary(_)
-        | Prim::Compare(_)
-        | Prim::Select
-        | Prim::Clamp
-        | Prim::Iota { .. }
-        | Prim::Constant { .. }
-        | Prim::DynamicSlice { .. }
-        | Prim::DynamicUpdateSlice
-        | Prim::Gather { .. }
-        | Prim::ScatterAdd { .. }
-        | Prim::Reduce { .. }
-        | Prim::ArgReduce { .. }
-        | Prim::Cumsum { .. }
-        | Prim::DotGeneral(_)
-        | Prim::RandomBits { .. }
-        | Prim::Call { .. }
-        | Prim::Cond { .. }
-        | Prim::While { .. }
-        | Prim::Scan(_)
-        | Prim::CustomJvp { .. }
-        | Prim::CustomVjp { .. }
-        | Prim::Remat { .. } => return Err(format!("jvp_structural: {} is not a structural primitive", prim.name())),
+        ShapeOp::Iota { .. } | ShapeOp::Constant { .. } => return Ok(vec![None]),
     };
-    Ok(vec![Some(em.op(prim.clone(), &inputs)?)])
+    Ok(vec![Some(em.op(Prim::Shape(prim.clone()), &inputs)?)])
 }
 
 /// The transpose rule of the structural primitives, which are linear in their array
@@ -420,7 +410,7 @@ pub(crate) fn jvp_structural(
 /// - `concatenate`: one slice of the cotangent per linear operand.
 pub(crate) fn transpose_structural(
     em: &mut Emitter,
-    prim: &Prim,
+    prim: &ShapeOp,
     inputs: &[LinearIn],
     cts: &[Option<Value>],
 ) -> Result<Vec<Option<Value>>, String> {
@@ -429,52 +419,26 @@ pub(crate) fn transpose_structural(
         return Err(format!("{op}: transpose expects 1 cotangent, got {}", cts.len()));
     };
     match prim {
-        Prim::BroadcastInDim { shape, dims } => {
+        ShapeOp::BroadcastInDim { shape, dims } => {
             one_operand(em, op, inputs, ct, |em, x, ct| transpose_broadcast_in_dim(em, shape, dims, x, ct))
         }
-        Prim::Reshape { .. } => one_operand(em, op, inputs, ct, |em, x, ct| em.reshape(ct, &x.shape)),
-        Prim::Transpose { perm } => one_operand(em, op, inputs, ct, |em, _, ct| {
+        ShapeOp::Reshape { .. } => one_operand(em, op, inputs, ct, |em, x, ct| em.reshape(ct, &x.shape)),
+        ShapeOp::Transpose { perm } => one_operand(em, op, inputs, ct, |em, _, ct| {
             let mut inverse = vec![0; perm.len()];
             for (i, &p) in perm.iter().enumerate() {
                 inverse[p] = i;
             }
             if inverse.iter().enumerate().all(|(i, &p)| i == p) { Ok(ct) } else { em.transpose(ct, &inverse) }
         }),
-        Prim::Rev { axes } => {
-            one_operand(em, op, inputs, ct, |em, _, ct| em.op(Prim::Rev { axes: axes.clone() }, &[ct]))
+        ShapeOp::Rev { axes } => {
+            one_operand(em, op, inputs, ct, |em, _, ct| em.op(Prim::Shape(ShapeOp::Rev { axes: axes.clone() }), &[ct]))
         }
-        Prim::Slice { start, limit: _, strides } => {
+        ShapeOp::Slice { start, limit: _, strides } => {
             one_operand(em, op, inputs, ct, |em, x, ct| transpose_slice(em, start, strides, x, ct))
         }
-        Prim::Pad { low, high, interior } => transpose_pad(em, low, high, interior, inputs, ct),
-        Prim::Concatenate { axis } => transpose_concatenate(em, *axis, inputs, ct),
-        Prim::Unary(_)
-        | Prim::IntegerPow { .. }
-        | Prim::Convert { .. }
-        | Prim::StopGradient
-        | Prim::Name { .. }
-        | Prim::Binary(_)
-        | Prim::Compare(_)
-        | Prim::Select
-        | Prim::Clamp
-        | Prim::Iota { .. }
-        | Prim::Constant { .. }
-        | Prim::DynamicSlice { .. }
-        | Prim::DynamicUpdateSlice
-        | Prim::Gather { .. }
-        | Prim::ScatterAdd { .. }
-        | Prim::Reduce { .. }
-        | Prim::ArgReduce { .. }
-        | Prim::Cumsum { .. }
-        | Prim::DotGeneral(_)
-        | Prim::RandomBits { .. }
-        | Prim::Call { .. }
-        | Prim::Cond { .. }
-        | Prim::While { .. }
-        | Prim::Scan(_)
-        | Prim::CustomJvp { .. }
-        | Prim::CustomVjp { .. }
-        | Prim::Remat { .. } => Err(format!("{op} is not a structural primitive")),
+        ShapeOp::Pad { low, high, interior } => transpose_pad(em, low, high, interior, inputs, ct),
+        ShapeOp::Concatenate { axis } => transpose_concatenate(em, *axis, inputs, ct),
+        ShapeOp::Iota { .. } | ShapeOp::Constant { .. } => Err(super::ad::not_linear(op)),
     }
 }
 
@@ -535,7 +499,7 @@ fn transpose_slice(em: &mut Emitter, start: &[usize], strides: &[usize], x: &Typ
     let low = start.iter().map(|&s| to_i64(s)).collect::<Result<Vec<_>, _>>()?;
     let interior = strides.iter().map(|&s| s.saturating_sub(1)).collect();
     let zero = em.zeros(&Type::scalar(x.dtype))?;
-    em.op(Prim::Pad { low, high, interior }, &[ct, zero])
+    em.op(ShapeOp::Pad { low, high, interior }, &[ct, zero])
 }
 
 /// A size or index as a padding amount.
@@ -579,7 +543,7 @@ fn transpose_pad(
         ct
     } else {
         let zero = em.zeros(&Type::scalar(x_ty.dtype))?;
-        let pad = Prim::Pad { low: uncrop_low, high: uncrop_high, interior: vec![0; x_ty.rank()] };
+        let pad = ShapeOp::Pad { low: uncrop_low, high: uncrop_high, interior: vec![0; x_ty.rank()] };
         em.op(pad, &[ct, zero])?
     };
     let mut start = Vec::with_capacity(x_ty.rank());
@@ -596,7 +560,7 @@ fn transpose_pad(
         limit.push(first + span);
         strides.push(step);
     }
-    let ct_x = em.op(Prim::Slice { start, limit, strides }, &[uncropped])?;
+    let ct_x = em.op(ShapeOp::Slice { start, limit, strides }, &[uncropped])?;
     let ct_value = if value.is_linear() {
         let all = |em: &Emitter, v: Value| (0..em.ty(v).rank()).collect::<Vec<_>>();
         let (ct_axes, x_axes) = (all(em, ct), all(em, ct_x));
@@ -634,7 +598,7 @@ fn transpose_concatenate(
             let mut limit = shape.to_vec();
             start[axis] = at;
             limit[axis] = at + size;
-            let slice = Prim::Slice { start, limit, strides: vec![1; shape.len()] };
+            let slice = ShapeOp::Slice { start, limit, strides: vec![1; shape.len()] };
             out.push(Some(em.op(slice, &[ct])?));
         } else {
             out.push(None);
@@ -647,6 +611,172 @@ fn transpose_concatenate(
 mod batch;
 
 pub(crate) use batch::{batch_structural, check_batch_dims, inserted_at};
+
+/// A structural primitive: moves, copies or creates elements without arithmetic.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShapeOp {
+    /// Operand axis i becomes output axis `dims[i]`; size-1 axes expand.
+    BroadcastInDim {
+        /// Output shape.
+        shape: Shape,
+        /// Output axis of each operand axis, strictly increasing.
+        dims: Vec<usize>,
+    },
+    /// Same elements in C order, new shape.
+    Reshape {
+        /// Output shape.
+        shape: Shape,
+    },
+    /// Output axis i is operand axis `perm[i]`.
+    Transpose {
+        /// A permutation of the axes.
+        perm: Vec<usize>,
+    },
+    /// Reverses the listed axes.
+    Rev {
+        /// Axes to reverse.
+        axes: Vec<usize>,
+    },
+    /// A strided box `[start, limit)` of the operand.
+    Slice {
+        /// First index per axis.
+        start: Vec<usize>,
+        /// One past the last index per axis.
+        limit: Vec<usize>,
+        /// Step per axis (> 0).
+        strides: Vec<usize>,
+    },
+    /// Edge and interior padding with a scalar; negative edges crop.
+    Pad {
+        /// Padding before each axis.
+        low: Vec<i64>,
+        /// Padding after each axis.
+        high: Vec<i64>,
+        /// Padding between elements of each axis.
+        interior: Vec<usize>,
+    },
+    /// Joins operands along an axis.
+    Concatenate {
+        /// The joining axis.
+        axis: usize,
+    },
+    /// 0, 1, 2, ... along one axis.
+    Iota {
+        /// Element type.
+        dtype: DType,
+        /// Output shape.
+        shape: Shape,
+        /// The counting axis.
+        dim: usize,
+    },
+    /// A literal; a rank-0 `value` splats to the result shape.
+    Constant {
+        /// The value: rank 0 (splat to `shape`) or of shape `shape`.
+        value: Array,
+        /// The result shape (in the text form, it comes from the declared type).
+        shape: Shape,
+    },
+}
+
+impl ShapeOp {
+    /// The name in the text form.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ShapeOp::BroadcastInDim { .. } => "broadcast_in_dim",
+            ShapeOp::Reshape { .. } => "reshape",
+            ShapeOp::Transpose { .. } => "transpose",
+            ShapeOp::Rev { .. } => "rev",
+            ShapeOp::Slice { .. } => "slice",
+            ShapeOp::Pad { .. } => "pad",
+            ShapeOp::Concatenate { .. } => "concatenate",
+            ShapeOp::Iota { .. } => "iota",
+            ShapeOp::Constant { .. } => "constant",
+        }
+    }
+
+    /// The op named `name`, with placeholder parameters that
+    /// [`ShapeOp::visit_attrs`] then fills.
+    pub(crate) fn blank(name: &str) -> Option<ShapeOp> {
+        let shape = Shape::new();
+        Some(match name {
+            "broadcast_in_dim" => ShapeOp::BroadcastInDim { shape, dims: vec![] },
+            "reshape" => ShapeOp::Reshape { shape },
+            "transpose" => ShapeOp::Transpose { perm: vec![] },
+            "rev" => ShapeOp::Rev { axes: vec![] },
+            "slice" => ShapeOp::Slice { start: vec![], limit: vec![], strides: vec![] },
+            "pad" => ShapeOp::Pad { low: vec![], high: vec![], interior: vec![] },
+            "concatenate" => ShapeOp::Concatenate { axis: 0 },
+            "iota" => ShapeOp::Iota { dtype: DType::I32, shape, dim: 0 },
+            "constant" => ShapeOp::Constant { value: Array::scalar_f32(0.0), shape },
+            _ => return None,
+        })
+    }
+
+    /// Hands every attribute of the op to `v`, in declared order.
+    pub(crate) fn visit_attrs<V: AttrVisitor>(&mut self, v: &mut V) -> Result<(), String> {
+        match self {
+            ShapeOp::BroadcastInDim { shape, dims } => {
+                v.shape("shape", shape)?;
+                v.usizes("dims", dims, None)
+            }
+            ShapeOp::Reshape { shape } => v.shape("shape", shape),
+            ShapeOp::Transpose { perm } => v.usizes("perm", perm, None),
+            ShapeOp::Rev { axes } => v.usizes("axes", axes, None),
+            ShapeOp::Slice { start, limit, strides } => {
+                v.usizes("start", start, None)?;
+                v.usizes("limit", limit, None)?;
+                v.usizes("strides", strides, Some(vec![1; start.len()]))
+            }
+            ShapeOp::Pad { low, high, interior } => {
+                v.ints("low", low)?;
+                v.ints("high", high)?;
+                v.usizes("interior", interior, Some(vec![0; low.len()]))
+            }
+            ShapeOp::Concatenate { axis } => v.usize("axis", axis),
+            ShapeOp::Iota { dtype, shape, dim } => {
+                v.dtype("dtype", dtype, None)?;
+                v.shape("shape", shape)?;
+                v.usize("dim", dim)
+            }
+            ShapeOp::Constant { value, shape } => v.literal("value", value, shape),
+        }
+    }
+}
+
+/// Evaluates a structural op on its operands.
+pub(crate) fn eval(op: &ShapeOp, a: &[&Array]) -> Result<Array, String> {
+    use super::operands;
+    match op {
+        ShapeOp::BroadcastInDim { shape, dims } => eval_broadcast_in_dim(shape, dims, operands::<1>(a)?[0]),
+        ShapeOp::Reshape { shape } => eval_reshape(shape, operands::<1>(a)?[0]),
+        ShapeOp::Transpose { perm } => eval_transpose(perm, operands::<1>(a)?[0]),
+        ShapeOp::Rev { axes } => eval_rev(axes, operands::<1>(a)?[0]),
+        ShapeOp::Slice { start, limit, strides } => eval_slice(start, limit, strides, operands::<1>(a)?[0]),
+        ShapeOp::Pad { low, high, interior } => {
+            let [x, v] = operands(a)?;
+            eval_pad(low, high, interior, x, v)
+        }
+        ShapeOp::Concatenate { axis } => eval_concatenate(*axis, a),
+        ShapeOp::Iota { dtype, shape, dim } => operands::<0>(a).and_then(|_| eval_iota(*dtype, shape, *dim)),
+        ShapeOp::Constant { value, shape } => operands::<0>(a).and_then(|_| eval_constant(value, shape)),
+    }
+}
+
+/// The property-table row of a structural op: views that move elements (an expanding
+/// broadcast reads an element for several results), and the two sources.
+pub(crate) fn props(op: &ShapeOp) -> super::props::Props {
+    use super::props::{Class, Props, Replicates};
+    match op {
+        ShapeOp::BroadcastInDim { .. } => Props { replicates: Replicates::WhenLarger, ..Props::movement(Class::View) },
+        ShapeOp::Reshape { .. }
+        | ShapeOp::Transpose { .. }
+        | ShapeOp::Rev { .. }
+        | ShapeOp::Slice { .. }
+        | ShapeOp::Pad { .. }
+        | ShapeOp::Concatenate { .. } => Props::movement(Class::View),
+        ShapeOp::Iota { .. } | ShapeOp::Constant { .. } => Props::movement(Class::Source),
+    }
+}
 
 #[cfg(test)]
 #[path = "../tests/shape.rs"]

@@ -8,6 +8,7 @@
 use super::support::{close, compile, interp, run, same_bits};
 use crate::kernel::{KernelOptions, is_kernel_prim};
 use ferrax_ir::prim::ReduceOp;
+use ferrax_ir::prim::ReductionOp;
 use ferrax_ir::testing::{GenConfig, Rng, random_inputs, random_module};
 use ferrax_ir::{AttrValue, Func, Module, Prim, Value};
 
@@ -26,7 +27,15 @@ fn kernel_for(entry: &Func, v: Value) -> Option<Func> {
     if !eqns.iter().all(|e| is_kernel_prim(&e.prim)) {
         return None;
     }
-    let reductions = eqns.iter().filter(|e| matches!(e.prim, Prim::Reduce { .. } | Prim::ArgReduce { .. })).count();
+    let reductions = eqns
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.prim,
+                Prim::Reduction(ReductionOp::Reduce { .. }) | Prim::Reduction(ReductionOp::ArgReduce { .. })
+            )
+        })
+        .count();
     if reductions > 1 {
         return None;
     }
@@ -81,7 +90,7 @@ fn random_kernels_match_the_interpreter() {
             let v = compile(&m, &KernelOptions { simd: true, ..opts.clone() }).unwrap();
             let got = run(&v, &m, &args, &[]);
             let reassoc = m.entry().unwrap().eqns.iter().any(|e| {
-                matches!(e.prim, Prim::Reduce { op: ReduceOp::Sum | ReduceOp::Prod, .. })
+                matches!(e.prim, Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum | ReduceOp::Prod, .. }))
                     && m.entry().unwrap().ty(e.inputs[0]).dtype.is_float()
             });
             let ok = if reassoc { close(&got[0], &want[0], 1e-4) } else { same_bits(&got[0], &want[0]) };
