@@ -378,45 +378,121 @@ pub fn all_primitives() -> Vec<Prim> {
         Prim::Control(ControlOp::CustomVjp { func: f("g"), fwd: f("fw"), bwd: f("bw") }),
         Prim::Control(ControlOp::Remat { func: f("g"), policy: ferrax_ir::prim::RematPolicy::Nothing }),
     ]);
-    for prim in &all {
-        // No wildcard arm: a new variant of `Prim` stops this crate from compiling
-        // until a sample of it is listed above (and then the table test asks for
-        // its row).
-        match prim {
-            Prim::Unary(_)
-            | Prim::Name { .. }
-            | Prim::Binary(_)
-            | Prim::Compare(_)
-            | Prim::Ternary(TernaryOp::Select)
-            | Prim::Ternary(TernaryOp::Clamp)
-            | Prim::Shape(ShapeOp::BroadcastInDim { .. })
-            | Prim::Shape(ShapeOp::Reshape { .. })
-            | Prim::Shape(ShapeOp::Transpose { .. })
-            | Prim::Shape(ShapeOp::Rev { .. })
-            | Prim::Shape(ShapeOp::Slice { .. })
-            | Prim::Shape(ShapeOp::Pad { .. })
-            | Prim::Shape(ShapeOp::Concatenate { .. })
-            | Prim::Shape(ShapeOp::Iota { .. })
-            | Prim::Shape(ShapeOp::Constant { .. })
-            | Prim::Index(IndexOp::DynamicSlice { .. })
-            | Prim::Index(IndexOp::DynamicUpdateSlice)
-            | Prim::Index(IndexOp::Gather { .. })
-            | Prim::Index(IndexOp::ScatterAdd { .. })
-            | Prim::Reduction(ReductionOp::Reduce { .. })
-            | Prim::Reduction(ReductionOp::ArgReduce { .. })
-            | Prim::Reduction(ReductionOp::Cumsum { .. })
-            | Prim::Linalg(LinalgOp::DotGeneral(_))
-            | Prim::Random(RandomOp::RandomBits { .. })
-            | Prim::Control(ControlOp::Call { .. })
-            | Prim::Control(ControlOp::Cond { .. })
-            | Prim::Control(ControlOp::While { .. })
-            | Prim::Control(ControlOp::Scan(_))
-            | Prim::Control(ControlOp::CustomJvp { .. })
-            | Prim::Control(ControlOp::CustomVjp { .. })
-            | Prim::Control(ControlOp::Remat { .. }) => {}
-        }
-    }
     all
+}
+
+/// The family of `prim`, the position of its op in the family and the family's size.
+/// Every match is exhaustive over the family's enum, so a new op does not compile
+/// until it has a position here (the next one, with the size counting it), and
+/// [`missing_samples`] then reports it until [`all_primitives`] lists a sample of it.
+pub fn op_ordinal(prim: &Prim) -> (&'static str, usize, usize) {
+    match prim {
+        Prim::Unary(op) => (
+            "unary",
+            match op {
+                UnaryOp::IntegerPow { .. } => UnaryOp::MATH.len(),
+                UnaryOp::Convert { .. } => UnaryOp::MATH.len() + 1,
+                UnaryOp::StopGradient => UnaryOp::MATH.len() + 2,
+                math => UnaryOp::MATH.iter().position(|m| m == math).unwrap_or(usize::MAX),
+            },
+            UnaryOp::MATH.len() + 3,
+        ),
+        Prim::Name { .. } => ("name", 0, 1),
+        Prim::Binary(op) => {
+            ("binary", BinaryOp::ALL.iter().position(|b| b == op).unwrap_or(usize::MAX), BinaryOp::ALL.len())
+        }
+        Prim::Compare(op) => {
+            ("compare", CompareOp::ALL.iter().position(|c| c == op).unwrap_or(usize::MAX), CompareOp::ALL.len())
+        }
+        Prim::Ternary(op) => (
+            "ternary",
+            match op {
+                TernaryOp::Select => 0,
+                TernaryOp::Clamp => 1,
+            },
+            2,
+        ),
+        Prim::Shape(op) => (
+            "shape",
+            match op {
+                ShapeOp::BroadcastInDim { .. } => 0,
+                ShapeOp::Reshape { .. } => 1,
+                ShapeOp::Transpose { .. } => 2,
+                ShapeOp::Rev { .. } => 3,
+                ShapeOp::Slice { .. } => 4,
+                ShapeOp::Pad { .. } => 5,
+                ShapeOp::Concatenate { .. } => 6,
+                ShapeOp::Iota { .. } => 7,
+                ShapeOp::Constant { .. } => 8,
+            },
+            9,
+        ),
+        Prim::Index(op) => (
+            "index",
+            match op {
+                IndexOp::DynamicSlice { .. } => 0,
+                IndexOp::DynamicUpdateSlice => 1,
+                IndexOp::Gather { .. } => 2,
+                IndexOp::ScatterAdd { .. } => 3,
+            },
+            4,
+        ),
+        Prim::Reduction(op) => (
+            "reduction",
+            match op {
+                ReductionOp::Reduce { op, .. } => ReduceOp::ALL.iter().position(|r| r == op).unwrap_or(usize::MAX),
+                ReductionOp::ArgReduce { op: ArgOp::Argmax, .. } => ReduceOp::ALL.len(),
+                ReductionOp::ArgReduce { op: ArgOp::Argmin, .. } => ReduceOp::ALL.len() + 1,
+                ReductionOp::Cumsum { .. } => ReduceOp::ALL.len() + 2,
+            },
+            ReduceOp::ALL.len() + 3,
+        ),
+        Prim::Linalg(op) => (
+            "linalg",
+            match op {
+                LinalgOp::DotGeneral(_) => 0,
+            },
+            1,
+        ),
+        Prim::Random(op) => (
+            "random",
+            match op {
+                RandomOp::RandomBits { .. } => 0,
+            },
+            1,
+        ),
+        Prim::Control(op) => (
+            "control",
+            match op {
+                ControlOp::Call { .. } => 0,
+                ControlOp::Cond { .. } => 1,
+                ControlOp::While { .. } => 2,
+                ControlOp::Scan(_) => 3,
+                ControlOp::CustomJvp { .. } => 4,
+                ControlOp::CustomVjp { .. } => 5,
+                ControlOp::Remat { .. } => 6,
+            },
+            7,
+        ),
+    }
+}
+
+/// The ops that [`all_primitives`] has no sample of, as `family #position`, and any
+/// sample whose position does not fit its family's size: empty when the list is
+/// complete.
+pub fn missing_samples() -> Vec<String> {
+    let mut seen: std::collections::BTreeMap<&str, (usize, std::collections::BTreeSet<usize>)> = Default::default();
+    for prim in all_primitives() {
+        let (family, k, size) = op_ordinal(&prim);
+        seen.entry(family).or_insert((size, Default::default())).1.insert(k);
+    }
+    let mut missing = Vec::new();
+    for (family, (size, positions)) in &seen {
+        missing.extend((0..*size).filter(|k| !positions.contains(k)).map(|k| format!("{family} #{k}")));
+        missing
+            .extend(positions.iter().filter(|&&k| k >= *size).map(|k| format!("{family} #{k} (past its size {size})")));
+    }
+    missing
 }
 
 /// The names of [`all_primitives`].

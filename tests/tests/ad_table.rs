@@ -68,6 +68,52 @@ fn pass_tolerance(module: &Module) -> f64 {
     if is_f32(module) { 1e-5 } else { 1e-12 }
 }
 
+/// The list of every primitive that the row check below relies on is complete: every
+/// op of every family has a sample.
+#[test]
+fn every_op_has_a_sample() {
+    let missing = ferrax_tests::missing_samples();
+    assert!(missing.is_empty(), "ops without a sample in ferrax_tests::all_primitives: {missing:?}");
+}
+
+/// Every primitive's row of the property table agrees with what its table rows do:
+/// an elementwise primitive keeps its operands' shape, a primitive with flops charged
+/// per output element has an output, and every operand of a row is in the
+/// primitive's declared domain.
+#[test]
+fn every_primitive_has_a_consistent_property_row() {
+    use ferrax_ir::prim::{Class, Flops};
+    let mut problems = Vec::new();
+    for row in table() {
+        for inst in instances(&row) {
+            for func in inst.module.funcs.values() {
+                for e in func.eqns.iter().filter(|e| e.prim.name() == row.prim) {
+                    let props = e.prim.props();
+                    let out = &func.value_types[e.outputs[0].index()];
+                    if let Some(&x) = e.inputs.first() {
+                        let x = &func.value_types[x.index()];
+                        if !props.domain.accepts(x.dtype) {
+                            problems.push(format!("{}: {x} is outside the domain {:?}", inst.label, props.domain));
+                        }
+                        if props.class == Class::Elementwise && x.shape != out.shape {
+                            problems.push(format!("{}: elementwise but {x} -> {out}", inst.label));
+                        }
+                    }
+                    if matches!(props.flops, Flops::Bodies) != e.prim.callees().iter().any(|_| true) {
+                        problems.push(format!(
+                            "{}: flops {:?} vs callees {:?}",
+                            inst.label,
+                            props.flops,
+                            e.prim.callees()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
 #[test]
 fn every_primitive_has_a_row() {
     let rows: BTreeSet<&str> = table().iter().map(|r| r.prim).collect();
