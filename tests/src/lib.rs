@@ -356,6 +356,8 @@ pub fn all_primitives() -> Vec<Prim> {
         Prim::Index(IndexOp::Gather { axis: 0, batch_dims: 0 }),
         Prim::Index(IndexOp::ScatterAdd { axis: 0, batch_dims: 0 }),
         Prim::Reduction(ReductionOp::Cumsum { axis: 0, reverse: false }),
+        Prim::Reduction(ReductionOp::Cummax { axis: 0, reverse: false }),
+        Prim::Reduction(ReductionOp::Cummin { axis: 0, reverse: false }),
         Prim::Linalg(LinalgOp::DotGeneral(ferrax_ir::prim::DotDims {
             lhs_contract: vec![],
             rhs_contract: vec![],
@@ -444,8 +446,10 @@ pub fn op_ordinal(prim: &Prim) -> (&'static str, usize, usize) {
                 ReductionOp::ArgReduce { op: ArgOp::Argmax, .. } => ReduceOp::ALL.len(),
                 ReductionOp::ArgReduce { op: ArgOp::Argmin, .. } => ReduceOp::ALL.len() + 1,
                 ReductionOp::Cumsum { .. } => ReduceOp::ALL.len() + 2,
+                ReductionOp::Cummax { .. } => ReduceOp::ALL.len() + 3,
+                ReductionOp::Cummin { .. } => ReduceOp::ALL.len() + 4,
             },
-            ReduceOp::ALL.len() + 3,
+            ReduceOp::ALL.len() + 5,
         ),
         Prim::Linalg(op) => (
             "linalg",

@@ -116,7 +116,7 @@ pub fn table() -> Vec<Row> {
 
 /// The primitives that also get an f32 row (every smooth family: unary, binary,
 /// structural, indexing, reductions, dot, control and custom rules).
-const F32_PRIMS: [&str; 37] = [
+const F32_PRIMS: [&str; 38] = [
     "exp",
     "log",
     "log1p",
@@ -146,6 +146,7 @@ const F32_PRIMS: [&str; 37] = [
     "reduce_sum",
     "reduce_max",
     "cumsum",
+    "cummax",
     "call",
     "cond",
     "while",
@@ -685,6 +686,18 @@ fn reduction_rows() -> Vec<Row> {
             .case(&[("s", "[2,4]"), ("o", "[2,4]"), ("axis", "1"), ("rev", "true")])
             .case(&[("s", "[2,0]"), ("o", "[2,0]"), ("axis", "1"), ("rev", "false")]),
     );
+    // Running extremes on distinct values, so that no two inputs tie for a record.
+    for op in ["cummax", "cummin"] {
+        rows.push(
+            Row::new(op, structural(&format!("{op}[axis={{axis}}, reverse={{rev}}]")))
+                .case(&[("s", "[1]"), ("o", "[1]"), ("axis", "0"), ("rev", "false")])
+                .case(&[("s", "[1,3]"), ("o", "[1,3]"), ("axis", "1"), ("rev", "true")])
+                .case(&[("s", "[2,3]"), ("o", "[2,3]"), ("axis", "0"), ("rev", "false")])
+                .case(&[("s", "[2,4,3]"), ("o", "[2,4,3]"), ("axis", "1"), ("rev", "true")])
+                .case(&[("s", "[2,0]"), ("o", "[2,0]"), ("axis", "1"), ("rev", "false")])
+                .domains(&[Domain::Distinct(0.0)]),
+        );
+    }
     rows
 }
 

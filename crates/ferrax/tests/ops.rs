@@ -181,6 +181,18 @@ fn argmax_argmin_take_the_first_extreme_and_cumsum_runs_both_ways() {
     assert_eq!(run1(|v| v.cumsum(0, true), &v).as_f32().unwrap(), &[10.0, 9.0, 7.0, 4.0]);
 }
 
+#[test]
+fn cummax_and_cummin_run_both_ways_and_their_gradient_follows_the_record() {
+    let v = f32a(&[5], &[2.0, 1.0, 4.0, 3.0, 5.0]);
+    assert_eq!(run1(|v| v.cummax(0, false), &v).as_f32().unwrap(), &[2.0, 2.0, 4.0, 4.0, 5.0]);
+    assert_eq!(run1(|v| v.cummin(0, true), &v).as_f32().unwrap(), &[1.0, 1.0, 3.0, 3.0, 5.0]);
+    let mask = Array::from_bool(&[3], vec![false, true, false]).unwrap();
+    assert_eq!(run1(|m| m.cummax(0, false), &mask).as_i32().unwrap(), &[0, 1, 1]);
+    // d/dv of sum(cummax(v)): each output counts the element it came from.
+    let g = ferrax::grad(|v: Tensor| v.cummax(0, false).sum_all()).call(&v).unwrap();
+    assert_eq!(g.as_f32().unwrap(), &[2.0, 0.0, 2.0, 0.0, 1.0]);
+}
+
 // ---- matmul and dot ----
 
 #[test]

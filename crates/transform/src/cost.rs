@@ -35,8 +35,8 @@ pub use flops::RANDOM_BITS_FLOPS;
 
 use crate::residuals::{Residual, saved_residuals};
 use crate::wrt::Wrt;
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
-use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, RandomOp, ReductionOp, ShapeOp, TernaryOp};
 use ferrax_ir::{AttrValue, Error, Func, MAX_NESTING, Module, Type, Value};
 use std::collections::HashMap;
 use std::fmt;
@@ -311,26 +311,12 @@ impl Memo<'_> {
             | Prim::Name { .. }
             | Prim::Binary(_)
             | Prim::Compare(_)
-            | Prim::Ternary(TernaryOp::Select)
-            | Prim::Ternary(TernaryOp::Clamp)
-            | Prim::Shape(ShapeOp::BroadcastInDim { .. })
-            | Prim::Shape(ShapeOp::Reshape { .. })
-            | Prim::Shape(ShapeOp::Transpose { .. })
-            | Prim::Shape(ShapeOp::Rev { .. })
-            | Prim::Shape(ShapeOp::Slice { .. })
-            | Prim::Shape(ShapeOp::Pad { .. })
-            | Prim::Shape(ShapeOp::Concatenate { .. })
-            | Prim::Shape(ShapeOp::Iota { .. })
-            | Prim::Shape(ShapeOp::Constant { .. })
-            | Prim::Index(IndexOp::DynamicSlice { .. })
-            | Prim::Index(IndexOp::DynamicUpdateSlice)
-            | Prim::Index(IndexOp::Gather { .. })
-            | Prim::Index(IndexOp::ScatterAdd { .. })
-            | Prim::Reduction(ReductionOp::Reduce { .. })
-            | Prim::Reduction(ReductionOp::ArgReduce { .. })
-            | Prim::Reduction(ReductionOp::Cumsum { .. })
-            | Prim::Linalg(LinalgOp::DotGeneral(_))
-            | Prim::Random(RandomOp::RandomBits { .. }) => simple(flops::eqn_flops(func, eqn)),
+            | Prim::Ternary(_)
+            | Prim::Shape(_)
+            | Prim::Index(_)
+            | Prim::Reduction(_)
+            | Prim::Linalg(_)
+            | Prim::Random(_) => simple(flops::eqn_flops(func, eqn)),
         };
         Ok(step)
     }

@@ -1,5 +1,5 @@
 //! Reductions over axes (`sum_axes`, `mean`, `max_axes`, `min_axes`, `prod_axes`,
-//! with or without keepdims), `argmax`/`argmin` and `cumsum`.
+//! with or without keepdims), `argmax`/`argmin`, `cumsum`, `cummax` and `cummin`.
 //!
 //! Bool operands count as i32 for sums, products and cumulative sums (NumPy counts
 //! `true`s); `mean` always computes in a float dtype. With `keepdims`, a reduction is
@@ -87,6 +87,23 @@ impl Tensor {
         let x = bool_as_i32(self, Location::caller());
         let ty = x.ty().clone();
         emit1(Prim::Reduction(ReductionOp::Cumsum { axis, reverse }), &[&x], Location::caller(), ty)
+    }
+
+    /// Running maximum along `axis`, from the end when `reverse` (`jax.lax.cummax`):
+    /// a NaN propagates to every later element. Bool tensors compare as i32.
+    #[track_caller]
+    pub fn cummax(&self, axis: usize, reverse: bool) -> Tensor {
+        let x = bool_as_i32(self, Location::caller());
+        let ty = x.ty().clone();
+        emit1(Prim::Reduction(ReductionOp::Cummax { axis, reverse }), &[&x], Location::caller(), ty)
+    }
+
+    /// Running minimum along `axis`, from the end when `reverse` (`jax.lax.cummin`).
+    #[track_caller]
+    pub fn cummin(&self, axis: usize, reverse: bool) -> Tensor {
+        let x = bool_as_i32(self, Location::caller());
+        let ty = x.ty().clone();
+        emit1(Prim::Reduction(ReductionOp::Cummin { axis, reverse }), &[&x], Location::caller(), ty)
     }
 }
 

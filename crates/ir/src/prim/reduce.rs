@@ -1,11 +1,11 @@
 //! Reductions: `reduce_sum`, `reduce_max`, `reduce_min`, `reduce_prod`, `argmax`,
-//! `argmin`, `cumsum`. A reduction over zero elements gives the identity.
+//! `argmin`, `cumsum`, `cummax`, `cummin`. A reduction over zero elements gives the identity.
 
 use super::ad::LinearIn;
 use super::binary::CompareOp;
 use super::kernels::{Num, array, axes_last_perm, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
-use super::{check_axes, check_axis, expect_arity, sum_order};
+use super::{IndexOp, ShapeOp, check_axes, check_axis, expect_arity, sum_order};
 use crate::Type;
 use crate::attr::AttrVisitor;
 use crate::{Emitter, Value};
@@ -94,10 +94,12 @@ pub(crate) fn infer_arg_reduce(
     Ok(vec![Type { dtype: index_dtype, shape }])
 }
 
-pub(crate) fn infer_cumsum(axis: usize, inputs: &[Type]) -> Result<Vec<Type>, String> {
-    expect_arity("cumsum", inputs, 1)?;
-    expect_domain("cumsum", UnaryDomain::Numeric, &inputs[0])?;
-    check_axis("cumsum", "axis", axis, inputs[0].rank())?;
+/// The type rule of the prefix scans (`cumsum`, `cummax`, `cummin`): one numeric
+/// operand, an axis inside it, the operand's type out.
+pub(crate) fn infer_cumulative(op: &str, axis: usize, inputs: &[Type]) -> Result<Vec<Type>, String> {
+    expect_arity(op, inputs, 1)?;
+    expect_domain(op, UnaryDomain::Numeric, &inputs[0])?;
+    check_axis(op, "axis", axis, inputs[0].rank())?;
     Ok(vec![inputs[0].clone()])
 }
 
@@ -106,7 +108,9 @@ pub(crate) fn infer(op: &ReductionOp, inputs: &[Type]) -> Result<Vec<Type>, Stri
     match op {
         ReductionOp::Reduce { op, axes } => infer_reduce(*op, axes, inputs),
         ReductionOp::ArgReduce { op, axis, index_dtype } => infer_arg_reduce(*op, *axis, *index_dtype, inputs),
-        ReductionOp::Cumsum { axis, reverse: _ } => infer_cumsum(*axis, inputs),
+        ReductionOp::Cumsum { axis, reverse: _ }
+        | ReductionOp::Cummax { axis, reverse: _ }
+        | ReductionOp::Cummin { axis, reverse: _ } => infer_cumulative(op.name(), *axis, inputs),
     }
 }
 
@@ -246,6 +250,43 @@ pub(crate) fn eval_cumsum(axis: usize, reverse: bool, x: &Array) -> Result<Array
     array(shape, data)
 }
 
+/// Evaluates the running maximum (`max`) or minimum along `axis`: element `k` is the
+/// extreme of elements `0..=k` (with `reverse`, of `k..n`), as `jax.lax.cummax` and
+/// `cummin`. A NaN propagates to every later element; `max(-0, +0)` is `+0` and
+/// `min(-0, +0)` is `-0`, as `reduce_max`/`reduce_min` and the binary `max`/`min`.
+pub(crate) fn eval_cum_extreme(max: bool, axis: usize, reverse: bool, x: &Array) -> Result<Array, String> {
+    let op = if max { "cummax" } else { "cummin" };
+    check_axis(op, "axis", axis, x.rank())?;
+    let shape = x.shape();
+    let (n, inner) = (shape[axis], shape[axis + 1..].iter().product());
+    fn running<T: Num>(v: &[T], n: usize, inner: usize, reverse: bool, max: bool) -> Vec<T> {
+        scan_slice(v, n, inner, reverse, if max { T::max } else { T::min })
+    }
+    let data = match x.data() {
+        Data::F32(v) => Data::F32(running(v, n, inner, reverse, max)),
+        Data::F64(v) => Data::F64(running(v, n, inner, reverse, max)),
+        Data::I32(v) => Data::I32(running(v, n, inner, reverse, max)),
+        Data::Bool(_) => return Err(bad_dtype(op, DType::Bool)),
+    };
+    array(shape, data)
+}
+
+/// Running `combine` over the middle axis of `v` seen as `[outer, n, inner]`, row by
+/// row in the scan's direction.
+fn scan_slice<T: Num>(v: &[T], n: usize, inner: usize, reverse: bool, combine: fn(T, T) -> T) -> Vec<T> {
+    let mut out = v.to_vec();
+    if out.is_empty() {
+        return out;
+    }
+    for block in out.chunks_exact_mut(n * inner) {
+        for step in 1..n {
+            let (from, to) = if reverse { (n - step, n - step - 1) } else { (step - 1, step) };
+            combine_row(block, from, to, inner, combine);
+        }
+    }
+    out
+}
+
 /// Prefix sums over the middle axis of `v` seen as `[outer, n, inner]`.
 fn cumsum_slice<T: Num>(v: &[T], n: usize, inner: usize, reverse: bool) -> Vec<T> {
     let mut out = v.to_vec();
@@ -257,18 +298,19 @@ fn cumsum_slice<T: Num>(v: &[T], n: usize, inner: usize, reverse: bool) -> Vec<T
         block[first * inner..(first + 1) * inner].iter_mut().for_each(|e| *e = T::add(T::ZERO, *e));
         for step in 1..n {
             let (from, to) = if reverse { (n - step, n - step - 1) } else { (step - 1, step) };
-            add_row(block, from, to, inner);
+            combine_row(block, from, to, inner, T::add);
         }
     }
     out
 }
 
-/// Adds row `from` of `block` (rows of length `inner`) into the adjacent row `to`.
-fn add_row<T: Num>(block: &mut [T], from: usize, to: usize, inner: usize) {
+/// Combines row `from` of `block` (rows of length `inner`) into the adjacent row `to`:
+/// `to = combine(from, to)`.
+fn combine_row<T: Num>(block: &mut [T], from: usize, to: usize, inner: usize, combine: fn(T, T) -> T) {
     let (low, high) = block.split_at_mut(from.max(to) * inner);
     let (src, dst) =
         if from < to { (&low[from * inner..], &mut high[..inner]) } else { (&high[..inner], &mut low[to * inner..]) };
-    dst.iter_mut().zip(src).for_each(|(d, &s)| *d = T::add(s, *d));
+    dst.iter_mut().zip(src).for_each(|(d, &s)| *d = combine(s, *d));
 }
 
 // ---- differentiation rules (jvp; transpose for the linear primitives) ----
@@ -329,6 +371,9 @@ pub(crate) fn jvp(
         ReductionOp::Reduce { op, axes } => jvp_reduce(em, *op, axes, primals, outputs, tangents),
         ReductionOp::ArgReduce { .. } => Ok(vec![None]),
         ReductionOp::Cumsum { axis, reverse } => jvp_cumsum(em, *axis, *reverse, primals, outputs, tangents),
+        ReductionOp::Cummax { axis, reverse } | ReductionOp::Cummin { axis, reverse } => {
+            jvp_cum_extreme(em, *axis, *reverse, primals, outputs, tangents)
+        }
     }
 }
 
@@ -386,6 +431,46 @@ pub(crate) fn jvp_reduce(
     Ok(vec![Some(tangent)])
 }
 
+/// The jvp rule of `cummax` and `cummin`: each output element is one input element (the
+/// latest record of the scan so far), so its tangent is that element's tangent, gathered
+/// along the axis. A record is a position where the input equals the running extreme
+/// (`x[j] == y[j]`); the latest record at or before `i` in the scan's direction holds
+/// `y[i]`. Its position is itself a running extreme of the record positions (`cummax`
+/// of `j` where `x[j] == y[j]`, else -1; reversed, `cummin` of `j`, else `n`), computed
+/// on i32, which has no tangent. Where several inputs tie for the extreme, the tangent
+/// is the latest one's (JAX averages tied tangents; the values agree).
+fn jvp_cum_extreme(
+    em: &mut Emitter,
+    axis: usize,
+    reverse: bool,
+    primals: &[Value],
+    outputs: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    let (&[x], &[y], &[t]) = (primals, outputs, tangents) else {
+        return Err("cummax/cummin: expects 1 operand, 1 tangent and 1 result".into());
+    };
+    let Some(t) = t else { return Ok(vec![None]) };
+    let ty = em.ty(x).clone();
+    if !ty.dtype.is_float() {
+        return Ok(vec![None]);
+    }
+    let n = ty.shape.get(axis).copied().ok_or("cummax/cummin: axis out of range")?;
+    let positions = em.op(ShapeOp::Iota { dtype: DType::I32, shape: ty.shape.clone(), dim: axis }, &[])?;
+    let record = em.compare(CompareOp::Eq, x, y)?;
+    let none = em.full_like(positions, if reverse { n as f64 } else { -1.0 })?;
+    let marks = em.select(record, positions, none)?;
+    let latest = if reverse { ReductionOp::Cummin { axis, reverse } } else { ReductionOp::Cummax { axis, reverse } };
+    let source = em.op(latest, &[marks])?;
+    // A gather along the last axis with every other axis a batch axis takes one
+    // element per position: `take_along_axis`.
+    let last = ty.rank() - 1;
+    let t_last = em.move_axis(t, axis, last)?;
+    let source_last = em.move_axis(source, axis, last)?;
+    let taken = em.op(IndexOp::Gather { axis: last, batch_dims: last }, &[t_last, source_last])?;
+    Ok(vec![Some(em.move_axis(taken, last, axis)?)])
+}
+
 /// The jvp rule of `cumsum`, which is linear: the same prefix sum of the tangent.
 pub(crate) fn jvp_cumsum(
     em: &mut Emitter,
@@ -411,6 +496,7 @@ pub(crate) fn transpose(
         ReductionOp::Reduce { op, axes } => transpose_reduce(em, *op, axes, inputs, cts),
         ReductionOp::ArgReduce { .. } => Err(super::ad::not_linear(op.name())),
         ReductionOp::Cumsum { axis, reverse } => transpose_cumsum(em, *axis, *reverse, inputs, cts),
+        ReductionOp::Cummax { .. } | ReductionOp::Cummin { .. } => Err(super::ad::not_linear(op.name())),
     }
 }
 
@@ -469,12 +555,13 @@ fn reduce_operands<'a>(
 
 // ---- batching rules (vmap) ----
 
-/// The batching rule of the reductions (`reduce_*`, `argmax`, `argmin`, `cumsum`).
+/// The batching rule of the reductions (`reduce_*`, `argmax`, `argmin`, `cumsum`,
+/// `cummax`, `cummin`).
 ///
 /// No data moves: the operand stays batched where it is, and the primitive's axes are
 /// renumbered around the batch axis `d` (an axis `a >= d` of an example is axis `a + 1`
 /// of the batched operand). The output's batch axis is `d` less the number of reduced
-/// axes before it (`cumsum` removes none).
+/// axes before it (the prefix scans remove none).
 pub(crate) fn batch_reduce(
     em: &mut Emitter,
     prim: &ReductionOp,
@@ -505,6 +592,14 @@ pub(crate) fn batch_reduce(
         ReductionOp::Cumsum { axis, reverse } => {
             check_axis(op, "axis", *axis, rank)?;
             (ReductionOp::Cumsum { axis: shift(*axis), reverse: *reverse }, d)
+        }
+        ReductionOp::Cummax { axis, reverse } => {
+            check_axis(op, "axis", *axis, rank)?;
+            (ReductionOp::Cummax { axis: shift(*axis), reverse: *reverse }, d)
+        }
+        ReductionOp::Cummin { axis, reverse } => {
+            check_axis(op, "axis", *axis, rank)?;
+            (ReductionOp::Cummin { axis: shift(*axis), reverse: *reverse }, d)
         }
     };
     let out = em.op(batched, &[x])?;
@@ -537,6 +632,20 @@ pub enum ReductionOp {
         /// Sum from the end instead.
         reverse: bool,
     },
+    /// Running maximum along an axis (NaN propagates).
+    Cummax {
+        /// The scanned axis.
+        axis: usize,
+        /// Scan from the end instead.
+        reverse: bool,
+    },
+    /// Running minimum along an axis (NaN propagates).
+    Cummin {
+        /// The scanned axis.
+        axis: usize,
+        /// Scan from the end instead.
+        reverse: bool,
+    },
 }
 
 impl ReductionOp {
@@ -546,6 +655,8 @@ impl ReductionOp {
             ReductionOp::Reduce { op, .. } => op.name(),
             ReductionOp::ArgReduce { op, .. } => op.name(),
             ReductionOp::Cumsum { .. } => "cumsum",
+            ReductionOp::Cummax { .. } => "cummax",
+            ReductionOp::Cummin { .. } => "cummin",
         }
     }
 
@@ -557,6 +668,8 @@ impl ReductionOp {
             "argmax" => arg(ArgOp::Argmax),
             "argmin" => arg(ArgOp::Argmin),
             "cumsum" => ReductionOp::Cumsum { axis: 0, reverse: false },
+            "cummax" => ReductionOp::Cummax { axis: 0, reverse: false },
+            "cummin" => ReductionOp::Cummin { axis: 0, reverse: false },
             other => ReductionOp::Reduce { op: ReduceOp::from_name(other)?, axes: vec![] },
         })
     }
@@ -569,7 +682,9 @@ impl ReductionOp {
                 v.usize("axis", axis)?;
                 v.dtype("index_dtype", index_dtype, Some(DType::I32))
             }
-            ReductionOp::Cumsum { axis, reverse } => {
+            ReductionOp::Cumsum { axis, reverse }
+            | ReductionOp::Cummax { axis, reverse }
+            | ReductionOp::Cummin { axis, reverse } => {
                 v.usize("axis", axis)?;
                 v.bool_or("reverse", reverse, false)
             }
@@ -584,12 +699,15 @@ pub(crate) fn eval(op: &ReductionOp, a: &[&Array]) -> Result<Array, String> {
         ReductionOp::Reduce { op, axes } => eval_reduce(*op, axes, x),
         ReductionOp::ArgReduce { op, axis, index_dtype: _ } => eval_arg_reduce(*op, *axis, x),
         ReductionOp::Cumsum { axis, reverse } => eval_cumsum(*axis, *reverse, x),
+        ReductionOp::Cummax { axis, reverse } => eval_cum_extreme(true, *axis, *reverse, x),
+        ReductionOp::Cummin { axis, reverse } => eval_cum_extreme(false, *axis, *reverse, x),
     }
 }
 
 /// The property-table row of a reduction op: one flop per input element; float
 /// results may differ by more than the last bit (the JIT sums in blocks); `max`/`min`
-/// (and the arg-reductions) are extreme, `sum`/`prod`/`cumsum` reassociate.
+/// (and the arg-reductions) are extreme, `sum`/`prod`/`cumsum` reassociate; the
+/// running extremes are exact.
 pub(crate) fn props(op: &ReductionOp) -> super::props::Props {
     use super::props::{Class, Flops, Props};
     let base = Props {
@@ -603,6 +721,9 @@ pub(crate) fn props(op: &ReductionOp) -> super::props::Props {
         ReductionOp::Reduce { op: ReduceOp::Max | ReduceOp::Min, .. } => Props { extreme: true, ..base },
         ReductionOp::ArgReduce { .. } => Props { extreme: true, inexact: false, ..base },
         ReductionOp::Cumsum { .. } => Props { class: Class::Launch, reassociates: true, ..base },
+        ReductionOp::Cummax { .. } | ReductionOp::Cummin { .. } => {
+            Props { class: Class::Launch, inexact: false, ..base }
+        }
     }
 }
 

@@ -353,7 +353,15 @@ impl Gen {
     fn reduce_eqn(&mut self, func: &mut Func) -> Option<()> {
         let x = self.any_value(func, |t| t.dtype != DType::Bool)?;
         let rank = func.ty(x).rank();
-        let prim = match self.rng.below(3) {
+        let prim = match self.rng.below(4) {
+            3 if rank > 0 => {
+                let (axis, reverse) = (self.rng.below(rank), self.rng.chance(50));
+                Prim::Reduction(if self.rng.chance(50) {
+                    ReductionOp::Cummax { axis, reverse }
+                } else {
+                    ReductionOp::Cummin { axis, reverse }
+                })
+            }
             0 => Prim::Reduction(ReductionOp::Reduce {
                 op: self.rng.pick(&ReduceOp::ALL),
                 axes: (0..rank).filter(|_| self.rng.chance(50)).collect(),
@@ -697,6 +705,8 @@ mod tests {
             "select",
             "clamp",
             "cumsum",
+            "cummax",
+            "cummin",
             "dot_general",
             "broadcast_in_dim",
             "reshape",
@@ -756,6 +766,8 @@ mod tests {
             "dot_general",
             "pad",
             "cumsum",
+            "cummax",
+            "cummin",
             "argmax",
             "dynamic_update_slice",
             "random_bits",

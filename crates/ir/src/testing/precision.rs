@@ -106,6 +106,8 @@ fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DTyp
         | Prim::Index(IndexOp::ScatterAdd { .. })
         | Prim::Reduction(ReductionOp::Reduce { .. })
         | Prim::Reduction(ReductionOp::Cumsum { .. })
+        | Prim::Reduction(ReductionOp::Cummax { .. })
+        | Prim::Reduction(ReductionOp::Cummin { .. })
         | Prim::Linalg(LinalgOp::DotGeneral(_))
         | Prim::Random(RandomOp::RandomBits { .. })
         | Prim::Control(ControlOp::Call { .. })

@@ -155,13 +155,22 @@ impl Gen {
         }
     }
 
-    /// A smooth reduction: sum, product, max, min, or a cumulative sum.
+    /// A smooth reduction: sum, product, max, min, or a running sum, max or min.
     pub(super) fn smooth_reduce_eqn(&mut self, func: &mut Func) -> Option<()> {
         let x = self.any_value(func, |_| true)?;
         let rank = func.ty(x).rank();
-        let prim = match self.rng.below(4) {
+        let prim = match self.rng.below(5) {
             3 if rank > 0 => {
                 Prim::Reduction(ReductionOp::Cumsum { axis: self.rng.below(rank), reverse: self.rng.chance(50) })
+            }
+            4 if rank > 0 => {
+                let (axis, reverse) = (self.rng.below(rank), self.rng.chance(50));
+                let running = if self.rng.chance(50) {
+                    ReductionOp::Cummax { axis, reverse }
+                } else {
+                    ReductionOp::Cummin { axis, reverse }
+                };
+                Prim::Reduction(running)
             }
             k => Prim::Reduction(ReductionOp::Reduce {
                 op: if k == 0 {

@@ -19,8 +19,8 @@ use ferrax_ir::{Error, EvalOptions, Func, Module, Type};
 pub(crate) enum Opaque {
     /// `random_bits[shape](key)`.
     RandomBits { count: usize },
-    /// `cumsum` over the middle axis of `[outer, n, inner]`.
-    Cumsum { dtype: ferrax_ir::DType, outer: usize, n: usize, inner: usize, reverse: bool },
+    /// `cumsum`, `cummax` or `cummin` over the middle axis of `[outer, n, inner]`.
+    Cumulative { op: Running, dtype: ferrax_ir::DType, outer: usize, n: usize, inner: usize, reverse: bool },
     /// `dynamic_update_slice(x, update, starts...)`.
     Dus { elem: usize, x: Vec<usize>, update: Vec<usize> },
     /// `scatter_add[axis, batch_dims](x, idx, updates)`: rows of `inner` elements added
@@ -37,11 +37,19 @@ impl Opaque {
             return Ok(Opaque::RandomBits { count });
         }
         match prim {
-            Prim::Reduction(ReductionOp::Cumsum { axis, reverse })
-                if *axis < ins[0].rank() && ins[0].dtype != ferrax_ir::DType::Bool =>
-            {
+            Prim::Reduction(
+                scan @ (ReductionOp::Cumsum { axis, reverse }
+                | ReductionOp::Cummax { axis, reverse }
+                | ReductionOp::Cummin { axis, reverse }),
+            ) if *axis < ins[0].rank() && ins[0].dtype != ferrax_ir::DType::Bool => {
                 let sh = &ins[0].shape;
-                return Ok(Opaque::Cumsum {
+                let op = match scan {
+                    ReductionOp::Cummax { .. } => Running::Max,
+                    ReductionOp::Cummin { .. } => Running::Min,
+                    _ => Running::Sum,
+                };
+                return Ok(Opaque::Cumulative {
+                    op,
                     dtype: ins[0].dtype,
                     outer: sh[..*axis].iter().product(),
                     n: sh[*axis],
@@ -108,17 +116,28 @@ impl Opaque {
                 }
                 Ok(())
             }
-            Opaque::Cumsum { dtype, outer, n, inner, reverse } => {
-                let (outer, n, inner, rev) = (*outer, *n, *inner, *reverse);
+            Opaque::Cumulative { op, dtype, outer, n, inner, reverse } => {
+                let rows = (*outer, *n, *inner, *reverse);
+                let (src, dst) = (ins[0], outs[0]);
                 // SAFETY: input and output hold outer*n*inner elements of `dtype`.
                 unsafe {
-                    match dtype {
-                        ferrax_ir::DType::F32 => cumsum::<f32>(ins[0], outs[0], outer, n, inner, rev, |a, b| a + b),
-                        ferrax_ir::DType::F64 => cumsum::<f64>(ins[0], outs[0], outer, n, inner, rev, |a, b| a + b),
-                        ferrax_ir::DType::I32 => {
-                            cumsum::<i32>(ins[0], outs[0], outer, n, inner, rev, i32::wrapping_add)
+                    match (op, dtype) {
+                        (Running::Sum, ferrax_ir::DType::F32) => {
+                            running::<f32>(src, dst, rows, |a| 0.0 + a, |a, b| a + b)
                         }
-                        ferrax_ir::DType::Bool => return Err("cumsum: bool operand".into()),
+                        (Running::Sum, ferrax_ir::DType::F64) => {
+                            running::<f64>(src, dst, rows, |a| 0.0 + a, |a, b| a + b)
+                        }
+                        (Running::Sum, ferrax_ir::DType::I32) => {
+                            running::<i32>(src, dst, rows, |a| a, i32::wrapping_add)
+                        }
+                        (Running::Max, ferrax_ir::DType::F32) => running::<f32>(src, dst, rows, |a| a, float_max),
+                        (Running::Max, ferrax_ir::DType::F64) => running::<f64>(src, dst, rows, |a| a, float_max),
+                        (Running::Max, ferrax_ir::DType::I32) => running::<i32>(src, dst, rows, |a| a, Ord::max),
+                        (Running::Min, ferrax_ir::DType::F32) => running::<f32>(src, dst, rows, |a| a, float_min),
+                        (Running::Min, ferrax_ir::DType::F64) => running::<f64>(src, dst, rows, |a| a, float_min),
+                        (Running::Min, ferrax_ir::DType::I32) => running::<i32>(src, dst, rows, |a| a, Ord::min),
+                        (_, ferrax_ir::DType::Bool) => return Err("cumulative scan of a bool operand".into()),
                     }
                 }
                 Ok(())
@@ -195,30 +214,93 @@ impl Opaque {
     }
 }
 
-/// Prefix sums over the middle axis of `[outer, n, inner]`, in the interpreter's order.
+/// Which running combination an [`Opaque::Cumulative`] computes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Running {
+    /// `cumsum`.
+    Sum,
+    /// `cummax`.
+    Max,
+    /// `cummin`.
+    Min,
+}
+
+/// The larger of `a` and `b` as the interpreter's `max`: NaN if either is, and `+0`
+/// for a tie of zeros.
+fn float_max<T: num_like::Float>(a: T, b: T) -> T {
+    if a.is_nan() || b.is_nan() {
+        a + b
+    } else if a == b {
+        if a.is_sign_negative() { b } else { a }
+    } else if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// The smaller of `a` and `b` as the interpreter's `min`: NaN if either is, and `-0`
+/// for a tie of zeros.
+fn float_min<T: num_like::Float>(a: T, b: T) -> T {
+    if a.is_nan() || b.is_nan() {
+        a + b
+    } else if a == b {
+        if a.is_sign_negative() { a } else { b }
+    } else if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// The float operations [`float_max`] and [`float_min`] need, for f32 and f64.
+mod num_like {
+    pub(super) trait Float: Copy + PartialOrd + std::ops::Add<Output = Self> {
+        fn is_nan(self) -> bool;
+        fn is_sign_negative(self) -> bool;
+    }
+    macro_rules! float {
+        ($($t:ty),*) => {$(impl Float for $t {
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            fn is_sign_negative(self) -> bool {
+                <$t>::is_sign_negative(self)
+            }
+        })*};
+    }
+    float!(f32, f64);
+}
+
+/// A running combination over the middle axis of `[outer, n, inner]`, in the order the
+/// interpreter uses: the first element of each row through `first` (`0 + x` for a sum,
+/// which turns a lone `-0` into `+0`), then `acc = combine(acc, x)` element by element.
 ///
 /// # Safety
 /// `src` and `dst` hold `outer * n * inner` elements of `T`.
-unsafe fn cumsum<T: Copy + Default>(
+unsafe fn running<T: Copy>(
     src: *const u8,
     dst: *mut u8,
-    outer: usize,
-    n: usize,
-    inner: usize,
-    reverse: bool,
-    add: impl Fn(T, T) -> T,
+    (outer, n, inner, reverse): (usize, usize, usize, bool),
+    first: impl Fn(T) -> T,
+    combine: impl Fn(T, T) -> T,
 ) {
     let (src, dst) = (src as *const T, dst as *mut T);
     for o in 0..outer {
         for i in 0..inner {
-            let mut acc = T::default();
+            let mut acc = None;
             for step in 0..n {
                 let k = if reverse { n - 1 - step } else { step };
                 let at = (o * n + k) * inner + i;
                 // SAFETY: `at` < outer*n*inner.
                 unsafe {
-                    acc = add(acc, src.add(at).read_unaligned());
-                    dst.add(at).write_unaligned(acc);
+                    let x = src.add(at).read_unaligned();
+                    let next = match acc {
+                        None => first(x),
+                        Some(acc) => combine(acc, x),
+                    };
+                    acc = Some(next);
+                    dst.add(at).write_unaligned(next);
                 }
             }
         }
