@@ -3,8 +3,8 @@
 //!
 //! `ferrax::custom_jvp(f, rule)` and `ferrax::custom_vjp(f, fwd, bwd)` take closures
 //! over traced tensors, like JAX's decorators; `call` traces them into the IR's
-//! `custom_jvp[func, jvp]` and `custom_vjp[func, fwd, bwd]` equations (DESIGN section
-//! 3), which every transform understands.
+//! `custom_jvp[func, jvp]` and `custom_vjp[func, fwd, bwd]` equations, which every
+//! transform understands.
 //!
 //! 1. `softplus(x) = log(1 + e^x)` in f32: automatic differentiation of the formula
 //!    gives `e^x / (1 + e^x)`, which is `inf / inf = nan` at `x = 100`; the custom jvp

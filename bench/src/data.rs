@@ -15,10 +15,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-/// The size of the workloads: DESIGN section 6's shapes, or small ones for tests.
+/// The size of the workloads: the benchmark's shapes, or small ones for tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scale {
-    /// The shapes of DESIGN section 6 (what `bench/compare` measures).
+    /// The benchmark's shapes (what `bench/compare` measures).
     Full,
     /// Shapes small enough for the interpreter in a test (seconds for every workload).
     Small,

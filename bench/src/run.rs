@@ -14,8 +14,8 @@
 //!   `Executable::call_raw` on borrowed slices with preallocated results (no copies),
 //!   the floor of the call.
 //! - `peak_bytes`: argument + `Executable::workspace_bytes()` (the planned intermediate
-//!   buffers after reuse), the counterpart of JAX's temp + argument bytes (DESIGN
-//!   section 6's target): neither side counts its results there, which are the caller's
+//!   buffers after reuse), the counterpart of JAX's temp + argument bytes (what
+//!   the peak-memory target compares): neither side counts its results there, which are the caller's
 //!   (ferrax writes them straight into the arrays it returns). `total_bytes` adds the
 //!   results on both sides (JAX: temp + argument + output); the parts are printed as
 //!   `arg_bytes`, `result_bytes` and `workspace_bytes`.

@@ -1,4 +1,5 @@
-//! The registry of workloads: DESIGN section 6's W1-W6 as named programs with their
+//! The registry of workloads: W1-W6 (the performance workloads of README.md's
+//! benchmark section) as named programs with their
 //! inputs, default call counts and tolerances.
 //!
 //! A workload's program is a boxed Rust closure from the flat list of argument tensors
@@ -19,7 +20,7 @@ pub type Program = Box<dyn Fn(Vec<Tensor>) -> Vec<Tensor>>;
 pub struct Workload {
     /// The name in the output lines (`mlp_grad`, `dispatch`, ...).
     pub name: &'static str,
-    /// DESIGN section 6's label (`W1` ... `W6`), accepted by `--only`.
+    /// The workload's label (`W1` ... `W6`), accepted by `--only`.
     pub id: &'static str,
     /// Builds the program (a fresh closure, with fresh transform objects, each call).
     pub program: fn() -> Program,

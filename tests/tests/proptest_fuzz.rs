@@ -1,5 +1,5 @@
-//! Property-based fuzzing with `proptest` (DESIGN section 7: "fuzzing runs on stable
-//! Rust"): arbitrary bytes and edited corpus text through the parser and verifier,
+//! Property-based fuzzing with `proptest`, which runs on stable Rust (unlike
+//! cargo-fuzz): arbitrary bytes and edited corpus text through the parser and verifier,
 //! and `.npy` files built from arbitrary header fields through the reader, under an
 //! allocation budget. A panic anywhere fails the property and proptest shrinks the
 //! input to a small one before reporting it; a found input belongs in `ir/fuzz/`.

@@ -3,8 +3,8 @@
 //!
 //! Each builder holds a function and its rule(s) as closures over traced tensors;
 //! `call` traces them, inside the open trace, into Funcs of the module being built and
-//! emits one `custom_jvp[func, jvp]` or `custom_vjp[func, fwd, bwd]` equation (DESIGN
-//! sections 2 and 3). Evaluation, `jit` and `vmap` run (or batch) the function; forward
+//! emits one `custom_jvp[func, jvp]` or `custom_vjp[func, fwd, bwd]` equation (their
+//! text form and rules are in `ir/README.md`). Evaluation, `jit` and `vmap` run (or batch) the function; forward
 //! mode calls the jvp rule; reverse mode linearizes the jvp rule and transposes it, or
 //! runs `fwd` in the forward pass and `bwd` in the backward pass. Forward mode through a
 //! `custom_vjp` differentiates the function itself, so a rule that

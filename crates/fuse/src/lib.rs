@@ -59,8 +59,8 @@
 //!    reduction loop); in a kernel without one, it has the loop shape and reaches the
 //!    root through elementwise ops only.
 //! 6. **Size caps.** A kernel holds at most [`MAX_KERNEL_EQNS`] equations (sources not
-//!    counted) and [`MAX_KERNEL_PARAMS`] buffer parameters (Cranelift compile time and
-//!    registers, notes section 3); a producer that would exceed them roots its own
+//!    counted) and [`MAX_KERNEL_PARAMS`] buffer parameters (Cranelift's compile time grows
+//!    faster than linearly with a function's size, and registers run out); a producer that would exceed them roots its own
 //!    kernel.
 //! 7. **Static update slices.** A `dynamic_update_slice` at constant start indices (how
 //!    reverse mode writes a slice's cotangent) is rewritten, exactly, into

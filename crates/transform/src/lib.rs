@@ -31,8 +31,8 @@
 //!   repeated to a fixed point (at most [`MAX_ROUNDS`] rounds); the result is verified.
 //!   The corpus `ir/opt` shows each rewrite, and the ones that must not happen.
 //!
-//! Naming (a project decision): the clean-up passes keep Func names. DESIGN section 3's
-//! `@<name>_<pass>` is for passes that change what a Func computes or its signature;
+//! Naming (a project decision): the clean-up passes keep Func names. The
+//! `@<name>_<pass>` naming of `ir/README.md` is for passes that change what a Func computes or its signature;
 //! the clean-up passes return the same program, so the entry (and every root: a Func
 //! no equation refers to) keeps its name and signature. A body whose signature a
 //! clean-up pass changes keeps its name when one equation uses it, and is cloned as

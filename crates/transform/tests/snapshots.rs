@@ -72,7 +72,7 @@ fn sum_times_sine() {
     insta::assert_snapshot!("sum_times_sine_hvp", ir(hvp(&f, &wrt(&[0, 1]))));
 }
 
-/// A tanh layer with a scalar loss, sum(tanh(x w)), in f32 (the DESIGN's example).
+/// A tanh layer with a scalar loss, sum(tanh(x w)), in f32.
 const TANH_LAYER: &str = "\
 func @loss(%w: f32[3,2], %x: f32[4,3]) -> (f32[]) {
   %h: f32[4,2] = dot_general[lhs_contract=[1], rhs_contract=[0]](%x, %w)
