@@ -200,17 +200,7 @@ fn try_merge(
 /// Appends `src`'s equations to `dst`, mapping values through `map` (params pre-mapped).
 fn copy_eqns(src: &Func, dst: &mut Func, map: &mut HashMap<Value, Value>) {
     for eqn in &src.eqns {
-        let mut copy = eqn.clone();
-        copy.inputs = eqn.inputs.iter().map(|v| map[v]).collect();
-        copy.outputs = eqn
-            .outputs
-            .iter()
-            .map(|&o| {
-                let nv = dst.new_value(src.ty(o).clone());
-                map.insert(o, nv);
-                nv
-            })
-            .collect();
+        let copy = dst.copy_eqn(src, eqn, map);
         dst.eqns.push(copy);
     }
 }

@@ -122,17 +122,7 @@ fn build_kernel(func: &Func, p: &Partition, g: usize, name: &str, ins: &[Value],
     }
     for &m in &p.groups[g].members {
         let eqn = &func.eqns[m];
-        let mut copy = eqn.clone();
-        copy.inputs = eqn.inputs.iter().map(|v| map[v]).collect();
-        copy.outputs = eqn
-            .outputs
-            .iter()
-            .map(|&o| {
-                let nv = k.new_value(func.ty(o).clone());
-                map.insert(o, nv);
-                nv
-            })
-            .collect();
+        let copy = k.copy_eqn(func, eqn, &mut map);
         k.eqns.push(copy);
     }
     k.results = outs.iter().map(|o| map[o]).collect();

@@ -60,7 +60,70 @@ pub struct Func {
     pub results: Vec<Value>,
 }
 
+/// When a value of a Func is last read (see [`Func::last_uses`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LastUse {
+    /// Nothing reads it.
+    Unused,
+    /// Equation `i` is the last to read it.
+    Eqn(usize),
+    /// It is a result of the Func (read after the last equation).
+    Returned,
+}
+
+impl LastUse {
+    /// The step of the last read: the equation index, `n_eqns` for a result, `None` when
+    /// nothing reads it.
+    pub fn step(self, n_eqns: usize) -> Option<usize> {
+        match self {
+            LastUse::Unused => None,
+            LastUse::Eqn(i) => Some(i),
+            LastUse::Returned => Some(n_eqns),
+        }
+    }
+}
+
 impl Func {
+    /// The liveness of every value of the Func, indexed by [`Value::index`]: the last
+    /// equation that reads it, or its return. Every pass that frees or reuses buffers
+    /// (the interpreter, the cost model's peak, checkpointing, the JIT's planner) reads
+    /// this. Inputs outside the type table are ignored (verification reports them).
+    pub fn last_uses(&self) -> Vec<LastUse> {
+        let mut last = vec![LastUse::Unused; self.value_types.len()];
+        for (i, eqn) in self.eqns.iter().enumerate() {
+            for v in &eqn.inputs {
+                if let Some(slot) = last.get_mut(v.index()) {
+                    *slot = LastUse::Eqn(i);
+                }
+            }
+        }
+        for v in &self.results {
+            if let Some(slot) = last.get_mut(v.index()) {
+                *slot = LastUse::Returned;
+            }
+        }
+        last
+    }
+
+    /// A copy of `eqn`, an equation of `src`, for this Func: its inputs read through
+    /// `map` (every one must be there), its outputs new values of this Func of the same
+    /// types, which `map` then records. How passes move equations between Funcs (fusion's
+    /// kernels and merges, loop-invariant hoisting).
+    pub fn copy_eqn(&mut self, src: &Func, eqn: &Eqn, map: &mut std::collections::HashMap<Value, Value>) -> Eqn {
+        let mut copy = eqn.clone();
+        copy.inputs = eqn.inputs.iter().map(|v| map[v]).collect();
+        copy.outputs = eqn
+            .outputs
+            .iter()
+            .map(|&o| {
+                let v = self.new_value(src.ty(o).clone());
+                map.insert(o, v);
+                v
+            })
+            .collect();
+        copy
+    }
+
     /// An empty Func with no parameters, equations or results.
     pub fn new(name: impl Into<String>) -> Func {
         Func {

@@ -25,7 +25,7 @@ pub mod testing;
 
 pub use attr::AttrValue;
 pub use error::{Error, Place};
-pub use func::{Eqn, Func, Module, Value};
+pub use func::{Eqn, Func, LastUse, Module, Value};
 pub use interp::{EvalOptions, eval, eval_entry};
 pub use prim::Prim;
 pub use text::{PrintOptions, SourceMap, parse, parse_with_spans, print, print_func, print_with};

@@ -229,11 +229,7 @@ fn scan_intervals(f: &Func) -> Vec<Option<usize>> {
 /// equation `k` or later (or returned), for `k` in `0..=n`.
 fn crossing_bytes(f: &Func) -> Result<Vec<u64>, Error> {
     let n = f.eqns.len();
-    let mut last = vec![None::<usize>; f.value_types.len()];
-    for (i, eqn) in f.eqns.iter().enumerate() {
-        eqn.inputs.iter().for_each(|v| last[v.index()] = Some(i));
-    }
-    f.results.iter().for_each(|v| last[v.index()] = Some(n));
+    let last: Vec<Option<usize>> = f.last_uses().iter().map(|l| l.step(n)).collect();
     let mut delta = vec![0i128; n + 2];
     for (i, eqn) in f.eqns.iter().enumerate() {
         for &o in &eqn.outputs {
@@ -286,11 +282,7 @@ fn build(module: &Module, f: &Func, plan: &Plan) -> Result<Module, Error> {
     }
     let mut out = module.clone();
     let n = entry.eqns.len();
-    let mut last = vec![None::<usize>; entry.value_types.len()];
-    for (i, eqn) in entry.eqns.iter().enumerate() {
-        eqn.inputs.iter().for_each(|v| last[v.index()] = Some(i));
-    }
-    entry.results.iter().for_each(|v| last[v.index()] = Some(n));
+    let last: Vec<Option<usize>> = entry.last_uses().iter().map(|l| l.step(n)).collect();
     let mut bounds = vec![0];
     bounds.extend(&plan.cuts);
     bounds.push(n);

@@ -219,15 +219,7 @@ impl Memo<'_> {
         };
         // Liveness: the last step (equation index; `n` = the return) that uses each value.
         let n = func.eqns.len();
-        let mut last = vec![None::<usize>; func.value_types.len()];
-        for (i, eqn) in func.eqns.iter().enumerate() {
-            for v in &eqn.inputs {
-                last[v.index()] = Some(i);
-            }
-        }
-        for v in &func.results {
-            last[v.index()] = Some(n);
-        }
+        let last: Vec<Option<usize>> = func.last_uses().iter().map(|l| l.step(n)).collect();
         // live[i] change: +bytes at the defining step, -bytes after the last use.
         let mut delta = vec![0i128; n + 2];
         let mut extra = vec![0u64; n + 1];

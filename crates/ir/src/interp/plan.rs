@@ -1,7 +1,7 @@
 //! Last-use analysis: which values an equation is the last to read, so the interpreter
 //! drops them right away and keeps the live bytes low.
 
-use crate::{Func, Value};
+use crate::{Func, LastUse, Value};
 use smallvec::SmallVec;
 
 /// When each value of a Func can be dropped.
@@ -15,41 +15,22 @@ pub(super) struct Plan {
     pub dead_params: Vec<Value>,
 }
 
-/// How a value is last used.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Last {
-    Unused,
-    Eqn(usize),
-    Returned,
-}
-
 impl Plan {
     /// The plan of `func`. Values outside the type table are ignored here (running
     /// the Func reports them).
     pub(super) fn new(func: &Func) -> Plan {
-        let mut last = vec![Last::Unused; func.value_types.len()];
-        for (i, eqn) in func.eqns.iter().enumerate() {
-            for v in &eqn.inputs {
-                if let Some(slot) = last.get_mut(v.index()) {
-                    *slot = Last::Eqn(i);
-                }
-            }
-        }
-        for v in &func.results {
-            if let Some(slot) = last.get_mut(v.index()) {
-                *slot = Last::Returned;
-            }
-        }
-        let is = |v: &Value, what: Last| last.get(v.index()) == Some(&what);
+        let last = func.last_uses();
+        let is = |v: &Value, what: LastUse| last.get(v.index()) == Some(&what);
         let mut plan = Plan::default();
         for (i, eqn) in func.eqns.iter().enumerate() {
-            let mut inputs: SmallVec<[Value; 2]> = eqn.inputs.iter().copied().filter(|v| is(v, Last::Eqn(i))).collect();
+            let mut inputs: SmallVec<[Value; 2]> =
+                eqn.inputs.iter().copied().filter(|v| is(v, LastUse::Eqn(i))).collect();
             inputs.sort_unstable();
             inputs.dedup();
             plan.last_inputs.push(inputs);
-            plan.dead_outputs.push(eqn.outputs.iter().copied().filter(|v| is(v, Last::Unused)).collect());
+            plan.dead_outputs.push(eqn.outputs.iter().copied().filter(|v| is(v, LastUse::Unused)).collect());
         }
-        plan.dead_params = func.params.iter().copied().filter(|v| is(v, Last::Unused)).collect();
+        plan.dead_params = func.params.iter().copied().filter(|v| is(v, LastUse::Unused)).collect();
         plan
     }
 }

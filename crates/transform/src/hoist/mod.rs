@@ -245,31 +245,10 @@ fn emit_hoisted(func: &mut Func, source: &Func, plan: &Invariants, map: &mut Has
             }
             // Not a param nor a hoisted output: a constant-like equation's output.
             if let Some(def) = source.eqns.iter().find(|e| e.inputs.is_empty() && e.outputs.contains(input)) {
-                let mut copy = def.clone();
-                copy.outputs = def
-                    .outputs
-                    .iter()
-                    .map(|&o| {
-                        let v = func.new_value(source.ty(o).clone());
-                        map.insert(o, v);
-                        v
-                    })
-                    .collect();
-                out.push(copy);
+                out.push(func.copy_eqn(source, def, map));
             }
         }
-        let mut copy = eqn.clone();
-        copy.inputs = eqn.inputs.iter().map(|v| map[v]).collect();
-        copy.outputs = eqn
-            .outputs
-            .iter()
-            .map(|&o| {
-                let v = func.new_value(source.ty(o).clone());
-                map.insert(o, v);
-                v
-            })
-            .collect();
-        out.push(copy);
+        out.push(func.copy_eqn(source, eqn, map));
     }
     out
 }
