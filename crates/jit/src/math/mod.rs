@@ -51,24 +51,19 @@
 //!
 //! # Cost
 //!
-//! Release, 1M f32 elements, `out[i] = f(a[i])`, on a heavily loaded 2-vCPU host (libm `expf` in a Rust loop took
-//! 7.2 ns/elem there, ~4.5× the figure of the backend notes), ns/elem, scalar+fma / F32X4 / F32X4+fma: exp
-//! 4.7 / 1.9 / 1.3, tanh 9.1 / 3.5 / 2.8, log 7.4 / 3.0 / 2.6, sin 5.5 / 2.7 / 2.3, logistic 7.3 / 2.3 / 2.0,
-//! erf 12.0 / 5.4 / 3.5 (tanh: the earlier exp-based f32 form). Constants come from [`MathCtx::float`]: the kernel lowering decides whether they are
-//! splats or loads from a constant table (the notes measured tables faster: hoisted splats spill).
+//! Release, 1M f32 elements, `out[i] = f(a[i])`, on a loaded 2-vCPU host (where libm's `expf` in a Rust loop
+//! takes 7.2 ns/elem), ns/elem, scalar+fma / F32X4 / F32X4+fma: exp 4.7 / 1.9 / 1.3, log 7.4 / 3.0 / 2.6,
+//! sin 5.5 / 2.7 / 2.3, logistic 7.3 / 2.3 / 2.0, erf 12.0 / 5.4 / 3.5. Constants come from
+//! [`MathCtx::float`]: the kernel lowering decides whether they are splats or loads from a constant table
+//! (tables measured faster: hoisted splats spill).
 //!
 //! [`tile`] has the f32 `exp`, `tanh` and `logistic` again as precompiled Rust in 256-bit
 //! AVX2 + FMA vectors, the same operations lane by lane (same bits), for kernels to call per
-//! tile: Cranelift emits at most 128-bit vectors. Measured (in cache, this 2-vCPU Zen 3 VM):
-//! tanh 1.3 ns/elem there against ~2.9 ns/elem inline with the exp-based f32 `tanh`; the
-//! rational f32 `tanh` (f64 evaluation, no exp) then halved the routine's time again
-//! (0.9–1.0 against 1.85–2.2 ns/elem, the two timed in one process).
+//! tile: Cranelift emits at most 128-bit vectors. In cache on a 2-vCPU Zen 3 VM the tile
+//! routine's f32 `tanh` (a rational fit evaluated in f64, no `exp`) takes 0.9–1.0 ns/elem.
 //!
 //! The f32 `tanh` is a rational fit made by `crates/jit/fits/tanh32.py` (numpy + mpmath,
 //! not needed to build or test): the script is the record of how the constants were made.
-
-// Used by the kernel lowering (`crate::kernel`), which is built in parallel and merged later.
-#![cfg_attr(not(test), allow(dead_code))]
 
 mod explog;
 mod ops;
