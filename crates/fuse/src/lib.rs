@@ -102,9 +102,9 @@
 
 mod classify;
 mod contract;
-mod lower;
 mod merge;
 mod partition;
+mod prepare;
 mod schedule;
 
 pub use classify::{is_elementwise, is_kernel_prim};
@@ -129,7 +129,7 @@ pub fn planner_work(module: &Module) -> Result<usize, Error> {
 fn fuse_counting(module: &Module) -> Result<(Module, usize), Error> {
     ferrax_ir::verify(module)?;
     let mut work = 0;
-    let lowered = lower::lower_annotations(module)?;
+    let lowered = prepare::lower_annotations(module)?;
     let entry =
         lowered.entry().ok_or_else(|| Error::transform(Place::default(), "fuse: the module has no Func"))?.name.clone();
     let mut taken: std::collections::HashSet<String> = lowered.funcs.keys().cloned().collect();
@@ -144,7 +144,7 @@ fn fuse_counting(module: &Module) -> Result<(Module, usize), Error> {
         let func = lowered.func(&name).ok_or_else(|| {
             Error::transform(Place { func: name.clone(), eqn: None, prim: None }, "fuse: the Func is missing")
         })?;
-        let folded = lower::sink_reshapes(&lower::fold_dot_transposes(&lower::static_update_slices(func)));
+        let folded = prepare::sink_reshapes(&prepare::fold_dot_transposes(&prepare::static_update_slices(func)));
         let mut namer = |i: usize| {
             let base = format!("{name}_k{i}");
             let fresh = if taken.contains(&base) {

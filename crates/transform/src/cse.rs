@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 /// The module with common subexpressions merged in every Func.
 pub fn cse(module: &Module) -> Module {
-    let same = crate::same::identical_funcs(module);
+    let same = crate::equality::identical_funcs(module);
     let mut out = Module::new();
     for func in module.funcs.values() {
         let mut renamed = func.clone();
@@ -44,7 +44,7 @@ pub(crate) fn cse_func(func: &Func) -> Func {
                 let first: &ferrax_ir::Eqn = &out.eqns[i];
                 first.outputs.len() == eqn.outputs.len()
                     && first.outputs.iter().zip(&eqn.outputs).all(|(a, b)| func.ty(*a) == func.ty(*b))
-                    && crate::same::same_prim(&first.prim, &eqn.prim)
+                    && crate::equality::same_prim(&first.prim, &eqn.prim)
             })
         });
         if let Some(earlier) = earlier {

@@ -22,7 +22,7 @@ pub fn opt(module: &Module) -> Result<Module, Error> {
     for _ in 0..MAX_ROUNDS {
         let next = crate::dce(&crate::cse(&crate::hoist(&crate::simplify(&crate::fold(&current)?))));
         // Structural sameness, not `==`: a NaN constant is never `==` to itself.
-        if crate::same::same_module(&next, &current) {
+        if crate::equality::same_module(&next, &current) {
             break;
         }
         current = next;

@@ -31,7 +31,7 @@
 //!   a malformed (unverified) module gives an error, not a panic.
 
 mod loops;
-mod plan;
+mod release;
 mod run;
 mod value;
 

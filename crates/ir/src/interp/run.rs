@@ -3,7 +3,7 @@
 //! the budget before every result is created, and dispatching each primitive to its
 //! family's evaluation rule.
 
-use super::plan::Plan;
+use super::release::Releases;
 use super::value::{Ledger, Val, Vals};
 use super::{EvalOptions, MAX_CALL_DEPTH};
 use crate::prim::{ControlOp, UnaryOp};
@@ -59,7 +59,7 @@ pub(super) struct Interp<'m> {
     fuel: Option<u64>,
     iterations: u64,
     depth: usize,
-    plans: Vec<Option<Rc<Plan>>>,
+    plans: Vec<Option<Rc<Releases>>>,
 }
 
 impl<'m> Interp<'m> {
@@ -117,11 +117,11 @@ impl<'m> Interp<'m> {
     }
 
     /// The last-use plan of the Func at `index`, computed once per run.
-    fn plan(&mut self, index: usize, func: &Func) -> Rc<Plan> {
+    fn plan(&mut self, index: usize, func: &Func) -> Rc<Releases> {
         match self.plans.get_mut(index) {
             Some(Some(plan)) => Rc::clone(plan),
-            Some(slot) => Rc::clone(slot.insert(Rc::new(Plan::new(func)))),
-            None => Rc::new(Plan::new(func)),
+            Some(slot) => Rc::clone(slot.insert(Rc::new(Releases::new(func)))),
+            None => Rc::new(Releases::new(func)),
         }
     }
 

@@ -4,7 +4,7 @@
 //! inserts `broadcast_in_dim` and `convert`).
 
 use super::ad::LinearIn;
-use super::kernels::{Elem, Float, Num, array, bad_dtype, div_i32, rem_i32, same_shape, zip_map};
+use super::elements::{Elem, Float, Num, array, bad_dtype, div_i32, rem_i32, same_shape, zip_map};
 use super::shape::instantiate;
 use super::unary::{UnaryDomain, UnaryOp, expect_domain};
 use super::{expect_arity, expect_same};

@@ -2,7 +2,7 @@
 //! batch axes, then the lhs free axes, then the rhs free axes.
 
 use super::ad::LinearIn;
-use super::kernels::{Num, array, bad_dtype, permute};
+use super::elements::{Num, array, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
 use super::{check_axes, expect_arity, expect_same};
 use crate::Type;

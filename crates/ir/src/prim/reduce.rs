@@ -3,7 +3,7 @@
 
 use super::ad::LinearIn;
 use super::binary::CompareOp;
-use super::kernels::{Num, array, axes_last_perm, bad_dtype, permute};
+use super::elements::{Num, array, axes_last_perm, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
 use super::{IndexOp, ShapeOp, check_axes, check_axis, expect_arity, sum_order};
 use crate::Type;

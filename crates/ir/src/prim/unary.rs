@@ -2,8 +2,8 @@
 //! `stop_gradient` and `name`.
 
 use super::ad::LinearIn;
+use super::elements::{Float, Num, array, bad_dtype, div_i32, map};
 use super::expect_arity;
-use super::kernels::{Float, Num, array, bad_dtype, div_i32, map};
 use crate::Type;
 use crate::attr::AttrVisitor;
 use crate::{Emitter, Prim, Value};

@@ -25,12 +25,12 @@
 //! cloned under a fresh name before its signature changes. The processed Funcs keep
 //! their names and signatures; clones are appended to the module.
 
-mod plan;
+mod invariants;
 
 use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Eqn, Func, Module, Value};
-use plan::Invariants;
+use invariants::Invariants;
 use std::collections::HashMap;
 
 /// The module with loop-invariant equations moved out of every `scan` and `while` body.

@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 
 /// When each value of a Func can be dropped.
 #[derive(Debug, Default)]
-pub(super) struct Plan {
+pub(super) struct Releases {
     /// Per equation: its inputs that no later equation or result reads.
     pub last_inputs: Vec<SmallVec<[Value; 2]>>,
     /// Per equation: its outputs that nothing reads.
@@ -15,13 +15,13 @@ pub(super) struct Plan {
     pub dead_params: Vec<Value>,
 }
 
-impl Plan {
+impl Releases {
     /// The plan of `func`. Values outside the type table are ignored here (running
     /// the Func reports them).
-    pub(super) fn new(func: &Func) -> Plan {
+    pub(super) fn new(func: &Func) -> Releases {
         let last = func.last_uses();
         let is = |v: &Value, what: LastUse| last.get(v.index()) == Some(&what);
-        let mut plan = Plan::default();
+        let mut plan = Releases::default();
         for (i, eqn) in func.eqns.iter().enumerate() {
             let mut inputs: SmallVec<[Value; 2]> =
                 eqn.inputs.iter().copied().filter(|v| is(v, LastUse::Eqn(i))).collect();
