@@ -1,4 +1,5 @@
-//! Shared helpers of the reference interpreter's evaluation rules: element traits that
+//! The element semantics of the reference evaluation (public so that the JIT's host
+//! routines compute the same bits) and shared helpers of its rules: element traits that
 //! let one generic loop serve every dtype (with i32 arithmetic wrapping and float
 //! `max`/`min` propagating NaN), axis permutation of C-order buffers, and the small
 //! glue that turns a result buffer back into an [`Array`].
@@ -10,7 +11,7 @@ use ferrax_array::{Array, DType, Data, format_dims};
 use std::borrow::Cow;
 
 /// An element type of an [`Array`] buffer.
-pub(crate) trait Elem: Copy + PartialOrd + 'static {
+pub trait Elem: Copy + PartialOrd + 'static {
     /// Wraps a buffer of this element type as [`Data`].
     fn into_data(values: Vec<Self>) -> Data;
 }
@@ -40,7 +41,7 @@ impl Elem for f64 {
 }
 
 /// A numeric element (`i32`, `f32`, `f64`) with the arithmetic the IR defines for it.
-pub(crate) trait Num: Elem {
+pub trait Num: Elem {
     /// The additive identity.
     const ZERO: Self;
     /// The multiplicative identity.

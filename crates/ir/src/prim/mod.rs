@@ -10,7 +10,7 @@ pub mod ad;
 pub mod batch;
 pub mod binary;
 pub mod control;
-pub(crate) mod elements;
+pub mod elements;
 pub mod index;
 pub(crate) mod layout;
 pub mod linalg;

@@ -11,6 +11,7 @@
 
 use super::buf::{read_array, write_array};
 use ferrax_ir::prim::Prim;
+use ferrax_ir::prim::elements::Num;
 use ferrax_ir::prim::random::{key_words, random_words};
 use ferrax_ir::prim::{IndexOp, RandomOp, ReductionOp};
 use ferrax_ir::{Error, EvalOptions, Func, Module, Type};
@@ -131,11 +132,19 @@ impl Opaque {
                         (Running::Sum, ferrax_ir::DType::I32) => {
                             running::<i32>(src, dst, rows, |a| a, i32::wrapping_add)
                         }
-                        (Running::Max, ferrax_ir::DType::F32) => running::<f32>(src, dst, rows, |a| a, float_max),
-                        (Running::Max, ferrax_ir::DType::F64) => running::<f64>(src, dst, rows, |a| a, float_max),
+                        (Running::Max, ferrax_ir::DType::F32) => {
+                            running::<f32>(src, dst, rows, |a| a, <f32 as Num>::max)
+                        }
+                        (Running::Max, ferrax_ir::DType::F64) => {
+                            running::<f64>(src, dst, rows, |a| a, <f64 as Num>::max)
+                        }
                         (Running::Max, ferrax_ir::DType::I32) => running::<i32>(src, dst, rows, |a| a, Ord::max),
-                        (Running::Min, ferrax_ir::DType::F32) => running::<f32>(src, dst, rows, |a| a, float_min),
-                        (Running::Min, ferrax_ir::DType::F64) => running::<f64>(src, dst, rows, |a| a, float_min),
+                        (Running::Min, ferrax_ir::DType::F32) => {
+                            running::<f32>(src, dst, rows, |a| a, <f32 as Num>::min)
+                        }
+                        (Running::Min, ferrax_ir::DType::F64) => {
+                            running::<f64>(src, dst, rows, |a| a, <f64 as Num>::min)
+                        }
                         (Running::Min, ferrax_ir::DType::I32) => running::<i32>(src, dst, rows, |a| a, Ord::min),
                         (_, ferrax_ir::DType::Bool) => return Err("cumulative scan of a bool operand".into()),
                     }
@@ -223,53 +232,6 @@ pub(crate) enum Running {
     Max,
     /// `cummin`.
     Min,
-}
-
-/// The larger of `a` and `b` as the interpreter's `max`: NaN if either is, and `+0`
-/// for a tie of zeros.
-fn float_max<T: num_like::Float>(a: T, b: T) -> T {
-    if a.is_nan() || b.is_nan() {
-        a + b
-    } else if a == b {
-        if a.is_sign_negative() { b } else { a }
-    } else if a > b {
-        a
-    } else {
-        b
-    }
-}
-
-/// The smaller of `a` and `b` as the interpreter's `min`: NaN if either is, and `-0`
-/// for a tie of zeros.
-fn float_min<T: num_like::Float>(a: T, b: T) -> T {
-    if a.is_nan() || b.is_nan() {
-        a + b
-    } else if a == b {
-        if a.is_sign_negative() { a } else { b }
-    } else if a < b {
-        a
-    } else {
-        b
-    }
-}
-
-/// The float operations [`float_max`] and [`float_min`] need, for f32 and f64.
-mod num_like {
-    pub(super) trait Float: Copy + PartialOrd + std::ops::Add<Output = Self> {
-        fn is_nan(self) -> bool;
-        fn is_sign_negative(self) -> bool;
-    }
-    macro_rules! float {
-        ($($t:ty),*) => {$(impl Float for $t {
-            fn is_nan(self) -> bool {
-                <$t>::is_nan(self)
-            }
-            fn is_sign_negative(self) -> bool {
-                <$t>::is_sign_negative(self)
-            }
-        })*};
-    }
-    float!(f32, f64);
 }
 
 /// A running combination over the middle axis of `[outer, n, inner]`, in the order the
