@@ -327,14 +327,32 @@ impl Builder<'_> {
     /// as a single equation) runs as an [`Opaque`] op.
     fn step(&mut self, at: &At, scratch: &mut Scratch) -> Result<Step, Error> {
         match &at.eqn.prim {
-            Prim::Control(ControlOp::Call { func: callee }) => self.call_step(at, callee),
+            Prim::Control(op) => self.control_step(at, op, scratch),
             Prim::Linalg(LinalgOp::DotGeneral(dims)) => gemm_step(at, dims, scratch),
-            Prim::Control(ControlOp::Cond { branches }) => self.cond_step(at, branches),
-            Prim::Control(ControlOp::While { cond, body, max_iters }) => {
-                self.while_step(at, cond, body, *max_iters, scratch)
+            Prim::Unary(_)
+            | Prim::Name { .. }
+            | Prim::Binary(_)
+            | Prim::Compare(_)
+            | Prim::Ternary(_)
+            | Prim::Shape(_)
+            | Prim::Index(_)
+            | Prim::Reduction(_)
+            | Prim::Random(_) => opaque_step(at, &at.eqn.prim),
+        }
+    }
+
+    /// The step of a structured primitive: kernel calls, branches and loops run programs;
+    /// custom rules and remat regions (fuse turns them into calls before this point) run
+    /// as [`Opaque`] ops like any other primitive.
+    fn control_step(&mut self, at: &At, op: &ControlOp, scratch: &mut Scratch) -> Result<Step, Error> {
+        match op {
+            ControlOp::Call { func: callee } => self.call_step(at, callee),
+            ControlOp::Cond { branches } => self.cond_step(at, branches),
+            ControlOp::While { cond, body, max_iters } => self.while_step(at, cond, body, *max_iters, scratch),
+            ControlOp::Scan(s) => self.scan_step(at, s, scratch),
+            ControlOp::CustomJvp { .. } | ControlOp::CustomVjp { .. } | ControlOp::Remat { .. } => {
+                opaque_step(at, &at.eqn.prim)
             }
-            Prim::Control(ControlOp::Scan(s)) => self.scan_step(at, s, scratch),
-            prim => opaque_step(at, prim),
         }
     }
 
