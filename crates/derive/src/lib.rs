@@ -56,24 +56,10 @@ struct Field {
     skip: bool,
 }
 
+/// The `impl Tree<L>` of the struct `input`.
 fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     let name = &input.ident;
-    let fields = match &input.data {
-        Data::Struct(data) => &data.fields,
-        Data::Enum(data) => {
-            let message = "#[derive(Tree)] supports structs only: an enum's leaves depend on its variant \
-                           (write `impl Tree<L>` by hand)";
-            return Err(syn::Error::new(data.enum_token.span, message));
-        }
-        Data::Union(data) => {
-            return Err(syn::Error::new(data.union_token.span, "#[derive(Tree)] supports structs only, not unions"));
-        }
-    };
-    for attr in &input.attrs {
-        if attr.path().is_ident("tree") {
-            return Err(syn::Error::new_spanned(attr, "#[tree(...)] belongs on a field (`#[tree(skip)]`)"));
-        }
-    }
+    let fields = struct_fields(input)?;
     let leaf_param = leaf_parameter(input)?;
     let t = &leaf_param.ident;
     let fields = collect_fields(fields, t)?;
@@ -139,6 +125,28 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             }
         }
     })
+}
+
+/// The fields of the struct `input`; an error for an enum or a union (no fixed set of
+/// leaves) and for a `#[tree]` attribute on the struct itself.
+fn struct_fields(input: &DeriveInput) -> syn::Result<&Fields> {
+    let fields = match &input.data {
+        Data::Struct(data) => &data.fields,
+        Data::Enum(data) => {
+            let message = "#[derive(Tree)] supports structs only: an enum's leaves depend on its variant \
+                           (write `impl Tree<L>` by hand)";
+            return Err(syn::Error::new(data.enum_token.span, message));
+        }
+        Data::Union(data) => {
+            return Err(syn::Error::new(data.union_token.span, "#[derive(Tree)] supports structs only, not unions"));
+        }
+    };
+    for attr in &input.attrs {
+        if attr.path().is_ident("tree") {
+            return Err(syn::Error::new_spanned(attr, "#[tree(...)] belongs on a field (`#[tree(skip)]`)"));
+        }
+    }
+    Ok(fields)
 }
 
 /// `{ ident }`.

@@ -247,11 +247,7 @@ where
         Err((_, error)) => return poisoned_like(init, error, location),
     };
     if step.func.result_types != carry_types {
-        let message = format!(
-            "while_loop: the body changes the carry type: {} -> {}",
-            format_types(&carry_types),
-            format_types(&step.func.result_types)
-        );
+        let message = carry_changed("while_loop", &carry_types, &step.func.result_types);
         return poisoned_like(init, TraceError::at(location, message), location);
     }
     let mut cond_func = cond_body.func;
@@ -373,11 +369,7 @@ where
     };
     let returned_carry = &step.func.result_types[..step.out.0.leaf_count().min(step.func.result_types.len())];
     if returned_carry != carry_types.as_slice() {
-        let message = format!(
-            "scan: the body changes the carry type: {} -> {}",
-            format_types(&carry_types),
-            format_types(returned_carry)
-        );
+        let message = carry_changed("scan", &carry_types, returned_carry);
         return fail(&step.out, TraceError::at(location, message));
     }
     // Captured values become the scan's constants: parameters first.
@@ -390,17 +382,7 @@ where
     let mut inputs: Vec<&Tensor> = step.captured.iter().collect();
     inputs.extend(init.leaves());
     inputs.extend(x_leaves.iter().copied());
-    let y_types: Vec<Type> = step
-        .out
-        .1
-        .leaves()
-        .iter()
-        .map(|t| {
-            let mut shape = t.shape().to_vec();
-            shape.insert(0, length);
-            Type::new(t.dtype(), &shape)
-        })
-        .collect();
+    let y_types = stacked_types(&step.out.1.leaves(), length);
     let fallback: Vec<Type> = carry_types.iter().chain(&y_types).cloned().collect();
     let params = ScanParams {
         body: name,
@@ -417,6 +399,25 @@ where
         None => step.out.1.map_leaves(&mut |t: &Tensor| fail_silently(t, location)),
     };
     (rebuild(init, outputs, location), ys)
+}
+
+/// The error of a loop `op` whose body returns carries of types `returned` for carries
+/// of types `carry`.
+fn carry_changed(op: &str, carry: &[Type], returned: &[Type]) -> String {
+    format!("{op}: the body changes the carry type: {} -> {}", format_types(carry), format_types(returned))
+}
+
+/// The types of the `ys` a scan of `length` iterations stacks from the leaves one
+/// iteration returns: each with a leading axis of size `length`.
+fn stacked_types(leaves: &[&Tensor], length: usize) -> Vec<Type> {
+    leaves
+        .iter()
+        .map(|t| {
+            let mut shape = t.shape().to_vec();
+            shape.insert(0, length);
+            Type::new(t.dtype(), &shape)
+        })
+        .collect()
 }
 
 /// Runs `body(i, carry)` for `i` in `lower..upper` (static bounds), like

@@ -298,11 +298,7 @@ impl<F, Fw, Bw> CustomVjp<F, Fw, Bw> {
         let outs = f.func.result_types.clone();
         let m = outs.len();
         if fwd.func.result_types.get(..m) != Some(outs.as_slice()) {
-            let message = format!(
-                "custom_vjp: fwd returns {} but must start with the function's outputs {}, then the residuals",
-                format_types(&fwd.func.result_types),
-                format_types(&outs)
-            );
+            let message = fwd_mismatch(&fwd.func.result_types, &outs);
             return poisoned_like(&f.out, TraceError::at(location, message), location);
         }
         let residual_types = fwd.func.result_types[m..].to_vec();
@@ -337,12 +333,7 @@ impl<F, Fw, Bw> CustomVjp<F, Fw, Bw> {
             name
         } else {
             // The arguments and captures ride along as residuals, for the vjp of `f`.
-            let passed: Vec<usize> = (0..n + union.len()).collect();
-            for i in passed {
-                let param = fwd.func.params[i];
-                fwd.func.results.push(param);
-                fwd.func.result_types.push(fwd.func.ty(param).clone());
-            }
+            return_params(&mut fwd.func, n + union.len());
             match bwd_with_captures(&f.func, bwd.func, &types, &residual_types, &union, location) {
                 Ok(name) => name,
                 Err(error) => return poisoned_like(&f.out, error, location),
@@ -352,6 +343,25 @@ impl<F, Fw, Bw> CustomVjp<F, Fw, Bw> {
         register(fwd.func);
         let prim = Prim::Control(ControlOp::CustomVjp { func: f.func.name.clone(), fwd: fwd_name, bwd: bwd_name });
         emit_custom(prim, f, &leaves, &union, location)
+    }
+}
+
+/// The error of a `fwd` returning `returned`, which does not start with the function's
+/// outputs `outs`.
+fn fwd_mismatch(returned: &[Type], outs: &[Type]) -> String {
+    format!(
+        "custom_vjp: fwd returns {} but must start with the function's outputs {}, then the residuals",
+        format_types(returned),
+        format_types(outs)
+    )
+}
+
+/// Appends `func`'s first `count` parameters to its results.
+fn return_params(func: &mut Func, count: usize) {
+    for i in 0..count {
+        let param = func.params[i];
+        func.results.push(param);
+        func.result_types.push(func.ty(param).clone());
     }
 }
 

@@ -323,65 +323,85 @@ fn check_file(name: &str, text: &str, fixture: &mut Fixture, coverage: &mut Cove
             ));
             continue;
         }
-        let interp = ferrax_ir::eval(&module, &run.func, &run.inputs, &EvalOptions::default())
-            .map_err(|e| format!("the interpreter failed: {e}"));
-        let jit = match executables.get(&run.func) {
-            Some(exe) => exe.call(&run.inputs),
-            None => ferrax_jit::compile_func(&module, &run.func, &ferrax_jit::JitOptions::default()).and_then(|exe| {
-                let out = exe.call(&run.inputs);
-                executables.insert(run.func.clone(), exe);
-                out
-            }),
-        }
-        .map_err(|e| format!("the JIT failed: {e}"));
-        for (backend, outputs) in [("interpreter", interp), ("JIT", jit)] {
-            let outputs = match outputs {
-                Ok(o) => o,
-                Err(e) => {
-                    failures.push(format!("{at}: {e}"));
-                    continue;
-                }
-            };
-            if outputs.len() != entry.outs.len() {
-                failures.push(format!("{at}: {} outputs, the fixture has {}", outputs.len(), entry.outs.len()));
-                continue;
-            }
-            for (i, (got, want)) in outputs.iter().zip(entry.outs.values()).enumerate() {
-                let producer = func.eqns.iter().position(|e| e.outputs.contains(&func.results[i]));
-                let tol = producer.map_or(Tolerance::Exact, |k| tolerance_of(func, k));
-                let mag = entry.mags.get(&i);
-                if matches!(tol, Tolerance::Sum { .. }) != mag.is_some() {
-                    failures.push(format!("{at}: out{i} needs a 'mag{i}' line exactly when it is a float sum"));
-                    continue;
-                }
-                if backend == "interpreter" {
-                    coverage.values += got.len();
-                    if tol != Tolerance::Exact {
-                        coverage.tolerant += got.len();
-                    }
-                }
-                let finite_operands = producer.is_some_and(|k| {
-                    func.eqns[k].inputs.iter().all(|v| match func.params.iter().position(|p| p == v) {
-                        Some(j) => run.inputs[j].to_f64_vec().iter().all(|x| x.is_finite()),
-                        None => true,
-                    })
-                });
-                match agree(got, want, tol, mag, finite_operands) {
-                    Ok((ulps, unbounded)) if tol != Tolerance::Exact => {
-                        coverage.unbounded += unbounded;
-                        let prim = producer.map_or("parameter", |k| func.eqns[k].prim.name());
-                        let worst = coverage.worst.entry(format!("{backend} {prim} {}", got.dtype())).or_insert(0);
-                        *worst = (*worst).max(ulps);
-                    }
-                    Ok(_) => {}
-                    Err(e) => {
-                        failures.push(format!("{at}: out{i} under the {backend} ({tol:?}) differs from JAX: {e}"))
-                    }
-                }
+        for (backend, outputs) in run_backends(&module, run, &mut executables) {
+            match outputs {
+                Ok(outputs) => failures.extend(compare_outputs(&at, backend, &outputs, entry, func, run, coverage)),
+                Err(e) => failures.push(format!("{at}: {e}")),
             }
         }
     }
     if failures.is_empty() { Ok(covered) } else { Err(failures.join("\n")) }
+}
+
+/// The outputs of `run` under the interpreter and under the JIT, each with its backend's
+/// name; the JIT compiles a Func once and keeps it in `executables` for its later runs.
+fn run_backends(
+    module: &ferrax_ir::Module,
+    run: &Run,
+    executables: &mut BTreeMap<String, ferrax_jit::Executable>,
+) -> [(&'static str, Result<Vec<Array>, String>); 2] {
+    let interp = ferrax_ir::eval(module, &run.func, &run.inputs, &EvalOptions::default())
+        .map_err(|e| format!("the interpreter failed: {e}"));
+    let jit = match executables.get(&run.func) {
+        Some(exe) => exe.call(&run.inputs),
+        None => ferrax_jit::compile_func(module, &run.func, &ferrax_jit::JitOptions::default()).and_then(|exe| {
+            let out = exe.call(&run.inputs);
+            executables.insert(run.func.clone(), exe);
+            out
+        }),
+    }
+    .map_err(|e| format!("the JIT failed: {e}"));
+    [("interpreter", interp), ("JIT", jit)]
+}
+
+/// Compares one backend's `outputs` of `run` (of `func`, described by `at`) with the
+/// fixture's `entry` under each output's tolerance, adding what was compared to
+/// `coverage` (values once, from the interpreter). Returns the failures.
+fn compare_outputs(
+    at: &str,
+    backend: &str,
+    outputs: &[Array],
+    entry: &Entry,
+    func: &Func,
+    run: &Run,
+    coverage: &mut Coverage,
+) -> Vec<String> {
+    if outputs.len() != entry.outs.len() {
+        return vec![format!("{at}: {} outputs, the fixture has {}", outputs.len(), entry.outs.len())];
+    }
+    let mut failures = Vec::new();
+    for (i, (got, want)) in outputs.iter().zip(entry.outs.values()).enumerate() {
+        let producer = func.eqns.iter().position(|e| e.outputs.contains(&func.results[i]));
+        let tol = producer.map_or(Tolerance::Exact, |k| tolerance_of(func, k));
+        let mag = entry.mags.get(&i);
+        if matches!(tol, Tolerance::Sum { .. }) != mag.is_some() {
+            failures.push(format!("{at}: out{i} needs a 'mag{i}' line exactly when it is a float sum"));
+            continue;
+        }
+        if backend == "interpreter" {
+            coverage.values += got.len();
+            if tol != Tolerance::Exact {
+                coverage.tolerant += got.len();
+            }
+        }
+        let finite_operands = producer.is_some_and(|k| {
+            func.eqns[k].inputs.iter().all(|v| match func.params.iter().position(|p| p == v) {
+                Some(j) => run.inputs[j].to_f64_vec().iter().all(|x| x.is_finite()),
+                None => true,
+            })
+        });
+        match agree(got, want, tol, mag, finite_operands) {
+            Ok((ulps, unbounded)) if tol != Tolerance::Exact => {
+                coverage.unbounded += unbounded;
+                let prim = producer.map_or("parameter", |k| func.eqns[k].prim.name());
+                let worst = coverage.worst.entry(format!("{backend} {prim} {}", got.dtype())).or_insert(0);
+                *worst = (*worst).max(ulps);
+            }
+            Ok(_) => {}
+            Err(e) => failures.push(format!("{at}: out{i} under the {backend} ({tol:?}) differs from JAX: {e}")),
+        }
+    }
+    failures
 }
 
 /// Compares a ferrax result with JAX's under `tol` (`mag`: the sum's magnitudes).

@@ -124,20 +124,9 @@ fn try_merge(
     if loop_shape(b)? != shape || computing(a) + computing(b) > MAX_KERNEL_EQNS {
         return None;
     }
-    // B's parameters that are A's results: read only at the loop index.
     let from_a: HashMap<Value, usize> = ea.outputs.iter().enumerate().map(|(k, &v)| (v, k)).collect();
-    for (p, outer) in b.params.iter().zip(&eb.inputs) {
-        if !from_a.contains_key(outer) {
-            continue;
-        }
-        let at_index = b.eqns.iter().filter(|e| e.inputs.contains(p)).all(|e| {
-            // A reduction reading it directly reads it at the loop index too.
-            is_reduction(&e.prim)
-                || is_elementwise(&e.prim) && e.outputs.iter().all(|o| b.ty(*o).shape[..] == shape[..])
-        });
-        if !at_index {
-            return None;
-        }
+    if !reads_at_index(b, eb, &from_a, &shape) {
+        return None;
     }
     // The merged kernel's parameters: A's, then B's not computed by A (deduplicated).
     let mut params: Vec<Value> = ea.inputs.to_vec();
@@ -195,6 +184,19 @@ fn try_merge(
     kernels.insert(k.name.clone(), k);
     kernels.remove(&nb);
     Some(call)
+}
+
+/// Whether kernel `b` (called by `eb`) reads each parameter that A computes (`from_a`:
+/// A's results by position) only at the loop index of `shape`, so that the merged loop
+/// can hand it over in the same iteration.
+fn reads_at_index(b: &Func, eb: &Eqn, from_a: &HashMap<Value, usize>, shape: &[usize]) -> bool {
+    b.params.iter().zip(&eb.inputs).filter(|(_, outer)| from_a.contains_key(outer)).all(|(p, _)| {
+        b.eqns.iter().filter(|e| e.inputs.contains(p)).all(|e| {
+            // A reduction reading it directly reads it at the loop index too.
+            is_reduction(&e.prim)
+                || is_elementwise(&e.prim) && e.outputs.iter().all(|o| b.ty(*o).shape[..] == shape[..])
+        })
+    })
 }
 
 /// Appends `src`'s equations to `dst`, mapping values through `map` (params pre-mapped).

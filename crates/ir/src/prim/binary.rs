@@ -423,59 +423,9 @@ pub(crate) fn jvp_binary(
             let from_y = scaled(em, ty, |_| Ok(x))?;
             add_optional(em, from_x, from_y)?
         }
-        BinaryOp::Div => match (tx, ty) {
-            (Some(tx), None) => Some(em.div(tx, y)?),
-            (None, Some(ty)) => scaled(em, Some(ty), |em| {
-                let minus_out = em.neg(out)?;
-                em.div(minus_out, y)
-            })?,
-            (Some(tx), Some(ty)) => {
-                let moved = em.mul(ty, out)?;
-                let numerator = em.sub(tx, moved)?;
-                Some(em.div(numerator, y)?)
-            }
-            (None, None) => None,
-        },
-        BinaryOp::Rem => {
-            let quotient = |em: &mut Emitter| {
-                let multiple = em.sub(x, out)?;
-                let ratio = em.div(multiple, y)?;
-                em.unary(UnaryOp::Round, ratio)
-            };
-            match (tx, ty) {
-                (tx, None) => tx,
-                (None, Some(ty)) => scaled(em, Some(ty), |em| {
-                    let q = quotient(em)?;
-                    em.neg(q)
-                })?,
-                (Some(tx), Some(ty)) => {
-                    let q = quotient(em)?;
-                    let moved = em.mul(ty, q)?;
-                    Some(em.sub(tx, moved)?)
-                }
-            }
-        }
-        BinaryOp::Pow => {
-            let from_x = scaled(em, tx, |em| {
-                let zero = em.full_like(y, 0.0)?;
-                let y_is_zero = em.compare(CompareOp::Eq, y, zero)?;
-                let one = em.full_like(y, 1.0)?;
-                let safe_y = em.select(y_is_zero, one, y)?;
-                let y_minus_one = em.sub(y, one)?;
-                let power = em.binary(BinaryOp::Pow, x, y_minus_one)?;
-                let slope = em.mul(safe_y, power)?;
-                em.select(y_is_zero, zero, slope)
-            })?;
-            let from_y = scaled(em, ty, |em| {
-                let zero = em.full_like(x, 0.0)?;
-                let x_is_zero = em.compare(CompareOp::Eq, x, zero)?;
-                let one = em.full_like(x, 1.0)?;
-                let safe_x = em.select(x_is_zero, one, x)?;
-                let log = em.unary(UnaryOp::Log, safe_x)?;
-                em.mul(log, out)
-            })?;
-            add_optional(em, from_x, from_y)?
-        }
+        BinaryOp::Div => jvp_div(em, y, out, tx, ty)?,
+        BinaryOp::Rem => jvp_rem(em, x, y, out, tx, ty)?,
+        BinaryOp::Pow => jvp_pow(em, x, y, out, tx, ty)?,
         BinaryOp::Max | BinaryOp::Min => {
             let x_hit = em.compare(CompareOp::Eq, x, out)?;
             let y_hit = em.compare(CompareOp::Eq, y, out)?;
@@ -483,23 +433,116 @@ pub(crate) fn jvp_binary(
             let from_y = scaled(em, ty, |em| balanced_weight(em, y_hit, x_hit, out))?;
             add_optional(em, from_x, from_y)?
         }
-        BinaryOp::Atan2 => {
-            let from_x = scaled(em, tx, |_| Ok(y))?;
-            let from_y = scaled(em, ty, |_| Ok(x))?;
-            let numerator = sub_optional(em, from_x, from_y)?;
-            match numerator {
-                Some(numerator) => {
-                    let xx = em.mul(x, x)?;
-                    let yy = em.mul(y, y)?;
-                    let denominator = em.add(xx, yy)?;
-                    Some(em.div(numerator, denominator)?)
-                }
-                None => None,
-            }
-        }
+        BinaryOp::Atan2 => jvp_atan2(em, x, y, tx, ty)?,
         BinaryOp::And | BinaryOp::Or => None,
     };
     Ok(vec![tangent])
+}
+
+/// The tangent of `out = div(x, y)`: `tx/y`, `ty*(-out/y)` or `(tx - ty*out)/y`, so that
+/// a tangent of `x` alone costs one division.
+fn jvp_div(
+    em: &mut Emitter,
+    y: Value,
+    out: Value,
+    tx: Option<Value>,
+    ty: Option<Value>,
+) -> Result<Option<Value>, String> {
+    Ok(match (tx, ty) {
+        (Some(tx), None) => Some(em.div(tx, y)?),
+        (None, Some(ty)) => scaled(em, Some(ty), |em| {
+            let minus_out = em.neg(out)?;
+            em.div(minus_out, y)
+        })?,
+        (Some(tx), Some(ty)) => {
+            let moved = em.mul(ty, out)?;
+            let numerator = em.sub(tx, moved)?;
+            Some(em.div(numerator, y)?)
+        }
+        (None, None) => None,
+    })
+}
+
+/// The tangent of `out = rem(x, y)`: `tx - ty*q`, with the quotient `q` recovered from
+/// the computed remainder (see [`jvp_binary`]).
+fn jvp_rem(
+    em: &mut Emitter,
+    x: Value,
+    y: Value,
+    out: Value,
+    tx: Option<Value>,
+    ty: Option<Value>,
+) -> Result<Option<Value>, String> {
+    let quotient = |em: &mut Emitter| {
+        let multiple = em.sub(x, out)?;
+        let ratio = em.div(multiple, y)?;
+        em.unary(UnaryOp::Round, ratio)
+    };
+    Ok(match (tx, ty) {
+        (tx, None) => tx,
+        (None, Some(ty)) => scaled(em, Some(ty), |em| {
+            let q = quotient(em)?;
+            em.neg(q)
+        })?,
+        (Some(tx), Some(ty)) => {
+            let q = quotient(em)?;
+            let moved = em.mul(ty, q)?;
+            Some(em.sub(tx, moved)?)
+        }
+    })
+}
+
+/// The tangent of `out = pow(x, y)`: `tx * (y * x^(y-1)) + ty * (log(x) * out)`, each
+/// factor guarded where it would make a NaN the value does not have (see [`jvp_binary`]).
+fn jvp_pow(
+    em: &mut Emitter,
+    x: Value,
+    y: Value,
+    out: Value,
+    tx: Option<Value>,
+    ty: Option<Value>,
+) -> Result<Option<Value>, String> {
+    let from_x = scaled(em, tx, |em| {
+        let zero = em.full_like(y, 0.0)?;
+        let y_is_zero = em.compare(CompareOp::Eq, y, zero)?;
+        let one = em.full_like(y, 1.0)?;
+        let safe_y = em.select(y_is_zero, one, y)?;
+        let y_minus_one = em.sub(y, one)?;
+        let power = em.binary(BinaryOp::Pow, x, y_minus_one)?;
+        let slope = em.mul(safe_y, power)?;
+        em.select(y_is_zero, zero, slope)
+    })?;
+    let from_y = scaled(em, ty, |em| {
+        let zero = em.full_like(x, 0.0)?;
+        let x_is_zero = em.compare(CompareOp::Eq, x, zero)?;
+        let one = em.full_like(x, 1.0)?;
+        let safe_x = em.select(x_is_zero, one, x)?;
+        let log = em.unary(UnaryOp::Log, safe_x)?;
+        em.mul(log, out)
+    })?;
+    add_optional(em, from_x, from_y)
+}
+
+/// The tangent of `atan2(x, y)`: `(tx*y - ty*x) / (x^2 + y^2)`.
+fn jvp_atan2(
+    em: &mut Emitter,
+    x: Value,
+    y: Value,
+    tx: Option<Value>,
+    ty: Option<Value>,
+) -> Result<Option<Value>, String> {
+    let from_x = scaled(em, tx, |_| Ok(y))?;
+    let from_y = scaled(em, ty, |_| Ok(x))?;
+    let numerator = sub_optional(em, from_x, from_y)?;
+    Ok(match numerator {
+        Some(numerator) => {
+            let xx = em.mul(x, x)?;
+            let yy = em.mul(y, y)?;
+            let denominator = em.add(xx, yy)?;
+            Some(em.div(numerator, denominator)?)
+        }
+        None => None,
+    })
 }
 
 /// The jvp rule of `select` and `clamp`.

@@ -571,61 +571,19 @@ pub(crate) fn jvp_unary(
             let denom = em.add(one, x)?;
             em.div(t, denom)?
         }
-        UnaryOp::Expm1 => {
-            let one = em.full_like(y, 1.0)?;
-            let factor = em.add(y, one)?;
-            em.mul(t, factor)?
-        }
-        UnaryOp::Sin => {
-            let factor = em.unary(UnaryOp::Cos, x)?;
-            em.mul(t, factor)?
-        }
-        UnaryOp::Cos => {
-            let sin = em.unary(UnaryOp::Sin, x)?;
-            let factor = em.neg(sin)?;
-            em.mul(t, factor)?
-        }
-        UnaryOp::Tan => {
-            let one = em.full_like(y, 1.0)?;
-            let square = em.mul(y, y)?;
-            let factor = em.add(one, square)?;
-            em.mul(t, factor)?
-        }
-        UnaryOp::Tanh => {
-            let one = em.full_like(y, 1.0)?;
-            let square = em.mul(y, y)?;
-            let factor = em.sub(one, square)?;
-            em.mul(t, factor)?
-        }
-        UnaryOp::Logistic => {
-            let one = em.full_like(y, 1.0)?;
-            let rest = em.sub(one, y)?;
-            let factor = em.mul(y, rest)?;
-            em.mul(t, factor)?
-        }
-        UnaryOp::Sqrt => {
-            let half = em.full_like(y, 0.5)?;
-            let factor = em.div(half, y)?;
-            em.mul(t, factor)?
-        }
-        UnaryOp::Rsqrt => {
-            let minus_half = em.full_like(y, -0.5)?;
-            let scaled = em.mul(minus_half, y)?;
-            let factor = em.div(scaled, x)?;
-            em.mul(t, factor)?
-        }
-        UnaryOp::Abs => {
-            let factor = em.unary(UnaryOp::Sign, x)?;
-            em.mul(t, factor)?
-        }
-        UnaryOp::Erf => {
-            let scale = em.full_like(x, std::f64::consts::FRAC_2_SQRT_PI)?;
-            let square = em.mul(x, x)?;
-            let minus_square = em.neg(square)?;
-            let gauss = em.unary(UnaryOp::Exp, minus_square)?;
-            let factor = em.mul(scale, gauss)?;
-            em.mul(t, factor)?
-        }
+        UnaryOp::Expm1
+        | UnaryOp::Sin
+        | UnaryOp::Cos
+        | UnaryOp::Tan
+        | UnaryOp::Tanh
+        | UnaryOp::Logistic
+        | UnaryOp::Sqrt
+        | UnaryOp::Rsqrt
+        | UnaryOp::Abs
+        | UnaryOp::Erf => match slope(em, op, x, y)? {
+            Some(factor) => em.mul(t, factor)?,
+            None => return Ok(vec![None]),
+        },
         UnaryOp::Sign
         | UnaryOp::Floor
         | UnaryOp::Ceil
@@ -639,6 +597,69 @@ pub(crate) fn jvp_unary(
         }
     };
     Ok(vec![Some(tangent)])
+}
+
+/// The derivative of `op` at `x`, computed from `x` and the output `y` only, for the ops
+/// whose tangent is `t` times it (see [`jvp_unary`]); `None` for the ops whose tangent
+/// is one operation on `t` (`neg`, `exp`, `log`, `log1p`) or zero.
+fn slope(em: &mut Emitter, op: UnaryOp, x: Value, y: Value) -> Result<Option<Value>, String> {
+    let factor = match op {
+        UnaryOp::Expm1 => {
+            let one = em.full_like(y, 1.0)?;
+            em.add(y, one)?
+        }
+        UnaryOp::Sin => em.unary(UnaryOp::Cos, x)?,
+        UnaryOp::Cos => {
+            let sin = em.unary(UnaryOp::Sin, x)?;
+            em.neg(sin)?
+        }
+        UnaryOp::Tan => {
+            let one = em.full_like(y, 1.0)?;
+            let square = em.mul(y, y)?;
+            em.add(one, square)?
+        }
+        UnaryOp::Tanh => {
+            let one = em.full_like(y, 1.0)?;
+            let square = em.mul(y, y)?;
+            em.sub(one, square)?
+        }
+        UnaryOp::Logistic => {
+            let one = em.full_like(y, 1.0)?;
+            let rest = em.sub(one, y)?;
+            em.mul(y, rest)?
+        }
+        UnaryOp::Sqrt => {
+            let half = em.full_like(y, 0.5)?;
+            em.div(half, y)?
+        }
+        UnaryOp::Rsqrt => {
+            let minus_half = em.full_like(y, -0.5)?;
+            let scaled = em.mul(minus_half, y)?;
+            em.div(scaled, x)?
+        }
+        UnaryOp::Abs => em.unary(UnaryOp::Sign, x)?,
+        UnaryOp::Erf => {
+            let scale = em.full_like(x, std::f64::consts::FRAC_2_SQRT_PI)?;
+            let square = em.mul(x, x)?;
+            let minus_square = em.neg(square)?;
+            let gauss = em.unary(UnaryOp::Exp, minus_square)?;
+            em.mul(scale, gauss)?
+        }
+        UnaryOp::Neg
+        | UnaryOp::Exp
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Sign
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Round
+        | UnaryOp::Not
+        | UnaryOp::IsFinite
+        | UnaryOp::IntegerPow { .. }
+        | UnaryOp::Convert { .. }
+        | UnaryOp::StopGradient => return Ok(None),
+    };
+    Ok(Some(factor))
 }
 
 /// The jvp rule of `integer_pow[y]`: `t * (y * x^(y-1))`, zero for `y = 0` (so that

@@ -65,31 +65,8 @@ impl Gen {
                 ]);
                 self.unary(func, op, x)?;
             }
-            2 => {
-                // Positive operands: log, sqrt, rsqrt, negative integer powers.
-                let p = self.positive(func, x)?;
-                match self.rng.below(4) {
-                    0 => self.unary(func, UnaryOp::Log, p)?,
-                    1 => self.unary(func, UnaryOp::Sqrt, p)?,
-                    2 => self.unary(func, UnaryOp::Rsqrt, p)?,
-                    _ => {
-                        let y = -self.rng.range(1, 2) as i32;
-                        self.emit(func, Prim::Unary(UnaryOp::IntegerPow { y }), &[p])?[0]
-                    }
-                };
-            }
-            3 => {
-                // log1p of a square; tan of a bounded argument.
-                if self.rng.chance(50) {
-                    let sq = self.emit(func, Prim::Unary(UnaryOp::IntegerPow { y: 2 }), &[x])?[0];
-                    self.unary(func, UnaryOp::Log1p, sq)?;
-                } else {
-                    let t = self.unary(func, UnaryOp::Tanh, x)?;
-                    let half = self.splat(func, &ty, 0.5)?;
-                    let arg = self.binary(func, BinaryOp::Mul, half, t)?;
-                    self.unary(func, UnaryOp::Tan, arg)?;
-                }
-            }
+            2 => self.smooth_positive_unary(func, x)?,
+            3 => self.smooth_bounded_unary(func, x)?,
             4 => {
                 let y = self.rng.range(0, 3) as i32;
                 self.emit(func, Prim::Unary(UnaryOp::IntegerPow { y }), &[x])?;
@@ -127,6 +104,38 @@ impl Gen {
             }
             10 | 11 => self.smooth_select_eqn(func)?,
             _ => self.custom_rule_eqn(func, x)?,
+        }
+        Some(())
+    }
+
+    /// A unary op with a pole or branch point at or below zero (`log`, `sqrt`, `rsqrt`,
+    /// a negative integer power) on a positive function of `x`.
+    fn smooth_positive_unary(&mut self, func: &mut Func, x: Value) -> Option<()> {
+        let p = self.positive(func, x)?;
+        match self.rng.below(4) {
+            0 => self.unary(func, UnaryOp::Log, p)?,
+            1 => self.unary(func, UnaryOp::Sqrt, p)?,
+            2 => self.unary(func, UnaryOp::Rsqrt, p)?,
+            _ => {
+                let y = -self.rng.range(1, 2) as i32;
+                self.emit(func, Prim::Unary(UnaryOp::IntegerPow { y }), &[p])?[0]
+            }
+        };
+        Some(())
+    }
+
+    /// `log1p` of the square of `x` (never at -1), or `tan` of `0.5·tanh x` (never at
+    /// ±π/2).
+    fn smooth_bounded_unary(&mut self, func: &mut Func, x: Value) -> Option<()> {
+        if self.rng.chance(50) {
+            let sq = self.emit(func, Prim::Unary(UnaryOp::IntegerPow { y: 2 }), &[x])?[0];
+            self.unary(func, UnaryOp::Log1p, sq)?;
+        } else {
+            let ty = func.ty(x).clone();
+            let t = self.unary(func, UnaryOp::Tanh, x)?;
+            let half = self.splat(func, &ty, 0.5)?;
+            let arg = self.binary(func, BinaryOp::Mul, half, t)?;
+            self.unary(func, UnaryOp::Tan, arg)?;
         }
         Some(())
     }

@@ -20,8 +20,8 @@ use crate::gemm::Gemm;
 use crate::kernel::{KernelCompiler, KernelFn, KernelOptions, define_kernel};
 use cranelift_module::FuncId;
 use ferrax_ir::prim::Prim;
-use ferrax_ir::prim::{ControlOp, LinalgOp};
-use ferrax_ir::{Error, Func, Module, Place, Type};
+use ferrax_ir::prim::{ControlOp, DotDims, LinalgOp, ScanParams};
+use ferrax_ir::{Eqn, Error, Func, Module, Place, Type, Value};
 use opaque::Opaque;
 use plan::Arena;
 use smallvec::SmallVec;
@@ -301,8 +301,234 @@ impl Builder<'_> {
         Ok(known)
     }
 
+    /// The program of `func`: each equation in order becomes one step over buffers that
+    /// [`Buffers`] places by liveness, so an arena byte is reused as soon as the value in
+    /// it is dead.
     fn lower(&mut self, func: &Func) -> Result<Program, Error> {
-        let fname = func.name.as_str();
+        let mut bufs = Buffers::new(func);
+        let mut steps = Vec::with_capacity(func.eqns.len());
+        for (i, eqn) in func.eqns.iter().enumerate() {
+            let mut at = At { func, i, eqn, ins: Vec::new(), outs: Vec::new() };
+            at.ins = bufs.inputs(&at)?;
+            let donated = bufs.donation(self.module, &at)?;
+            at.outs = bufs.place_outputs(&at, donated)?;
+            let mut scratch = Scratch { arena: &mut bufs.arena, taken: Vec::new() };
+            let step = self.step(&at, &mut scratch)?;
+            scratch.release();
+            bufs.release_dead(&at, donated)?;
+            steps.push(StepAt { eqn: i, prim: eqn.prim.name(), step });
+        }
+        let outs = bufs.results()?;
+        Ok(Program { name: func.name.clone(), base: 0, size: bufs.arena.top, steps, outs })
+    }
+
+    /// The step of one equation: fusion kernels, GEMMs and the loops and branches that
+    /// run other programs have their own steps; every other primitive (what fuse leaves
+    /// as a single equation) runs as an [`Opaque`] op.
+    fn step(&mut self, at: &At, scratch: &mut Scratch) -> Result<Step, Error> {
+        match &at.eqn.prim {
+            Prim::Control(op) => self.control_step(at, op, scratch),
+            Prim::Linalg(LinalgOp::DotGeneral(dims)) => gemm_step(at, dims, scratch),
+            Prim::Unary(_)
+            | Prim::Name { .. }
+            | Prim::Binary(_)
+            | Prim::Compare(_)
+            | Prim::Ternary(_)
+            | Prim::Shape(_)
+            | Prim::Index(_)
+            | Prim::Reduction(_)
+            | Prim::Random(_) => opaque_step(at, &at.eqn.prim),
+        }
+    }
+
+    /// The step of a structured primitive: kernel calls, branches and loops run programs;
+    /// custom rules and remat regions (fuse turns them into calls before this point) run
+    /// as [`Opaque`] ops like any other primitive.
+    fn control_step(&mut self, at: &At, op: &ControlOp, scratch: &mut Scratch) -> Result<Step, Error> {
+        match op {
+            ControlOp::Call { func: callee } => self.call_step(at, callee),
+            ControlOp::Cond { branches } => self.cond_step(at, branches),
+            ControlOp::While { cond, body, max_iters } => self.while_step(at, cond, body, *max_iters, scratch),
+            ControlOp::Scan(s) => self.scan_step(at, s, scratch),
+            ControlOp::CustomJvp { .. } | ControlOp::CustomVjp { .. } | ControlOp::Remat { .. } => {
+                opaque_step(at, &at.eqn.prim)
+            }
+        }
+    }
+
+    /// A launch of the fusion kernel `callee`; any other callee is an error, since fuse
+    /// inlines every call that is not a kernel.
+    fn call_step(&mut self, at: &At, callee: &str) -> Result<Step, Error> {
+        let is_kernel = module_func(self.module, callee)
+            .is_some_and(|f| matches!(f.attr("kind"), Some(ferrax_ir::AttrValue::Str(s)) if s == "fusion"));
+        if !is_kernel {
+            return Err(
+                at.fail(format!("jit: @{callee} is called but is not a [kind=\"fusion\"] kernel (fuse inlines calls)"))
+            );
+        }
+        let (kernel, outer) = self.kernel(callee)?;
+        let mut bufs = at.ins.clone();
+        bufs.extend(&at.outs);
+        Ok(Step::Kernel { kernel, bufs, outer })
+    }
+
+    /// A `cond`: each branch is its own program.
+    fn cond_step(&mut self, at: &At, branches: &[String]) -> Result<Step, Error> {
+        let ids = branches.iter().map(|b| self.program(b)).collect::<Result<_, _>>()?;
+        Ok(Step::Cond {
+            index: at.ins[0],
+            is_bool: at.in_ty(0).dtype == ferrax_ir::DType::Bool,
+            branches: ids,
+            ins: at.ins[1..].to_vec(),
+            outs: at.outs.clone(),
+        })
+    }
+
+    /// A `while`: the carries alternate between the results and spare scratch buffers,
+    /// and the condition writes a one-byte flag.
+    fn while_step(
+        &mut self,
+        at: &At,
+        cond: &str,
+        body: &str,
+        max_iters: Option<usize>,
+        scratch: &mut Scratch,
+    ) -> Result<Step, Error> {
+        let (cond, body) = (self.program(cond)?, self.program(body)?);
+        let sizes: Vec<usize> = (0..at.outs.len()).map(|k| at.out_bytes(k)).collect::<Result<_, _>>()?;
+        let spare = sizes.iter().map(|&b| scratch.take(b)).collect();
+        let flag = scratch.take(1);
+        Ok(Step::While {
+            cond,
+            body,
+            max_iters,
+            init: at.ins.clone(),
+            outs: at.outs.clone(),
+            spare,
+            flag,
+            bytes: sizes,
+        })
+    }
+
+    /// A `scan`: the carries alternate like a `while`'s, and each iteration addresses its
+    /// slice of `xs` and `ys` in place by its byte size.
+    fn scan_step(&mut self, at: &At, s: &ScanParams, scratch: &mut Scratch) -> Result<Step, Error> {
+        let body = self.program(&s.body)?;
+        let fixed = s.num_consts + s.num_carry;
+        let sizes: Vec<usize> = at.eqn.outputs[..s.num_carry]
+            .iter()
+            .map(|o| bytes(at.func.ty(*o), &at.func.name))
+            .collect::<Result<_, _>>()?;
+        let spare = sizes.iter().map(|&b| scratch.take(b)).collect();
+        let fname = at.func.name.as_str();
+        let slice = |ty: &Type| bytes(ty, fname).map(|b| b.checked_div(s.length).unwrap_or(0));
+        let xs = (fixed..at.ins.len()).map(|k| Ok((at.ins[k], slice(&at.in_ty(k))?))).collect::<Result<_, Error>>()?;
+        let ys = (s.num_carry..at.outs.len())
+            .map(|k| Ok((at.outs[k], slice(&at.out_ty(k))?)))
+            .collect::<Result<_, Error>>()?;
+        Ok(Step::Scan(Box::new(ScanStep {
+            body,
+            length: s.length,
+            reverse: s.reverse,
+            consts: at.ins[..s.num_consts].to_vec(),
+            init: at.ins[s.num_consts..fixed].to_vec(),
+            xs,
+            carry_out: at.outs[..s.num_carry].to_vec(),
+            spare,
+            ys,
+            bytes: sizes,
+        })))
+    }
+}
+
+/// A `dot_general` by the GEMM library, with scratch for the operand copies it needs.
+fn gemm_step(at: &At, dims: &DotDims, scratch: &mut Scratch) -> Result<Step, Error> {
+    let gemm = Gemm::new(dims, &at.in_ty(0), &at.in_ty(1), &at.out_ty(0)).map_err(|m| at.fail(m))?;
+    let scratch = scratch.take(gemm.scratch_bytes());
+    Ok(Step::Gemm { gemm: Box::new(gemm), lhs: at.ins[0], rhs: at.ins[1], out: at.outs[0], scratch })
+}
+
+/// Any primitive without a step of its own, run natively or by the interpreter.
+fn opaque_step(at: &At, prim: &Prim) -> Result<Step, Error> {
+    let ins_ty: Vec<Type> = (0..at.ins.len()).map(|k| at.in_ty(k)).collect();
+    let outs_ty: Vec<Type> = (0..at.outs.len()).map(|k| at.out_ty(k)).collect();
+    let op = Opaque::new(prim, ins_ty, outs_ty).map_err(|m| at.fail(m))?;
+    Ok(Step::Opaque { op: Box::new(op), ins: at.ins.clone(), outs: at.outs.clone() })
+}
+
+/// One equation being lowered: where it is (for errors) and the buffers of its operands
+/// and results.
+struct At<'f> {
+    func: &'f Func,
+    i: usize,
+    eqn: &'f Eqn,
+    ins: Vec<Loc>,
+    outs: Vec<Loc>,
+}
+
+impl At<'_> {
+    /// An error at this equation.
+    fn fail(&self, msg: String) -> Error {
+        err(&self.func.name, Some(self.i), Some(self.eqn.prim.name()), msg)
+    }
+
+    /// The type of operand `k`.
+    fn in_ty(&self, k: usize) -> Type {
+        self.func.ty(self.eqn.inputs[k]).clone()
+    }
+
+    /// The type of result `k`.
+    fn out_ty(&self, k: usize) -> Type {
+        self.func.ty(self.eqn.outputs[k]).clone()
+    }
+
+    /// The byte size of result `k`.
+    fn out_bytes(&self, k: usize) -> Result<usize, Error> {
+        bytes(self.func.ty(self.eqn.outputs[k]), &self.func.name)
+    }
+}
+
+/// Arena space one step holds only while it runs (GEMM operand copies, the spare
+/// carries and flag of a loop), released once the step is placed so that the next
+/// equations reuse it.
+struct Scratch<'a> {
+    arena: &'a mut Arena,
+    taken: Vec<(usize, usize)>,
+}
+
+impl Scratch<'_> {
+    /// A scratch buffer of `bytes` bytes.
+    fn take(&mut self, bytes: usize) -> Loc {
+        let off = self.arena.alloc(bytes);
+        self.taken.push((off, bytes));
+        Loc::Arena(off)
+    }
+
+    /// Gives every scratch buffer back to the arena, in the order taken.
+    fn release(self) {
+        for (off, b) in self.taken {
+            self.arena.release(off, b);
+        }
+    }
+}
+
+/// The buffer plan of one Func while it is lowered: where each value lives, the last
+/// equation that reads it, and the arena that places the values that are neither
+/// parameters nor results.
+struct Buffers<'f> {
+    func: &'f Func,
+    loc: Vec<Option<Loc>>,
+    /// The index of the last equation reading each value: `usize::MAX` for a result
+    /// (live to the end), `usize::MAX - 1` for a value nobody reads.
+    last: Vec<usize>,
+    /// The first result position of each value returned (written in place there).
+    result_pos: Vec<Option<usize>>,
+    arena: Arena,
+}
+
+impl<'f> Buffers<'f> {
+    /// The parameters in the caller's buffers and the liveness of every value.
+    fn new(func: &'f Func) -> Buffers<'f> {
         let n = func.value_types.len();
         let mut loc: Vec<Option<Loc>> = vec![None; n];
         for (i, p) in func.params.iter().enumerate() {
@@ -314,180 +540,108 @@ impl Builder<'_> {
                 last[v.index()] = i;
             }
         }
-        // The first result position of each value returned (written in place there).
         let mut result_pos: Vec<Option<usize>> = vec![None; n];
         for (k, r) in func.results.iter().enumerate() {
             last[r.index()] = usize::MAX;
             result_pos[r.index()].get_or_insert(k);
         }
-        let mut arena = Arena::default();
-        let mut steps = Vec::with_capacity(func.eqns.len());
-        for (i, eqn) in func.eqns.iter().enumerate() {
-            let fail = |m: String| err(fname, Some(i), Some(eqn.prim.name()), m);
-            let ins: Vec<Loc> = eqn
-                .inputs
-                .iter()
-                .map(|v| {
-                    loc.get(v.index())
-                        .copied()
-                        .flatten()
-                        .ok_or_else(|| fail(format!("jit: {v} is used before it is defined")))
-                })
-                .collect::<Result<_, _>>()?;
-            // In place: a one-result elementwise kernel may write over an input that dies
-            // here, has the result's byte size and is read only at the loop index.
-            let mut donated = None;
-            if let Prim::Control(ControlOp::Call { func: callee }) = &eqn.prim
-                && eqn.outputs.len() == 1
-                && result_pos[eqn.outputs[0].index()].is_none()
-                && let Some(kernel) = module_func(self.module, callee)
-            {
-                let size = bytes(func.ty(eqn.outputs[0]), fname)?;
-                let candidates = in_place_inputs(kernel);
-                for &k in &candidates {
-                    let v = eqn.inputs[k];
-                    // Every position that passes `v` must read it only at the loop index.
-                    let only_identity = eqn.inputs.iter().enumerate().all(|(j, &u)| u != v || candidates.contains(&j));
-                    if only_identity
-                        && let Loc::Arena(off) = ins[k]
-                        && last[v.index()] == i
-                        && bytes(func.ty(v), fname)? == size
-                    {
-                        donated = Some((v, off));
-                        break;
-                    }
-                }
-            }
-            let mut outs = Vec::new();
-            for o in &eqn.outputs {
-                let l = match (result_pos[o.index()], donated) {
-                    (Some(k), _) => Loc::Out(k),
-                    (None, Some((_, off))) => Loc::Arena(off),
-                    (None, None) => Loc::Arena(arena.alloc(bytes(func.ty(*o), fname)?)),
-                };
-                loc[o.index()] = Some(l);
-                outs.push(l);
-            }
-            let in_ty = |k: usize| func.ty(eqn.inputs[k]).clone();
-            let out_ty = |k: usize| func.ty(eqn.outputs[k]).clone();
-            let mut temps: Vec<(usize, usize)> = Vec::new();
-            let mut temp = |arena: &mut Arena, b: usize| {
-                let off = arena.alloc(b);
-                temps.push((off, b));
-                Loc::Arena(off)
-            };
-            let step = match &eqn.prim {
-                Prim::Control(ControlOp::Call { func: callee }) => {
-                    let is_kernel = module_func(self.module, callee)
-                        .is_some_and(|f| matches!(f.attr("kind"), Some(ferrax_ir::AttrValue::Str(s)) if s == "fusion"));
-                    if !is_kernel {
-                        return Err(fail(format!(
-                            "jit: @{callee} is called but is not a [kind=\"fusion\"] kernel (fuse inlines calls)"
-                        )));
-                    }
-                    let (kernel, outer) = self.kernel(callee)?;
-                    let mut bufs = ins.clone();
-                    bufs.extend(&outs);
-                    Step::Kernel { kernel, bufs, outer }
-                }
-                Prim::Linalg(LinalgOp::DotGeneral(dims)) => {
-                    let gemm = Gemm::new(dims, &in_ty(0), &in_ty(1), &out_ty(0)).map_err(fail)?;
-                    let scratch = temp(&mut arena, gemm.scratch_bytes());
-                    Step::Gemm { gemm: Box::new(gemm), lhs: ins[0], rhs: ins[1], out: outs[0], scratch }
-                }
-                Prim::Control(ControlOp::Cond { branches }) => {
-                    let ids = branches.iter().map(|b| self.program(b)).collect::<Result<_, _>>()?;
-                    Step::Cond {
-                        index: ins[0],
-                        is_bool: in_ty(0).dtype == ferrax_ir::DType::Bool,
-                        branches: ids,
-                        ins: ins[1..].to_vec(),
-                        outs: outs.clone(),
-                    }
-                }
-                Prim::Control(ControlOp::While { cond, body, max_iters }) => {
-                    let (cond, body) = (self.program(cond)?, self.program(body)?);
-                    let sizes: Vec<usize> =
-                        eqn.outputs.iter().map(|o| bytes(func.ty(*o), fname)).collect::<Result<_, _>>()?;
-                    let spare = sizes.iter().map(|&b| temp(&mut arena, b)).collect();
-                    let flag = temp(&mut arena, 1);
-                    Step::While {
-                        cond,
-                        body,
-                        max_iters: *max_iters,
-                        init: ins.clone(),
-                        outs: outs.clone(),
-                        spare,
-                        flag,
-                        bytes: sizes,
-                    }
-                }
-                Prim::Control(ControlOp::Scan(s)) => {
-                    let body = self.program(&s.body)?;
-                    let fixed = s.num_consts + s.num_carry;
-                    let sizes: Vec<usize> = eqn.outputs[..s.num_carry]
-                        .iter()
-                        .map(|o| bytes(func.ty(*o), fname))
-                        .collect::<Result<_, _>>()?;
-                    let spare = sizes.iter().map(|&b| temp(&mut arena, b)).collect();
-                    let slice = |ty: &Type| bytes(ty, fname).map(|b| b.checked_div(s.length).unwrap_or(0));
-                    let xs =
-                        (fixed..ins.len()).map(|k| Ok((ins[k], slice(&in_ty(k))?))).collect::<Result<_, Error>>()?;
-                    let ys = (s.num_carry..outs.len())
-                        .map(|k| Ok((outs[k], slice(&out_ty(k))?)))
-                        .collect::<Result<_, Error>>()?;
-                    Step::Scan(Box::new(ScanStep {
-                        body,
-                        length: s.length,
-                        reverse: s.reverse,
-                        consts: ins[..s.num_consts].to_vec(),
-                        init: ins[s.num_consts..fixed].to_vec(),
-                        xs,
-                        carry_out: outs[..s.num_carry].to_vec(),
-                        spare,
-                        ys,
-                        bytes: sizes,
-                    }))
-                }
-                prim => {
-                    let ins_ty: Vec<Type> = (0..ins.len()).map(in_ty).collect();
-                    let outs_ty: Vec<Type> = (0..outs.len()).map(out_ty).collect();
-                    let op = Opaque::new(prim, ins_ty, outs_ty).map_err(fail)?;
-                    Step::Opaque { op: Box::new(op), ins: ins.clone(), outs: outs.clone() }
-                }
-            };
-            for (off, b) in temps {
-                arena.release(off, b);
-            }
-            // Inputs whose last use is here, and outputs nobody uses, die now.
-            let mut dead: Vec<ferrax_ir::Value> = Vec::new();
-            for &v in eqn.inputs.iter().chain(&eqn.outputs) {
-                if donated.is_some_and(|(d, _)| d == v) {
-                    continue; // its buffer now holds the kernel's result
-                }
-                if let Some(Loc::Arena(off)) = loc[v.index()]
-                    && (last[v.index()] == i || last[v.index()] == usize::MAX - 1)
-                    && !dead.contains(&v)
-                {
-                    dead.push(v);
-                    arena.release(off, bytes(func.ty(v), fname)?);
-                }
-            }
-            steps.push(StepAt { eqn: i, prim: eqn.prim.name(), step });
+        Buffers { func, loc, last, result_pos, arena: Arena::default() }
+    }
+
+    /// The buffers of the equation's operands, all defined by now.
+    fn inputs(&self, at: &At) -> Result<Vec<Loc>, Error> {
+        at.eqn
+            .inputs
+            .iter()
+            .map(|v| {
+                self.loc
+                    .get(v.index())
+                    .copied()
+                    .flatten()
+                    .ok_or_else(|| at.fail(format!("jit: {v} is used before it is defined")))
+            })
+            .collect()
+    }
+
+    /// In place: a one-result elementwise kernel may write over an input that dies at
+    /// this equation, has the result's byte size and is read only at the loop index.
+    /// The input donated and its arena offset, if any.
+    fn donation(&self, module: &Module, at: &At) -> Result<Option<(Value, usize)>, Error> {
+        let (func, eqn, fname) = (self.func, at.eqn, self.func.name.as_str());
+        let Prim::Control(ControlOp::Call { func: callee }) = &eqn.prim else { return Ok(None) };
+        if eqn.outputs.len() != 1 || self.result_pos[eqn.outputs[0].index()].is_some() {
+            return Ok(None);
         }
-        let outs = func
+        let Some(kernel) = module_func(module, callee) else { return Ok(None) };
+        let size = bytes(func.ty(eqn.outputs[0]), fname)?;
+        let candidates = in_place_inputs(kernel);
+        for &k in &candidates {
+            let v = eqn.inputs[k];
+            // Every position that passes `v` must read it only at the loop index.
+            let only_identity = eqn.inputs.iter().enumerate().all(|(j, &u)| u != v || candidates.contains(&j));
+            if only_identity
+                && let Loc::Arena(off) = at.ins[k]
+                && self.last[v.index()] == at.i
+                && bytes(func.ty(v), fname)? == size
+            {
+                return Ok(Some((v, off)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The buffers of the equation's results: a result of the Func is written in the
+    /// caller's buffer, a kernel's result over the donated input, anything else in new
+    /// arena space.
+    fn place_outputs(&mut self, at: &At, donated: Option<(Value, usize)>) -> Result<Vec<Loc>, Error> {
+        let mut outs = Vec::new();
+        for o in &at.eqn.outputs {
+            let l = match (self.result_pos[o.index()], donated) {
+                (Some(k), _) => Loc::Out(k),
+                (None, Some((_, off))) => Loc::Arena(off),
+                (None, None) => Loc::Arena(self.arena.alloc(bytes(self.func.ty(*o), &self.func.name)?)),
+            };
+            self.loc[o.index()] = Some(l);
+            outs.push(l);
+        }
+        Ok(outs)
+    }
+
+    /// Frees the arena space of the equation's inputs whose last use is here and of its
+    /// outputs that nobody uses.
+    fn release_dead(&mut self, at: &At, donated: Option<(Value, usize)>) -> Result<(), Error> {
+        let mut dead: Vec<Value> = Vec::new();
+        for &v in at.eqn.inputs.iter().chain(&at.eqn.outputs) {
+            if donated.is_some_and(|(d, _)| d == v) {
+                continue; // its buffer now holds the kernel's result
+            }
+            if let Some(Loc::Arena(off)) = self.loc[v.index()]
+                && (self.last[v.index()] == at.i || self.last[v.index()] == usize::MAX - 1)
+                && !dead.contains(&v)
+            {
+                dead.push(v);
+                self.arena.release(off, bytes(self.func.ty(v), &self.func.name)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Where each result of the Func is, with its byte size.
+    fn results(&self) -> Result<Vec<(Loc, usize)>, Error> {
+        let fname = self.func.name.as_str();
+        self.func
             .results
             .iter()
             .map(|r| {
-                let l = loc
+                let l = self
+                    .loc
                     .get(r.index())
                     .copied()
                     .flatten()
                     .ok_or_else(|| err(fname, None, None, format!("jit: result {r} is never defined")))?;
-                Ok((l, bytes(func.ty(*r), fname)?))
+                Ok((l, bytes(self.func.ty(*r), fname)?))
             })
-            .collect::<Result<_, Error>>()?;
-        Ok(Program { name: func.name.clone(), base: 0, size: arena.top, steps, outs })
+            .collect()
     }
 }
 

@@ -118,73 +118,12 @@ impl Opaque {
                 Ok(())
             }
             Opaque::Cumulative { op, dtype, outer, n, inner, reverse } => {
-                let rows = (*outer, *n, *inner, *reverse);
-                let (src, dst) = (ins[0], outs[0]);
-                // SAFETY: input and output hold outer*n*inner elements of `dtype`.
-                unsafe {
-                    match (op, dtype) {
-                        (Running::Sum, ferrax_ir::DType::F32) => {
-                            running::<f32>(src, dst, rows, |a| 0.0 + a, |a, b| a + b)
-                        }
-                        (Running::Sum, ferrax_ir::DType::F64) => {
-                            running::<f64>(src, dst, rows, |a| 0.0 + a, |a, b| a + b)
-                        }
-                        (Running::Sum, ferrax_ir::DType::I32) => {
-                            running::<i32>(src, dst, rows, |a| a, i32::wrapping_add)
-                        }
-                        (Running::Max, ferrax_ir::DType::F32) => {
-                            running::<f32>(src, dst, rows, |a| a, <f32 as Num>::max)
-                        }
-                        (Running::Max, ferrax_ir::DType::F64) => {
-                            running::<f64>(src, dst, rows, |a| a, <f64 as Num>::max)
-                        }
-                        (Running::Max, ferrax_ir::DType::I32) => running::<i32>(src, dst, rows, |a| a, Ord::max),
-                        (Running::Min, ferrax_ir::DType::F32) => {
-                            running::<f32>(src, dst, rows, |a| a, <f32 as Num>::min)
-                        }
-                        (Running::Min, ferrax_ir::DType::F64) => {
-                            running::<f64>(src, dst, rows, |a| a, <f64 as Num>::min)
-                        }
-                        (Running::Min, ferrax_ir::DType::I32) => running::<i32>(src, dst, rows, |a| a, Ord::min),
-                        (_, ferrax_ir::DType::Bool) => return Err("cumulative scan of a bool operand".into()),
-                    }
-                }
-                Ok(())
+                // SAFETY: by the caller's contract.
+                unsafe { cumulative(*op, *dtype, (*outer, *n, *inner, *reverse), ins[0], outs[0]) }
             }
             Opaque::Dus { elem, x, update } => {
-                let total: usize = x.iter().product::<usize>() * elem;
-                // SAFETY: x and the result have `total` bytes and do not overlap.
-                unsafe { std::ptr::copy_nonoverlapping(ins[0], outs[0], total) };
-                if update.contains(&0) {
-                    return Ok(());
-                }
-                let starts: Vec<usize> = (0..x.len())
-                    .map(|d| {
-                        // SAFETY: each start is an i32 scalar buffer.
-                        let s = unsafe { (ins[2 + d] as *const i32).read_unaligned() } as i64;
-                        s.clamp(0, (x[d] - update[d]) as i64) as usize
-                    })
-                    .collect();
-                let rank = x.len();
-                let row = if rank == 0 { *elem } else { update[rank - 1] * elem };
-                let rows: usize = update[..rank.saturating_sub(1)].iter().product();
-                let mut idx = vec![0usize; rank.saturating_sub(1)];
-                for r in 0..rows {
-                    let mut off = 0;
-                    for d in 0..rank {
-                        let i = if d + 1 < rank { idx[d] } else { 0 } + starts[d];
-                        off = off * x[d] + i;
-                    }
-                    // SAFETY: the window lies inside x (clamped starts); rows of the update are contiguous.
-                    unsafe { std::ptr::copy_nonoverlapping(ins[1].add(r * row), outs[0].add(off * elem), row) };
-                    for d in (0..idx.len()).rev() {
-                        idx[d] += 1;
-                        if idx[d] < update[d] {
-                            break;
-                        }
-                        idx[d] = 0;
-                    }
-                }
+                // SAFETY: by the caller's contract.
+                unsafe { dynamic_update_slice(ins, outs[0], *elem, x, update) };
                 Ok(())
             }
             Opaque::ScatterAdd { dtype, batch, pre, dim, inner, idx } => {
@@ -201,24 +140,10 @@ impl Opaque {
                 }
                 Ok(())
             }
-            Opaque::Interp { module, ins: tys, outs: out_tys } => {
-                // SAFETY: by the caller's contract.
-                let args = tys
-                    .iter()
-                    .zip(ins)
-                    .map(|(t, &p)| unsafe { read_array(p, t) })
-                    .collect::<Result<Vec<_>, Error>>()
-                    .map_err(|e| e.to_string())?;
-                let results = ferrax_ir::eval(module, "opaque", &args, options).map_err(|e| match e {
-                    Error::Eval { message, .. } => message,
-                    other => other.to_string(),
-                })?;
-                for ((r, &p), _) in results.iter().zip(outs).zip(out_tys) {
-                    // SAFETY: by the caller's contract.
-                    unsafe { write_array(r, p) };
-                }
-                Ok(())
-            }
+            // SAFETY: by the caller's contract.
+            Opaque::Interp { module, ins: tys, outs: out_tys } => unsafe {
+                interpret(module, tys, out_tys, ins, outs, options)
+            },
         }
     }
 }
@@ -232,6 +157,111 @@ pub(crate) enum Running {
     Max,
     /// `cummin`.
     Min,
+}
+
+/// `out = x` with `update` written at the clamped starts (the interpreter's
+/// `dynamic_update_slice`), one contiguous row of the update at a time.
+///
+/// # Safety
+/// `ins` = x (of shape `x`, elements of `elem` bytes), the update (of shape `update`)
+/// and one i32 scalar start per axis; `out` holds as many bytes as x and does not overlap
+/// the inputs.
+unsafe fn dynamic_update_slice(ins: &[*mut u8], out: *mut u8, elem: usize, x: &[usize], update: &[usize]) {
+    let total: usize = x.iter().product::<usize>() * elem;
+    // SAFETY: x and the result have `total` bytes and do not overlap.
+    unsafe { std::ptr::copy_nonoverlapping(ins[0], out, total) };
+    if update.contains(&0) {
+        return;
+    }
+    let starts: Vec<usize> = (0..x.len())
+        .map(|d| {
+            // SAFETY: each start is an i32 scalar buffer.
+            let s = unsafe { (ins[2 + d] as *const i32).read_unaligned() } as i64;
+            s.clamp(0, (x[d] - update[d]) as i64) as usize
+        })
+        .collect();
+    let rank = x.len();
+    let row = if rank == 0 { elem } else { update[rank - 1] * elem };
+    let rows: usize = update[..rank.saturating_sub(1)].iter().product();
+    let mut idx = vec![0usize; rank.saturating_sub(1)];
+    for r in 0..rows {
+        let mut off = 0;
+        for d in 0..rank {
+            let i = if d + 1 < rank { idx[d] } else { 0 } + starts[d];
+            off = off * x[d] + i;
+        }
+        // SAFETY: the window lies inside x (clamped starts); rows of the update are contiguous.
+        unsafe { std::ptr::copy_nonoverlapping(ins[1].add(r * row), out.add(off * elem), row) };
+        for d in (0..idx.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < update[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// Runs the one-equation `module` on the arrays read from `ins` (of types `tys`) and
+/// writes its results to `outs` (of types `out_tys`), giving the interpreter's message
+/// on failure.
+///
+/// # Safety
+/// Every pointer is a valid buffer of its type; outputs do not overlap inputs.
+unsafe fn interpret(
+    module: &Module,
+    tys: &[Type],
+    out_tys: &[Type],
+    ins: &[*mut u8],
+    outs: &[*mut u8],
+    options: &EvalOptions,
+) -> Result<(), String> {
+    // SAFETY: by the caller's contract.
+    let args = tys
+        .iter()
+        .zip(ins)
+        .map(|(t, &p)| unsafe { read_array(p, t) })
+        .collect::<Result<Vec<_>, Error>>()
+        .map_err(|e| e.to_string())?;
+    let results = ferrax_ir::eval(module, "opaque", &args, options).map_err(|e| match e {
+        Error::Eval { message, .. } => message,
+        other => other.to_string(),
+    })?;
+    for ((r, &p), _) in results.iter().zip(outs).zip(out_tys) {
+        // SAFETY: by the caller's contract.
+        unsafe { write_array(r, p) };
+    }
+    Ok(())
+}
+
+/// Runs a running sum, max or min of `dtype` elements over `rows` = `(outer, n, inner,
+/// reverse)` (see [`running`]).
+///
+/// # Safety
+/// `src` and `dst` hold `outer * n * inner` elements of `dtype` and do not overlap.
+unsafe fn cumulative(
+    op: Running,
+    dtype: ferrax_ir::DType,
+    rows: (usize, usize, usize, bool),
+    src: *mut u8,
+    dst: *mut u8,
+) -> Result<(), String> {
+    // SAFETY: by the caller's contract.
+    unsafe {
+        match (op, dtype) {
+            (Running::Sum, ferrax_ir::DType::F32) => running::<f32>(src, dst, rows, |a| 0.0 + a, |a, b| a + b),
+            (Running::Sum, ferrax_ir::DType::F64) => running::<f64>(src, dst, rows, |a| 0.0 + a, |a, b| a + b),
+            (Running::Sum, ferrax_ir::DType::I32) => running::<i32>(src, dst, rows, |a| a, i32::wrapping_add),
+            (Running::Max, ferrax_ir::DType::F32) => running::<f32>(src, dst, rows, |a| a, <f32 as Num>::max),
+            (Running::Max, ferrax_ir::DType::F64) => running::<f64>(src, dst, rows, |a| a, <f64 as Num>::max),
+            (Running::Max, ferrax_ir::DType::I32) => running::<i32>(src, dst, rows, |a| a, Ord::max),
+            (Running::Min, ferrax_ir::DType::F32) => running::<f32>(src, dst, rows, |a| a, <f32 as Num>::min),
+            (Running::Min, ferrax_ir::DType::F64) => running::<f64>(src, dst, rows, |a| a, <f64 as Num>::min),
+            (Running::Min, ferrax_ir::DType::I32) => running::<i32>(src, dst, rows, |a| a, Ord::min),
+            (_, ferrax_ir::DType::Bool) => return Err("cumulative scan of a bool operand".into()),
+        }
+    }
+    Ok(())
 }
 
 /// A running combination over the middle axis of `[outer, n, inner]`, in the order the

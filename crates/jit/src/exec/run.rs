@@ -3,7 +3,7 @@
 //! run their body programs with carries double-buffered, `scan` passes each xs slice and
 //! each ys slice as a pointer into the stacked buffers (no copies).
 
-use super::{Loc, Plan, Program, Step, StepAt};
+use super::{Loc, Plan, Program, ScanStep, Step, StepAt};
 use ferrax_ir::{Error, EvalOptions, Place};
 
 /// The state of one call.
@@ -30,6 +30,42 @@ unsafe fn copy(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
+/// Copies each carry: `bytes[k]` bytes from `srcs[k]` to `dsts[k]`.
+///
+/// # Safety
+/// As [`copy`], for each carry.
+unsafe fn copy_all(srcs: &[*mut u8], dsts: &[*mut u8], bytes: &[usize]) {
+    for ((&src, &dst), &n) in srcs.iter().zip(dsts).zip(bytes) {
+        // SAFETY: by the caller's contract.
+        unsafe { copy(src, dst, n) };
+    }
+}
+
+/// Where the buffers of one running program are: its parameters, its results and its
+/// arena.
+struct Frame<'a> {
+    params: &'a [*mut u8],
+    outs: &'a [*mut u8],
+    base: *mut u8,
+}
+
+impl Frame<'_> {
+    /// The buffer at `l`.
+    fn ptr(&self, l: Loc) -> *mut u8 {
+        match l {
+            Loc::Param(i) => self.params[i],
+            // SAFETY: arena offsets are inside the program's arena.
+            Loc::Arena(off) => unsafe { self.base.add(off) },
+            Loc::Out(i) => self.outs[i],
+        }
+    }
+
+    /// The buffers at `ls`.
+    fn ptrs(&self, ls: &[Loc]) -> Vec<*mut u8> {
+        ls.iter().map(|&l| self.ptr(l)).collect()
+    }
+}
+
 impl Run<'_> {
     /// Runs program `id` on `params`, writing its results to `outs`.
     ///
@@ -43,47 +79,39 @@ impl Run<'_> {
             return Err(Error::eval(Place { func: p.name.clone(), eqn: None, prim: None }, "jit: recursive call"));
         }
         // SAFETY: the program's arena is inside the workspace.
-        let base = unsafe { self.ws.add(p.base) };
-        let ptr = |l: Loc| match l {
-            Loc::Param(i) => params[i],
-            // SAFETY: arena offsets are inside the program's arena.
-            Loc::Arena(off) => unsafe { base.add(off) },
-            Loc::Out(i) => outs[i],
-        };
-        let ptrs = |ls: &[Loc]| ls.iter().map(|&l| ptr(l)).collect::<Vec<_>>();
+        let frame = Frame { params, outs, base: unsafe { self.ws.add(p.base) } };
         for s in &p.steps {
             // SAFETY: every Loc resolves to a buffer of the planned type.
             unsafe {
                 match &s.step {
                     Step::Kernel { kernel, bufs, outer } => {
-                        plan.kernels[*kernel].run(&ptrs(bufs), *outer, plan.threads)
+                        plan.kernels[*kernel].run(&frame.ptrs(bufs), *outer, plan.threads)
                     }
                     Step::Gemm { gemm, lhs, rhs, out, scratch } => {
-                        gemm.run(ptr(*lhs), ptr(*rhs), ptr(*out), ptr(*scratch), plan.threads)
+                        gemm.run(frame.ptr(*lhs), frame.ptr(*rhs), frame.ptr(*out), frame.ptr(*scratch), plan.threads)
                     }
                     Step::Opaque { op, ins, outs } => {
-                        op.run(&ptrs(ins), &ptrs(outs), &self.options).map_err(|m| at(p, s, m))?
+                        op.run(&frame.ptrs(ins), &frame.ptrs(outs), &self.options).map_err(|m| at(p, s, m))?
                     }
                     Step::Cond { index, is_bool, branches, ins, outs } => {
                         let i = if *is_bool {
-                            usize::from(*ptr(*index) != 0)
+                            usize::from(*frame.ptr(*index) != 0)
                         } else {
-                            (ptr(*index) as *const i32).read_unaligned().clamp(0, branches.len() as i32 - 1) as usize
+                            (frame.ptr(*index) as *const i32).read_unaligned().clamp(0, branches.len() as i32 - 1)
+                                as usize
                         };
-                        self.program(branches[i], &ptrs(ins), &ptrs(outs))?;
+                        self.program(branches[i], &frame.ptrs(ins), &frame.ptrs(outs))?;
                     }
                     Step::While { cond, body, max_iters, init, outs, spare, flag, bytes } => {
-                        let (mut cur, mut next) = (ptrs(outs), ptrs(spare));
-                        for ((&src, &dst), &n) in ptrs(init).iter().zip(&cur).zip(bytes) {
-                            copy(src, dst, n);
-                        }
+                        let (mut cur, mut next) = (frame.ptrs(outs), frame.ptrs(spare));
+                        copy_all(&frame.ptrs(init), &cur, bytes);
                         let mut iters = 0;
                         loop {
                             if max_iters.is_some_and(|m| iters >= m) {
                                 break;
                             }
-                            self.program(*cond, &cur, &[ptr(*flag)])?;
-                            if *ptr(*flag) == 0 {
+                            self.program(*cond, &cur, &[frame.ptr(*flag)])?;
+                            if *frame.ptr(*flag) == 0 {
                                 break;
                             }
                             self.burn(p, s)?;
@@ -91,39 +119,46 @@ impl Run<'_> {
                             std::mem::swap(&mut cur, &mut next);
                             iters += 1;
                         }
-                        for ((&src, &dst), &n) in cur.iter().zip(&ptrs(outs)).zip(bytes) {
-                            copy(src, dst, n);
-                        }
+                        copy_all(&cur, &frame.ptrs(outs), bytes);
                     }
-                    Step::Scan(sc) => {
-                        let (mut cur, mut next) = (ptrs(&sc.carry_out), ptrs(&sc.spare));
-                        for ((&src, &dst), &n) in ptrs(&sc.init).iter().zip(&cur).zip(&sc.bytes) {
-                            copy(src, dst, n);
-                        }
-                        let consts = ptrs(&sc.consts);
-                        for step in 0..sc.length {
-                            self.burn(p, s)?;
-                            let t = if sc.reverse { sc.length - 1 - step } else { step };
-                            let mut ins = consts.clone();
-                            ins.extend(&cur);
-                            ins.extend(sc.xs.iter().map(|&(l, b)| ptr(l).add(t * b)));
-                            let mut outs = next.clone();
-                            outs.extend(sc.ys.iter().map(|&(l, b)| ptr(l).add(t * b)));
-                            self.program(sc.body, &ins, &outs)?;
-                            std::mem::swap(&mut cur, &mut next);
-                        }
-                        for ((&src, &dst), &n) in cur.iter().zip(&ptrs(&sc.carry_out)).zip(&sc.bytes) {
-                            copy(src, dst, n);
-                        }
-                    }
+                    Step::Scan(sc) => self.scan(p, s, sc, &frame)?,
                 }
             }
         }
         for (&(l, n), &dst) in p.outs.iter().zip(outs) {
             // SAFETY: results are buffers of their types.
-            unsafe { copy(ptr(l), dst, n) };
+            unsafe { copy(frame.ptr(l), dst, n) };
         }
         self.active[id] = false;
+        Ok(())
+    }
+
+    /// Runs a `scan` step of program `p`: the body once per slice, the carries
+    /// alternating between the results and the spare buffers, each xs and ys slice
+    /// addressed in its stacked buffer.
+    ///
+    /// # Safety
+    /// As [`Run::program`], for the buffers of `frame`.
+    unsafe fn scan(&mut self, p: &Program, s: &StepAt, sc: &ScanStep, frame: &Frame) -> Result<(), Error> {
+        let (mut cur, mut next) = (frame.ptrs(&sc.carry_out), frame.ptrs(&sc.spare));
+        // SAFETY: by the caller's contract, every Loc resolves to a buffer of the planned
+        // type, and a slice `t` of `b` bytes lies inside its stacked buffer.
+        unsafe {
+            copy_all(&frame.ptrs(&sc.init), &cur, &sc.bytes);
+            let consts = frame.ptrs(&sc.consts);
+            for step in 0..sc.length {
+                self.burn(p, s)?;
+                let t = if sc.reverse { sc.length - 1 - step } else { step };
+                let mut ins = consts.clone();
+                ins.extend(&cur);
+                ins.extend(sc.xs.iter().map(|&(l, b)| frame.ptr(l).add(t * b)));
+                let mut outs = next.clone();
+                outs.extend(sc.ys.iter().map(|&(l, b)| frame.ptr(l).add(t * b)));
+                self.program(sc.body, &ins, &outs)?;
+                std::mem::swap(&mut cur, &mut next);
+            }
+            copy_all(&cur, &frame.ptrs(&sc.carry_out), &sc.bytes);
+        }
         Ok(())
     }
 

@@ -221,6 +221,25 @@ pub(crate) fn integer_pow(fb: &mut FunctionBuilder, dtype: DType, y: i32, x: Cv)
     }
 }
 
+/// `sign(x)`: -1, 0 or 1 of `x`'s type; a float zero keeps its sign and NaN stays NaN.
+fn sign(fb: &mut FunctionBuilder, dtype: DType, x: Cv) -> Cv {
+    if dtype.is_float() {
+        let zero = constant(fb, dtype, 0.0);
+        let one = constant(fb, dtype, 1.0);
+        let signed = fb.ins().fcopysign(one, x);
+        // `x == 0` is false for NaN; `ueq` is true for zeros and NaN alike.
+        let keep = fb.ins().fcmp(FloatCC::UnorderedOrEqual, x, zero);
+        fb.ins().select(keep, x, signed)
+    } else {
+        let zero = fb.ins().iconst(types::I32, 0);
+        let pos = fb.ins().icmp(IntCC::SignedGreaterThan, x, zero);
+        let neg = fb.ins().icmp(IntCC::SignedLessThan, x, zero);
+        let p = fb.ins().uextend(types::I32, pos);
+        let n = fb.ins().uextend(types::I32, neg);
+        fb.ins().isub(p, n)
+    }
+}
+
 impl Lower<'_, '_> {
     /// A unary operation on a `dtype` value (`integer_pow`, `convert` and
     /// `stop_gradient` included).
@@ -280,22 +299,7 @@ impl Lower<'_, '_> {
             (UnaryOp::Floor, true) => fb.ins().floor(x),
             (UnaryOp::Ceil, true) => fb.ins().ceil(x),
             (UnaryOp::Round, true) => fb.ins().nearest(x),
-            (UnaryOp::Sign, true) => {
-                let zero = constant(fb, dtype, 0.0);
-                let one = constant(fb, dtype, 1.0);
-                let signed = fb.ins().fcopysign(one, x);
-                // `x == 0` is false for NaN; `ueq` is true for zeros and NaN alike.
-                let keep = fb.ins().fcmp(FloatCC::UnorderedOrEqual, x, zero);
-                fb.ins().select(keep, x, signed)
-            }
-            (UnaryOp::Sign, false) => {
-                let zero = fb.ins().iconst(types::I32, 0);
-                let pos = fb.ins().icmp(IntCC::SignedGreaterThan, x, zero);
-                let neg = fb.ins().icmp(IntCC::SignedLessThan, x, zero);
-                let p = fb.ins().uextend(types::I32, pos);
-                let n = fb.ins().uextend(types::I32, neg);
-                fb.ins().isub(p, n)
-            }
+            (UnaryOp::Sign, _) => sign(fb, dtype, x),
             (UnaryOp::IsFinite, true) => {
                 let a = fb.ins().fabs(x);
                 let inf = constant(fb, dtype, f64::INFINITY);

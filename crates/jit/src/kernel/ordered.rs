@@ -25,7 +25,7 @@ use super::ops;
 use super::plan::Reduction;
 use super::vector::vec_type;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value as Cv, types};
+use cranelift_codegen::ir::{InstBuilder, StackSlot, StackSlotData, StackSlotKind, Type, Value as Cv, types};
 use cranelift_frontend::Variable;
 use ferrax_ir::prim::ReduceOp;
 use ferrax_ir::prim::sum_order::{self, BLOCK};
@@ -281,16 +281,10 @@ impl Lower<'_, '_> {
             None
         } else {
             let slot = self.fb.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 64, 4));
-            for (j, &acc) in vacc.iter().enumerate() {
-                let v = self.fb.use_var(acc);
-                self.fb.ins().stack_store(types::I64, v, slot, 16 * j as i32);
-            }
+            self.spill(&vacc, slot);
             let (tl, te) = self.open_tile(&stages, in_idx, last, bs, m4)?;
             let tacc: Vec<Variable> = (0..4).map(|_| self.fb.declare_var(vt)).collect();
-            for (j, &acc) in tacc.iter().enumerate() {
-                let v = self.fb.ins().stack_load(types::I64, vt, slot, 16 * j as i32);
-                self.fb.def_var(acc, v);
-            }
+            self.reload(&tacc, vt, slot);
             Some((tl, te, slot, tacc))
         };
         let (a, b) = tile.as_ref().map_or((bs, m4), |(tl, te, _, _)| (tl.iv, *te));
@@ -312,15 +306,9 @@ impl Lower<'_, '_> {
         }
         self.close_loop(l);
         if let Some((tl, _, slot, tacc)) = tile {
-            for (j, &acc) in tacc.iter().enumerate() {
-                let v = self.fb.use_var(acc);
-                self.fb.ins().stack_store(types::I64, v, slot, 16 * j as i32);
-            }
+            self.spill(&tacc, slot);
             self.close_loop(tl);
-            for (j, &acc) in vacc.iter().enumerate() {
-                let v = self.fb.ins().stack_load(types::I64, vt, slot, 16 * j as i32);
-                self.fb.def_var(acc, v);
-            }
+            self.reload(&vacc, vt, slot);
         }
         // Whole vectors left over, into the first accumulator.
         let l = self.open_loop(m4, m1, w);
@@ -334,6 +322,12 @@ impl Lower<'_, '_> {
         self.fb.def_var(vacc[0], next);
         self.close_loop(l);
         self.memo.clear();
+        Ok(self.combine_accumulators(op, dtype, &vacc, lanes))
+    }
+
+    /// `((a0∘a1)∘(a2∘a3))` of the four vector accumulators, then its lanes left to right:
+    /// the order in which the interpreter combines a block's `4·w` slots.
+    fn combine_accumulators(&mut self, op: ReduceOp, dtype: DType, vacc: &[Variable], lanes: u32) -> Cv {
         let v: Vec<Cv> = vacc.iter().map(|&v| self.fb.use_var(v)).collect();
         let p = self.combine(op, dtype, v[0], v[1]);
         let q = self.combine(op, dtype, v[2], v[3]);
@@ -343,7 +337,24 @@ impl Lower<'_, '_> {
             let x = self.fb.ins().extractlane(v, lane);
             r = self.combine(op, dtype, r, x);
         }
-        Ok(r)
+        r
+    }
+
+    /// Stores the vector accumulators `accs` in `slot`, 16 bytes each, so that none lives
+    /// in a register across the routine calls of a tile.
+    fn spill(&mut self, accs: &[Variable], slot: StackSlot) {
+        for (j, &acc) in accs.iter().enumerate() {
+            let v = self.fb.use_var(acc);
+            self.fb.ins().stack_store(types::I64, v, slot, 16 * j as i32);
+        }
+    }
+
+    /// Loads the vector accumulators `accs` (of type `vt`) back from `slot`.
+    fn reload(&mut self, accs: &[Variable], vt: Type, slot: StackSlot) {
+        for (j, &acc) in accs.iter().enumerate() {
+            let v = self.fb.ins().stack_load(types::I64, vt, slot, 16 * j as i32);
+            self.fb.def_var(acc, v);
+        }
     }
 
     /// The slots of a block in `4·w` scalar accumulators, element `i` of a group of `4·w`

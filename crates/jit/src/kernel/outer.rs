@@ -24,12 +24,12 @@
 //! axes after it, for fixed axes before it) is contiguous; it is initialised right before
 //! the loop over `r0`, so split launches initialise only their own rows.
 
-use super::lower::{Index, Lower, mem};
+use super::lower::{Index, Loop, Lower, mem};
 use super::plan::{Plan, RedKind};
 use super::vector;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value as Cv};
 use ferrax_ir::prim::ReduceOp;
-use ferrax_ir::{Error, Func};
+use ferrax_ir::{DType, Error, Func, Value};
 use std::collections::HashMap;
 
 /// Whether the kernel's reduction takes the outer-axis path (`simd`: whether the kernel is
@@ -102,7 +102,32 @@ impl Lower<'_, '_> {
         let dtype = self.func.ty(red.input).dtype;
         let kout = self.func.results.iter().position(|&r| r == red.output).unwrap_or(0);
         let out_buf = self.bufs[self.func.params.len() + kout];
-        // Loops over the axes before r0 (axis 0 from [start, end)), or a dummy one.
+        let acc = Acc { op, dtype, input: red.input, kept, out_shape, out_buf };
+        let (mut loops, mut idx) = self.loops_before(start, end, &shape, r0);
+        self.fill_identity(&acc, &idx, &shape, r0, lanes);
+        // Loops over r0 .. rank-1, then the innermost axis (vector + tail).
+        for &d in &shape[r0..rank - 1] {
+            let (lo, hi) = (self.i64c(0), self.i64c(d as i64));
+            let l = self.open_loop(lo, hi, 1);
+            idx.push(l.iv);
+            loops.push(l);
+        }
+        let n = shape[rank - 1] as i64;
+        let w = lanes.map_or(i64::MAX, i64::from);
+        let nv = n / w * w;
+        if let Some(l) = lanes {
+            self.accumulate_vectors(&acc, &mut idx, nv, l)?;
+        }
+        self.accumulate_tail(&acc, &mut idx, nv, n)?;
+        self.memo.clear();
+        loops.into_iter().rev().for_each(|l| self.close_loop(l));
+        Ok(())
+    }
+
+    /// Opens the loops over the axes before the first reduced axis `r0` (axis 0 over
+    /// `[start, end)`), or one dummy loop when `r0` is axis 0 (then the kernel's outer
+    /// extent is 1). Returns them with the index they make.
+    fn loops_before(&mut self, start: Cv, end: Cv, shape: &[usize], r0: usize) -> (Vec<Loop>, Index) {
         let mut loops = Vec::new();
         let mut idx = Index::new();
         if r0 == 0 {
@@ -119,20 +144,26 @@ impl Lower<'_, '_> {
                 loops.push(l);
             }
         }
-        // Fill this block of the result with the identity.
+        (loops, idx)
+    }
+
+    /// Fills the block of the result reached under index `idx` (the kept axes after
+    /// `r0`, contiguous) with the reduction's identity: in vectors of `lanes`, then a
+    /// scalar tail.
+    fn fill_identity(&mut self, acc: &Acc, idx: &Index, shape: &[usize], r0: usize, lanes: Option<u32>) {
         let zero = self.i64c(0);
         let mut at: Index = idx.clone();
-        at.resize(kept.len(), zero);
-        let base_off = self.linear(&at, &out_shape);
-        let base = self.addr(out_buf, base_off, dtype);
-        let block: usize = kept.iter().filter(|&&a| a > r0).map(|&a| shape[a]).product();
-        let id = self.identity(op, dtype);
+        at.resize(acc.kept.len(), zero);
+        let base_off = self.linear(&at, &acc.out_shape);
+        let base = self.addr(acc.out_buf, base_off, acc.dtype);
+        let block: usize = acc.kept.iter().filter(|&&a| a > r0).map(|&a| shape[a]).product();
+        let id = self.identity(acc.op, acc.dtype);
         // Without lanes the "tail" loops do all the work.
         let w = lanes.map_or(i64::MAX, i64::from);
-        let bytes = dtype.size_bytes() as i64;
+        let bytes = acc.dtype.size_bytes() as i64;
         let vblock = block as i64 / w * w;
         if let Some(l) = lanes {
-            let vt = ops_vec_type(dtype, l);
+            let vt = ops_vec_type(acc.dtype, l);
             let vid = self.fb.ins().splat(vt, id);
             let (a, b) = (self.i64c(0), self.i64c(vblock));
             let fl = self.open_loop(a, b, w);
@@ -147,57 +178,62 @@ impl Lower<'_, '_> {
         let p = self.fb.ins().iadd(base, off);
         self.fb.ins().store(mem(), id, p, 0);
         self.close_loop(fl);
-        // Loops over r0 .. rank-1, then the innermost axis (vector + tail).
-        for &d in &shape[r0..rank - 1] {
-            let (lo, hi) = (self.i64c(0), self.i64c(d as i64));
-            let l = self.open_loop(lo, hi, 1);
-            idx.push(l.iv);
-            loops.push(l);
-        }
-        let n = shape[rank - 1] as i64;
-        let nv = n / w * w;
-        if let Some(l) = lanes {
-            let (a, b) = (self.i64c(0), self.i64c(nv));
-            let vl = self.open_loop(a, b, w);
-            idx.push(vl.iv);
-            self.memo.clear();
-            let mut vmemo = HashMap::new();
-            for k in 0..self.func.results.len() {
-                if !self.plan.epilogue[k] {
-                    self.store_vector(k, &idx, &mut vmemo)?;
-                }
-            }
-            let x = self.vec_at(red.input, &idx, &mut vmemo)?;
-            let oidx: Index = kept.iter().map(|&a| idx[a]).collect();
-            let off = self.linear(&oidx, &out_shape);
-            let addr = self.addr(out_buf, off, dtype);
-            let cur = self.fb.ins().load(ops_vec_type(dtype, l), vmem(), addr, 0);
-            let next = self.combine(op, dtype, cur, x);
-            self.fb.ins().store(vmem(), next, addr, 0);
-            self.close_loop(vl);
-            idx.pop();
-        }
+    }
+
+    /// The vector part `[0, nv)` of the innermost loop: stores the S_in results and adds
+    /// `lanes` terms into as many consecutive result elements.
+    fn accumulate_vectors(&mut self, acc: &Acc, idx: &mut Index, nv: i64, lanes: u32) -> Result<(), Error> {
+        let (a, b) = (self.i64c(0), self.i64c(nv));
+        let vl = self.open_loop(a, b, i64::from(lanes));
+        idx.push(vl.iv);
+        self.memo.clear();
+        let mut vmemo = HashMap::new();
+        self.store_in_results(idx, &mut vmemo)?;
+        let x = self.vec_at(acc.input, idx, &mut vmemo)?;
+        let oidx: Index = acc.kept.iter().map(|&a| idx[a]).collect();
+        let off = self.linear(&oidx, &acc.out_shape);
+        let addr = self.addr(acc.out_buf, off, acc.dtype);
+        let cur = self.fb.ins().load(ops_vec_type(acc.dtype, lanes), vmem(), addr, 0);
+        let next = self.combine(acc.op, acc.dtype, cur, x);
+        self.fb.ins().store(vmem(), next, addr, 0);
+        self.close_loop(vl);
+        idx.pop();
+        Ok(())
+    }
+
+    /// The scalar part `[nv, n)` of the innermost loop (all of it without vectors):
+    /// stores the S_in results and adds one term into one result element.
+    fn accumulate_tail(&mut self, acc: &Acc, idx: &mut Index, nv: i64, n: i64) -> Result<(), Error> {
         let (a, b) = (self.i64c(nv), self.i64c(n));
         let tl = self.open_loop(a, b, 1);
         idx.push(tl.iv);
         self.memo.clear();
         for k in 0..self.func.results.len() {
             if !self.plan.epilogue[k] {
-                self.store_result(k, &idx)?;
+                self.store_result(k, idx)?;
             }
         }
-        let x = self.value_at(red.input, &idx)?;
-        let oidx: Index = kept.iter().map(|&a| idx[a]).collect();
-        let off = self.linear(&oidx, &out_shape);
-        let addr = self.addr(out_buf, off, dtype);
-        let cur = self.fb.ins().load(super::ops::cl_type(dtype), mem(), addr, 0);
-        let next = self.combine(op, dtype, cur, x);
+        let x = self.value_at(acc.input, idx)?;
+        let oidx: Index = acc.kept.iter().map(|&a| idx[a]).collect();
+        let off = self.linear(&oidx, &acc.out_shape);
+        let addr = self.addr(acc.out_buf, off, acc.dtype);
+        let cur = self.fb.ins().load(super::ops::cl_type(acc.dtype), mem(), addr, 0);
+        let next = self.combine(acc.op, acc.dtype, cur, x);
         self.fb.ins().store(mem(), next, addr, 0);
         self.close_loop(tl);
-        self.memo.clear();
-        loops.into_iter().rev().for_each(|l| self.close_loop(l));
         Ok(())
     }
+}
+
+/// What the loops of an outer-axis reduction accumulate: the reduction's operation,
+/// dtype and input, and the result buffer with its kept axes and shape.
+struct Acc {
+    op: ReduceOp,
+    dtype: DType,
+    input: Value,
+    kept: Vec<usize>,
+    out_shape: Vec<usize>,
+    out_buf: Cv,
 }
 
 /// The Cranelift vector type of `lanes` elements of `dtype`.

@@ -39,6 +39,61 @@ impl Reduction {
     pub fn kept(&self) -> Vec<usize> {
         (0..self.in_shape.len()).filter(|a| !self.axes.contains(a)).collect()
     }
+
+    /// The reduction of equation `e` (of `kind` over `axes`), checked: one operand, one
+    /// result, axes in range, and a nonempty axis for an arg-reduction.
+    fn new(func: &Func, e: usize, kind: RedKind, mut axes: Vec<usize>) -> Result<Reduction, Error> {
+        let eqn = &func.eqns[e];
+        let (&[input], &[output]) = (&eqn.inputs[..], &eqn.outputs[..]) else {
+            return Err(kernel_error(func, Some(e), "a reduction takes one operand and has one result"));
+        };
+        let in_shape = func.ty(input).shape.to_vec();
+        axes.sort_unstable();
+        axes.dedup();
+        if axes.iter().any(|&a| a >= in_shape.len()) {
+            return Err(kernel_error(func, Some(e), "reduced axis out of range"));
+        }
+        if matches!(kind, RedKind::Arg(_)) && in_shape[axes[0]] == 0 {
+            return Err(kernel_error(func, Some(e), "argmax/argmin over an empty axis has no index"));
+        }
+        Ok(Reduction { eqn: e, input, output, kind, axes, in_shape })
+    }
+
+    /// For each result of `func`: whether it is in the epilogue (computed from the
+    /// finished reduction, shape S_out) rather than in the loop over S_in. Checks that
+    /// the epilogue is elementwise on S_out and every result has shape S_in or S_out.
+    fn epilogue(&self, func: &Func) -> Result<Vec<bool>, Error> {
+        let mut dep = vec![false; func.value_types.len()];
+        dep[self.output.index()] = true;
+        let out_shape = func.ty(self.output).shape.to_vec();
+        for (e, eqn) in func.eqns.iter().enumerate() {
+            if eqn.inputs.iter().any(|v| dep[v.index()]) {
+                // The epilogue runs once per S_out element on the finished
+                // reduction: it must be elementwise on S_out.
+                let elementwise =
+                    is_elementwise(&eqn.prim) && eqn.outputs.iter().all(|v| func.ty(*v).shape[..] == out_shape[..]);
+                if !elementwise {
+                    return Err(kernel_error(
+                        func,
+                        Some(e),
+                        "the reduction's epilogue must be elementwise on its output shape",
+                    ));
+                }
+                eqn.outputs.iter().for_each(|v| dep[v.index()] = true);
+            }
+        }
+        let mut epilogue = Vec::new();
+        for &r in &func.results {
+            let shape = &func.ty(r).shape[..];
+            let is_epi = dep[r.index()] || (shape == &out_shape[..] && shape != &self.in_shape[..]);
+            let want = if is_epi { &out_shape } else { &self.in_shape };
+            if shape != &want[..] {
+                return Err(kernel_error(func, None, format!("result {r} has neither shape S_in nor S_out")));
+            }
+            epilogue.push(is_epi);
+        }
+        Ok(epilogue)
+    }
 }
 
 /// The facts the lowering needs about a kernel Func.
@@ -87,28 +142,11 @@ impl Plan {
                 check(v, Some(e))?;
                 defs[v.index()] = Some((e, k));
             }
-            let kind = match &eqn.prim {
-                Prim::Reduction(ReductionOp::Reduce { op, axes }) => Some((RedKind::Reduce(*op), axes.clone())),
-                Prim::Reduction(ReductionOp::ArgReduce { op, axis, .. }) => Some((RedKind::Arg(*op), vec![*axis])),
-                _ => None,
-            };
-            if let Some((kind, mut axes)) = kind {
+            if let Some((kind, axes)) = reduction_kind(&eqn.prim) {
                 if reduction.is_some() {
                     return Err(kernel_error(func, Some(e), "a kernel holds at most one reduction"));
                 }
-                let (&[input], &[output]) = (&eqn.inputs[..], &eqn.outputs[..]) else {
-                    return Err(kernel_error(func, Some(e), "a reduction takes one operand and has one result"));
-                };
-                let in_shape = func.ty(input).shape.to_vec();
-                axes.sort_unstable();
-                axes.dedup();
-                if axes.iter().any(|&a| a >= in_shape.len()) {
-                    return Err(kernel_error(func, Some(e), "reduced axis out of range"));
-                }
-                if matches!(kind, RedKind::Arg(_)) && in_shape[axes[0]] == 0 {
-                    return Err(kernel_error(func, Some(e), "argmax/argmin over an empty axis has no index"));
-                }
-                reduction = Some(Reduction { eqn: e, input, output, kind, axes, in_shape });
+                reduction = Some(Reduction::new(func, e, kind, axes)?);
             }
         }
         for &r in &func.results {
@@ -116,48 +154,8 @@ impl Plan {
             uses[r.index()] += 1;
         }
         let (loop_shape, epilogue) = match &reduction {
-            None => {
-                let shape = match func.results.first() {
-                    Some(&r) => func.ty(r).shape.to_vec(),
-                    None => Vec::new(),
-                };
-                if let Some(bad) = func.results.iter().find(|&&r| func.ty(r).shape[..] != shape[..]) {
-                    return Err(kernel_error(func, None, format!("result {bad} does not have the loop shape")));
-                }
-                (shape, vec![false; func.results.len()])
-            }
-            Some(red) => {
-                let mut dep = vec![false; n];
-                dep[red.output.index()] = true;
-                let out_shape = func.ty(red.output).shape.to_vec();
-                for (e, eqn) in func.eqns.iter().enumerate() {
-                    if eqn.inputs.iter().any(|v| dep[v.index()]) {
-                        // The epilogue runs once per S_out element on the finished
-                        // reduction: it must be elementwise on S_out.
-                        let elementwise = is_elementwise(&eqn.prim)
-                            && eqn.outputs.iter().all(|v| func.ty(*v).shape[..] == out_shape[..]);
-                        if !elementwise {
-                            return Err(kernel_error(
-                                func,
-                                Some(e),
-                                "the reduction's epilogue must be elementwise on its output shape",
-                            ));
-                        }
-                        eqn.outputs.iter().for_each(|v| dep[v.index()] = true);
-                    }
-                }
-                let mut epilogue = Vec::new();
-                for &r in &func.results {
-                    let shape = &func.ty(r).shape[..];
-                    let is_epi = dep[r.index()] || (shape == &out_shape[..] && shape != &red.in_shape[..]);
-                    let want = if is_epi { &out_shape } else { &red.in_shape };
-                    if shape != &want[..] {
-                        return Err(kernel_error(func, None, format!("result {r} has neither shape S_in nor S_out")));
-                    }
-                    epilogue.push(is_epi);
-                }
-                (red.in_shape.clone(), epilogue)
-            }
+            None => (elementwise_loop_shape(func)?, vec![false; func.results.len()]),
+            Some(red) => (red.in_shape.clone(), red.epilogue(func)?),
         };
         Ok(Plan { defs, params, uses, loop_shape, reduction, epilogue })
     }
@@ -197,4 +195,25 @@ impl Plan {
 /// Whether `prim` is elementwise (its operands and result share one shape).
 fn is_elementwise(prim: &Prim) -> bool {
     prim.is_elementwise()
+}
+
+/// The kind and axes of `prim` if it is the reduction of a kernel.
+fn reduction_kind(prim: &Prim) -> Option<(RedKind, Vec<usize>)> {
+    match prim {
+        Prim::Reduction(ReductionOp::Reduce { op, axes }) => Some((RedKind::Reduce(*op), axes.clone())),
+        Prim::Reduction(ReductionOp::ArgReduce { op, axis, .. }) => Some((RedKind::Arg(*op), vec![*axis])),
+        _ => None,
+    }
+}
+
+/// The loop shape of a kernel without a reduction: the shape every result has.
+fn elementwise_loop_shape(func: &Func) -> Result<Vec<usize>, Error> {
+    let shape = match func.results.first() {
+        Some(&r) => func.ty(r).shape.to_vec(),
+        None => Vec::new(),
+    };
+    if let Some(bad) = func.results.iter().find(|&&r| func.ty(r).shape[..] != shape[..]) {
+        return Err(kernel_error(func, None, format!("result {bad} does not have the loop shape")));
+    }
+    Ok(shape)
 }
