@@ -186,6 +186,31 @@ func @step(%a: f64[], %b: f64[]) -> (f64[], f64[]) {
     assert!(same_bits(&run(&pruned, &args), &run(&m, &args)));
 }
 
+#[test]
+fn dce_leaves_a_scan_with_missing_operands_as_it_was() {
+    // num_carry=2 with one operand: verify refuses it. dce must not read past the
+    // operands (or the body's params) but keep the equation whole, so the same error
+    // comes out of verify afterwards.
+    let m = parse(
+        "func @f(%u: f64[]) -> (f64[]) {
+  %a: f64[], %b: f64[] = scan[body=@step, length=2, num_carry=2](%u)
+  return %a
+}
+func @step(%a: f64[]) -> (f64[], f64[]) {
+  %s: f64[] = sin(%a)
+  return %s, %s
+}
+",
+    )
+    .unwrap();
+    let before = ferrax_ir::verify(&m).expect_err("too few operands").to_string();
+    let pruned = dce(&m);
+    let after = ferrax_ir::verify(&pruned).expect_err("still too few operands").to_string();
+    assert_eq!(after, before, "{}", print(&pruned));
+    let scan = &pruned.entry().unwrap().eqns[0];
+    assert_eq!((scan.inputs.len(), scan.outputs.len()), (1, 2), "{}", print(&pruned));
+}
+
 /// Runs `f` on a thread with the default 2 MiB stack (the limits tests' convention: a
 /// recursion that would overflow in production overflows here).
 fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
