@@ -1,8 +1,11 @@
 //! Loop-invariant hoisting and dce through structured primitives: shared bodies are
-//! cloned, callees specialised, the grad of a scan computes its invariant `exp(w)`
-//! once, and on generated modules (and their jvp and vjp, whose loops have consts)
-//! `hoist`, `dce` and `opt` each keep results bit-identical, and `opt` reaches a fixed
-//! point (no hoist/dce ping-pong).
+//! cloned (and a clone takes back its original's name once that is unused), callees
+//! specialised, dead carries of a scan dropped, the grad of a scan computes its
+//! invariant `exp(w)` once, dce returns on modules verify refuses (a scan missing
+//! operands, a call cycle, a chain of calls past the nesting limit), and on generated
+//! modules (and their jvp and vjp, whose loops have consts) `hoist`, `dce` and `opt`
+//! each keep results bit-identical, and `opt` reaches a fixed point (no hoist/dce
+//! ping-pong).
 
 use ferrax_ir::array::{Array, Data};
 use ferrax_ir::prim::Prim;

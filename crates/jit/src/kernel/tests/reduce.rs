@@ -1,6 +1,7 @@
 //! Reduction kernels: inner, outer, middle and all axes, size-0 axes, argmax/argmin with
 //! first-index and NaN semantics, multi-output (S_in results written in the loop),
-//! epilogues, long f32 sums, and fma contraction on and off.
+//! epilogues, long f32 sums, and fma contraction on and off (and never on a target
+//! without FMA).
 
 use super::support::{
     SCALAR, SIMD, baseline_module, check, check_with, close, compile, compile_on, interp, run, run_text, values,
