@@ -507,6 +507,23 @@ fn tangents_at(prim: &Prim, args: &[Arg], tangents: &[Option<Vec<f64>>]) -> Vec<
 }
 
 #[test]
+fn integer_pow_at_the_most_negative_exponent() {
+    // y = i32::MIN has no y - 1 in i32, so the rule takes x^(y-1) as x^y * x^-1. Checked
+    // against y * x^(y-1) from f64's powf (the exponent -2^31 - 1 is exact in f64) where
+    // x^y is finite and not 0 (|x| within about 3e-7 of 1), and at ±0, where the
+    // derivative is infinite. The 2e-8 tolerance allows for the 31 roundings of the
+    // primal's repeated squaring (about 2e-9 here); x^+1 in place of x^-1 is 2.4e-7 off.
+    let y = i32::MIN;
+    let e = 2f64.powi(-23);
+    let x = [1.0 + e, 1.0 - e, -(1.0 + e), 0.0, -0.0];
+    let got = tangents_at(&Prim::IntegerPow { y }, &[floats(&[5], &x)], &[Some(vec![1.0; 5])]);
+    let want: Vec<f64> = x.iter().map(|&x| f64::from(y) * x.powf(f64::from(y) - 1.0)).collect();
+    assert_eq!(want[3..], [f64::NEG_INFINITY, f64::INFINITY]);
+    assert_close("integer_pow[y=i32::MIN] at ±(1 ± 2^-23)", &got[0][..3], &want[..3], 2e-8, 0.0);
+    assert_eq!(got[0][3..], want[3..], "integer_pow[y=i32::MIN] at ±0");
+}
+
+#[test]
 fn max_and_min_split_ties_evenly() {
     let x = floats(&[3], &[1.5, 2.0, -0.5]);
     let y = floats(&[3], &[1.5, 1.0, 0.5]);

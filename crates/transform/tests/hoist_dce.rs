@@ -1,8 +1,11 @@
 //! Loop-invariant hoisting and dce through structured primitives: shared bodies are
-//! cloned, callees specialised, the grad of a scan computes its invariant `exp(w)`
-//! once, and on generated modules (and their jvp and vjp, whose loops have consts)
-//! `hoist`, `dce` and `opt` each keep results bit-identical, and `opt` reaches a fixed
-//! point (no hoist/dce ping-pong).
+//! cloned (and a clone takes back its original's name once that is unused), callees
+//! specialised, dead carries of a scan dropped, the grad of a scan computes its
+//! invariant `exp(w)` once, dce returns on modules verify refuses (a scan missing
+//! operands, a call cycle, a chain of calls past the nesting limit), and on generated
+//! modules (and their jvp and vjp, whose loops have consts) `hoist`, `dce` and `opt`
+//! each keep results bit-identical, and `opt` reaches a fixed point (no hoist/dce
+//! ping-pong).
 
 use ferrax_ir::array::{Array, Data};
 use ferrax_ir::prim::ControlOp;
@@ -119,6 +122,134 @@ func @h(%x: f32[]) -> (f32[]) {
     let pruned = dce(&m);
     let names: Vec<&String> = pruned.funcs.keys().collect();
     assert_eq!(names, ["f", "lin"]);
+}
+
+#[test]
+fn dce_drops_a_dead_carry_of_a_scan_without_ys() {
+    // Carry %b is never returned and carry %a never reads it: it goes, with the `exp`
+    // that computes it, even though the scan has no ys.
+    let m = module(
+        "func @f(%u: f64[], %v: f64[]) -> (f64[]) {
+  %a: f64[], %b: f64[] = scan[body=@step, length=4, num_carry=2](%u, %v)
+  return %a
+}
+func @step(%a: f64[], %b: f64[]) -> (f64[], f64[]) {
+  %s: f64[] = sin(%a)
+  %e: f64[] = exp(%b)
+  return %s, %e
+}
+",
+    );
+    let pruned = dce(&m);
+    ferrax_ir::verify(&pruned).unwrap_or_else(|e| panic!("{e}\n{}", print(&pruned)));
+    let scan = &pruned.entry().unwrap().eqns[0];
+    assert_eq!((scan.inputs.len(), scan.outputs.len()), (1, 1), "{}", print(&pruned));
+    let step = pruned.func("step").expect("the body keeps its name (one user)");
+    assert_eq!((step.params.len(), step.results.len(), step.eqns.len()), (1, 1, 1), "{}", print(&pruned));
+    let args = [Array::scalar_f64(0.7), Array::scalar_f64(-2.0)];
+    assert!(same_bits(&run(&pruned, &args), &run(&m, &args)));
+}
+
+#[test]
+fn a_clone_takes_back_the_name_of_a_body_no_longer_used() {
+    // Two scans share @step and each keeps a different carry, so each gets its own
+    // specialisation (@step_2, @step_3). The unpruned @step is then used by nobody: the
+    // first clone takes its name back, and only that one (the second keeps @step_3).
+    let m = module(
+        "func @f(%u: f64[], %v: f64[]) -> (f64[], f64[]) {
+  %a: f64[], %b: f64[] = scan[body=@step, length=4, num_carry=2](%u, %v)
+  %c: f64[], %d: f64[] = scan[body=@step, length=4, num_carry=2](%v, %u)
+  return %a, %d
+}
+func @step(%a: f64[], %b: f64[]) -> (f64[], f64[]) {
+  %s: f64[] = sin(%a)
+  %e: f64[] = exp(%b)
+  return %s, %e
+}
+",
+    );
+    let pruned = dce(&m);
+    ferrax_ir::verify(&pruned).unwrap_or_else(|e| panic!("{e}\n{}", print(&pruned)));
+    let names: Vec<&String> = pruned.funcs.keys().collect();
+    assert_eq!(names, ["f", "step", "step_3"], "{}", print(&pruned));
+    let bodies: Vec<(String, &'static str)> = pruned
+        .entry()
+        .unwrap()
+        .eqns
+        .iter()
+        .filter_map(|e| match &e.prim {
+            Prim::Scan(s) => {
+                let body = pruned.func(&s.body).unwrap();
+                Some((s.body.clone(), body.eqns[0].prim.name()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bodies, [("step".to_string(), "sin"), ("step_3".to_string(), "exp")], "{}", print(&pruned));
+    let args = [Array::scalar_f64(0.7), Array::scalar_f64(-2.0)];
+    assert!(same_bits(&run(&pruned, &args), &run(&m, &args)));
+}
+
+#[test]
+fn dce_leaves_a_scan_with_missing_operands_as_it_was() {
+    // num_carry=2 with one operand: verify refuses it. dce must not read past the
+    // operands (or the body's params) but keep the equation whole, so the same error
+    // comes out of verify afterwards.
+    let m = parse(
+        "func @f(%u: f64[]) -> (f64[]) {
+  %a: f64[], %b: f64[] = scan[body=@step, length=2, num_carry=2](%u)
+  return %a
+}
+func @step(%a: f64[]) -> (f64[], f64[]) {
+  %s: f64[] = sin(%a)
+  return %s, %s
+}
+",
+    )
+    .unwrap();
+    let before = ferrax_ir::verify(&m).expect_err("too few operands").to_string();
+    let pruned = dce(&m);
+    let after = ferrax_ir::verify(&pruned).expect_err("still too few operands").to_string();
+    assert_eq!(after, before, "{}", print(&pruned));
+    let scan = &pruned.entry().unwrap().eqns[0];
+    assert_eq!((scan.inputs.len(), scan.outputs.len()), (1, 2), "{}", print(&pruned));
+}
+
+/// Runs `f` on a thread with the default 2 MiB stack (the limits tests' convention: a
+/// recursion that would overflow in production overflows here).
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new().stack_size(2 << 20).spawn(f).expect("a thread").join().expect("no panic")
+}
+
+#[test]
+fn dce_of_a_call_cycle_stops_at_the_nesting_limit() {
+    // verify refuses a Func that calls itself, but dce must still return on one rather
+    // than recurse until the stack overflows: its liveness walk gives up past
+    // MAX_NESTING and keeps such a call whole.
+    let m = parse("func @f(%x: f64[]) -> (f64[]) {\n  %y: f64[] = call[func=@f](%x)\n  return %y\n}\n").unwrap();
+    assert!(ferrax_ir::verify(&m).is_err());
+    let pruned = on_small_stack(move || dce(&m));
+    let entry = pruned.entry().unwrap();
+    assert_eq!((entry.eqns.len(), entry.eqns[0].inputs.len()), (1, 1), "{}", print(&pruned));
+}
+
+#[test]
+fn dce_of_a_call_chain_past_the_nesting_limit_returns() {
+    // 5000 Funcs each calling the next: too deep to verify, and dce must stop both its
+    // liveness walk and its rewriting at the limit instead of following the chain down.
+    let levels = 5000;
+    let mut text = String::new();
+    for k in 0..levels - 1 {
+        text += &format!(
+            "func @f{k}(%x: f64[]) -> (f64[]) {{\n  %y: f64[] = call[func=@f{}](%x)\n  return %y\n}}\n",
+            k + 1
+        );
+    }
+    text += &format!("func @f{}(%x: f64[]) -> (f64[]) {{\n  %y: f64[] = sin(%x)\n  return %y\n}}\n", levels - 1);
+    let m = parse(&text).unwrap();
+    assert!(ferrax_ir::verify(&m).is_err());
+    let pruned = on_small_stack(move || dce(&m));
+    assert_eq!(pruned.entry().unwrap().eqns.len(), 1, "the entry's call is used");
 }
 
 /// How many `exp` evaluations one run of `func` makes: a scan body counts `length`

@@ -1,8 +1,11 @@
 //! Reduction kernels: inner, outer, middle and all axes, size-0 axes, argmax/argmin with
 //! first-index and NaN semantics, multi-output (S_in results written in the loop),
-//! epilogues, long f32 sums, and fma contraction on and off.
+//! epilogues, long f32 sums, and fma contraction on and off (and never on a target
+//! without FMA).
 
-use super::support::{SCALAR, SIMD, check, check_with, close, compile, interp, run, run_text, values};
+use super::support::{
+    SCALAR, SIMD, baseline_module, check, check_with, close, compile, compile_on, interp, run, run_text, values,
+};
 use crate::kernel::KernelOptions;
 use ferrax_ir::{Array, DType};
 
@@ -179,6 +182,34 @@ fn fma_on_and_off() {
         &vec![values(DType::F32, &[9], 1, true); 3],
         &KernelOptions { fma: false, ..opts },
     );
+}
+
+/// Contraction follows the target, not the options alone: on a target without FMA (the
+/// baseline SSE2 one) `fma: true` keeps `mul` and `add` apart. With `c = -(a*b)` rounded,
+/// the unfused `a*b + c` is exactly 0, while a fused one is the product's rounding error,
+/// which the host (when it has FMA) shows for these inputs.
+#[test]
+fn a_target_without_fma_never_contracts() {
+    let text = fusion(
+        "%a: f64[9], %b: f64[9], %c: f64[9]) -> (f64[9]",
+        "  %p: f64[9] = mul(%a, %b)\n  %s: f64[9] = add(%p, %c)",
+        "%s",
+    );
+    let module = ferrax_ir::parse(&text).unwrap();
+    let (a, b) = (values(DType::F64, &[9], 1, false), values(DType::F64, &[9], 2, false));
+    let c: Vec<f64> = a.as_f64().unwrap().iter().zip(b.as_f64().unwrap()).map(|(x, y)| -(x * y)).collect();
+    let args = [a, b, Array::from_f64(&[9], c).unwrap()];
+    assert!(interp(&module, &args)[0].as_f64().unwrap().iter().all(|&v| v == 0.0));
+    let opts = KernelOptions { fma: true, simd: true, dump: true, precise_math: false, tiles: true };
+    let base = compile_on(baseline_module(), &module, &opts).unwrap();
+    assert!(!base.dump.as_deref().unwrap().contains("fma"), "{}", base.dump.as_deref().unwrap());
+    let got = run(&base, &module, &args, &[]);
+    assert!(got[0].as_f64().unwrap().iter().all(|&v| v == 0.0), "{}", got[0].describe(None));
+    if std::is_x86_feature_detected!("fma") {
+        let host = compile(&module, &opts).unwrap();
+        let fused = run(&host, &module, &args, &[]);
+        assert!(fused[0].as_f64().unwrap().iter().any(|&v| v != 0.0), "{}", fused[0].describe(None));
+    }
 }
 
 /// Kernels that break the contract are refused with an error naming the kernel, not a panic.
