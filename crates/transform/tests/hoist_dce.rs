@@ -178,7 +178,7 @@ func @step(%a: f64[], %b: f64[]) -> (f64[], f64[]) {
         .eqns
         .iter()
         .filter_map(|e| match &e.prim {
-            Prim::Scan(s) => {
+            Prim::Control(ControlOp::Scan(s)) => {
                 let body = pruned.func(&s.body).unwrap();
                 Some((s.body.clone(), body.eqns[0].prim.name()))
             }
