@@ -4,26 +4,26 @@
 //! For the entry and for every body Func reached by `cond`/`while`/`scan`, [`build`]
 //! makes a [`Program`]: a list of steps (kernel launch, GEMM, cond, while, scan,
 //! opaque op) over buffers that are either the program's parameters (the caller's
-//! memory) or places in the program's arena, chosen by the liveness plan of `plan.rs`.
+//! memory) or places in the program's arena, chosen by the placement of `arena.rs`.
 //! Every program owns a disjoint region of one workspace, so a call needs exactly one
 //! workspace; `run.rs` interprets the steps (the steps are fixed at compile time; no
 //! IR is looked at while running).
 
+pub(crate) mod arena;
 pub(crate) mod buf;
 pub(crate) mod code;
 mod opaque;
-pub(crate) mod plan;
 pub(crate) mod run;
 mod split;
 
 use crate::gemm::Gemm;
 use crate::kernel::{KernelCompiler, KernelFn, KernelOptions, define_kernel};
+use arena::Arena;
 use cranelift_module::FuncId;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::{ControlOp, DotDims, LinalgOp, ScanParams};
-use ferrax_ir::{Eqn, Error, Func, Module, Place, Type, Value};
+use ferrax_ir::{Eqn, Error, Func, LastUse, Module, Place, Type, Value};
 use opaque::Opaque;
-use plan::Arena;
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -518,9 +518,8 @@ impl Scratch<'_> {
 struct Buffers<'f> {
     func: &'f Func,
     loc: Vec<Option<Loc>>,
-    /// The index of the last equation reading each value: `usize::MAX` for a result
-    /// (live to the end), `usize::MAX - 1` for a value nobody reads.
-    last: Vec<usize>,
+    /// When each value is last read ([`Func::last_uses`]).
+    last: Vec<LastUse>,
     /// The first result position of each value returned (written in place there).
     result_pos: Vec<Option<usize>>,
     arena: Arena,
@@ -534,15 +533,9 @@ impl<'f> Buffers<'f> {
         for (i, p) in func.params.iter().enumerate() {
             loc[p.index()] = Some(Loc::Param(i));
         }
-        let mut last = vec![usize::MAX - 1; n];
-        for (i, eqn) in func.eqns.iter().enumerate() {
-            for v in &eqn.inputs {
-                last[v.index()] = i;
-            }
-        }
+        let last = func.last_uses();
         let mut result_pos: Vec<Option<usize>> = vec![None; n];
         for (k, r) in func.results.iter().enumerate() {
-            last[r.index()] = usize::MAX;
             result_pos[r.index()].get_or_insert(k);
         }
         Buffers { func, loc, last, result_pos, arena: Arena::default() }
@@ -581,7 +574,7 @@ impl<'f> Buffers<'f> {
             let only_identity = eqn.inputs.iter().enumerate().all(|(j, &u)| u != v || candidates.contains(&j));
             if only_identity
                 && let Loc::Arena(off) = at.ins[k]
-                && self.last[v.index()] == at.i
+                && self.last[v.index()] == LastUse::Eqn(at.i)
                 && bytes(func.ty(v), fname)? == size
             {
                 return Ok(Some((v, off)));
@@ -616,7 +609,7 @@ impl<'f> Buffers<'f> {
                 continue; // its buffer now holds the kernel's result
             }
             if let Some(Loc::Arena(off)) = self.loc[v.index()]
-                && (self.last[v.index()] == at.i || self.last[v.index()] == usize::MAX - 1)
+                && (self.last[v.index()] == LastUse::Unused || self.last[v.index()] == LastUse::Eqn(at.i))
                 && !dead.contains(&v)
             {
                 dead.push(v);

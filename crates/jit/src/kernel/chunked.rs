@@ -20,9 +20,9 @@
 //! result is the interpreter's (`ferrax_ir::prim::sum_order`) bit for bit, float sums and
 //! products included, with its error bound.
 
+use super::analysis::{Plan, RedKind};
 use super::lower::{Lower, mem};
 use super::ordered::Slots;
-use super::plan::{Plan, RedKind};
 use super::{KernelOptions, vector};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value as Cv};

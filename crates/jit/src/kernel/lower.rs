@@ -2,9 +2,9 @@
 //! nest over the plan's loop dims with the `[start, end)` split of the outermost loop, the
 //! stores of the results, and the reduction's accumulators and epilogue.
 
+use super::analysis::{Plan, RedKind, Reduction};
 use super::libcalls::Imports;
 use super::ordered::Slots;
-use super::plan::{Plan, RedKind, Reduction};
 use super::{KernelOptions, kernel_error, ops, vector};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};

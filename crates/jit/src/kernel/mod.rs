@@ -61,14 +61,14 @@
 //!
 //! `KernelOptions::dump` returns the Cranelift IR and the disassembly of the kernel.
 
+mod analysis;
 mod chunked;
-mod index;
 pub(crate) mod libcalls;
 mod lower;
 mod ops;
 mod ordered;
 mod outer;
-mod plan;
+mod scalar;
 mod tile;
 mod vector;
 
@@ -163,7 +163,7 @@ pub(crate) fn define_kernel(
     opts: &KernelOptions,
 ) -> Result<(FuncId, KernelInfo), Error> {
     let _ = module; // Kernels call no other Func: everything they need is in `kernel`.
-    let plan = plan::Plan::new(kernel)?;
+    let plan = analysis::Plan::new(kernel)?;
     let ptr = jit.isa().pointer_type();
     if ptr != types::I64 {
         return Err(kernel_error(kernel, None, "the JIT needs a 64-bit target"));

@@ -20,9 +20,9 @@
 //! max/min results are exact whatever the order; float sums and products are the
 //! interpreter's bit for bit (with `fma` off and precise math for the elementwise part).
 
+use super::analysis::Reduction;
 use super::lower::{Index, Lower, mem};
 use super::ops;
-use super::plan::Reduction;
 use super::vector::vec_type;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, StackSlot, StackSlotData, StackSlotKind, Type, Value as Cv, types};

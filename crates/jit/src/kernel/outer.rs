@@ -24,8 +24,8 @@
 //! axes after it, for fixed axes before it) is contiguous; it is initialised right before
 //! the loop over `r0`, so split launches initialise only their own rows.
 
+use super::analysis::{Plan, RedKind};
 use super::lower::{Index, Loop, Lower, mem};
-use super::plan::{Plan, RedKind};
 use super::vector;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value as Cv};
 use ferrax_ir::prim::ReduceOp;

@@ -22,9 +22,9 @@
 //! same operations in the same order, so the exactness policy of `ops` holds unchanged.
 
 use super::super::math::MathFn;
+use super::analysis::{Plan, RedKind};
 use super::lower::{Index, Lower};
 use super::ops;
-use super::plan::{Plan, RedKind};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value as Cv, types};
 use ferrax_ir::prim::{BinaryOp, ReduceOp, UnaryOp};
 use ferrax_ir::prim::{ShapeOp, TernaryOp};
