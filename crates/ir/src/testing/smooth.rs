@@ -218,10 +218,16 @@ impl Gen {
     }
 
     /// A `custom_jvp` or `custom_vjp` of a chain of one or two elementary functions of
-    /// `x`, with true rules.
+    /// `x` (after a `tanh` when one of them grows without bound), with true rules.
     fn custom_rule_eqn(&mut self, func: &mut Func, x: Value) -> Option<()> {
         let ty = func.ty(x).clone();
-        let chain: Vec<Elementary> = (0..1 + self.rng.below(2)).map(|_| self.rng.pick(&ELEMENTARY)).collect();
+        let mut chain: Vec<Elementary> = (0..1 + self.rng.below(2)).map(|_| self.rng.pick(&ELEMENTARY)).collect();
+        // `exp` and the square grow without bound: behind a `tanh` they stay finite
+        // whatever the operand (`exp(x²)` overflows at |x| > 26.6, and a derivative
+        // through an infinity is NaN where the function itself saturates).
+        if chain.iter().any(|e| matches!(e, Elementary::Exp | Elementary::Square)) {
+            chain.insert(0, Elementary::Tanh);
+        }
         // The function: g(x).
         let mut g = Func::new(self.fresh_name("custom"));
         let a = g.new_value(ty.clone());
