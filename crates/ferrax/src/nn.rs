@@ -18,7 +18,6 @@ use crate::ops::broadcast_shapes;
 use crate::ops::compare::where_;
 use crate::tracer::{emit1, fail};
 use ferrax_ir::prim::CompareOp;
-use ferrax_ir::prim::ShapeOp;
 use ferrax_ir::{DType, Prim, Shape, Type};
 use std::panic::Location;
 
@@ -86,12 +85,7 @@ pub fn one_hot(labels: &Tensor, num_classes: usize, dtype: DType) -> Tensor {
     }
     let dims: Vec<usize> = (0..labels.rank()).collect();
     let class = labels.rank();
-    let wide = emit1(
-        Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.clone(), dims }),
-        &[labels],
-        location,
-        Type::new(DType::I32, &shape),
-    );
+    let wide = crate::ops::lax::broadcast_in_dim(labels, &shape, dims, location);
     let positions = crate::ops::create::iota(DType::I32, &shape, class);
     let hot = emit1(Prim::Compare(CompareOp::Eq), &[&wide, &positions], location, Type::new(DType::Bool, &shape));
     hot.cast(dtype)

@@ -46,6 +46,7 @@
 //! draw of `n` elements is the first `n` elements of any larger draw from that key.
 //! Do not draw twice from one key expecting different values: split it.
 
+use crate::ops::lax;
 use crate::tracer::{emit1, fail};
 use crate::tree::Tree;
 use crate::{Error, Tensor};
@@ -53,8 +54,8 @@ use ferrax_ir::prim::{BinaryOp, CompareOp, UnaryOp};
 use ferrax_ir::{Array, DType, Prim, Shape, Type};
 use std::panic::Location;
 
+use ferrax_ir::prim::RandomOp;
 pub use ferrax_ir::prim::random::threefry2x32;
-use ferrax_ir::prim::{RandomOp, ShapeOp, TernaryOp};
 
 /// A key from a seed: the high 32 bits of `seed` are the first word, the low 32 bits
 /// the second (as `jax.random.PRNGKey` does). Distinct seeds give unrelated streams.
@@ -161,11 +162,14 @@ pub fn normal<K: Key>(key: &K, shape: &[usize], dtype: DType) -> K::Output<Tenso
         }
         let [u1, u2] = unit_uniforms(k, shape, dtype, location);
         let one = splat(1.0, &out, location);
-        let radius = unary(UnaryOp::Log, &binary(BinaryOp::Sub, &one, &u1, location), location);
-        let radius =
-            unary(UnaryOp::Sqrt, &binary(BinaryOp::Mul, &splat(-2.0, &out, location), &radius, location), location);
-        let angle = binary(BinaryOp::Mul, &splat(std::f64::consts::TAU, &out, location), &u2, location);
-        binary(BinaryOp::Mul, &radius, &unary(UnaryOp::Cos, &angle, location), location)
+        let radius = lax::unary(UnaryOp::Log, &lax::binary(BinaryOp::Sub, &one, &u1, location), location);
+        let radius = lax::unary(
+            UnaryOp::Sqrt,
+            &lax::binary(BinaryOp::Mul, &splat(-2.0, &out, location), &radius, location),
+            location,
+        );
+        let angle = lax::binary(BinaryOp::Mul, &splat(std::f64::consts::TAU, &out, location), &u2, location);
+        lax::binary(BinaryOp::Mul, &radius, &lax::unary(UnaryOp::Cos, &angle, location), location)
     })
 }
 
@@ -195,11 +199,11 @@ pub fn dropout(key: &Tensor, x: &Tensor, rate: f64) -> Tensor {
     let keep = bernoulli_at(key, 1.0 - rate, x.shape(), location);
     let zeros = splat(0.0, x.ty(), location);
     let scaled = if rate < 1.0 {
-        binary(BinaryOp::Mul, x, &splat(1.0 / (1.0 - rate), x.ty(), location), location)
+        lax::binary(BinaryOp::Mul, x, &splat(1.0 / (1.0 - rate), x.ty(), location), location)
     } else {
         zeros.clone()
     };
-    emit1(Prim::Ternary(TernaryOp::Select), &[&keep, &scaled, &zeros], location, x.ty().clone())
+    lax::select(&keep, &scaled, &zeros, location)
 }
 
 // ---- the traced implementations ----
@@ -234,9 +238,8 @@ fn split_at(key: &Tensor, n: usize, location: &'static Location<'static>) -> Vec
     let words = random_bits(key, &[n, 2], location);
     (0..n)
         .map(|j| {
-            let row = Prim::Shape(ShapeOp::Slice { start: vec![j, 0], limit: vec![j + 1, 2], strides: vec![1, 1] });
-            let row = emit1(row, &[&words], location, Type::new(DType::I32, &[1, 2]));
-            emit1(Prim::Shape(ShapeOp::Reshape { shape: Shape::from_slice(&[2]) }), &[&row], location, key_type())
+            let row = lax::slice(&words, vec![j, 0], vec![j + 1, 2], vec![1, 1], location);
+            lax::reshape(&row, &[2], location)
         })
         .collect()
 }
@@ -271,10 +274,10 @@ fn uniform_at(
     if lo == 0.0 && hi == 1.0 {
         return u;
     }
-    let scaled = binary(BinaryOp::Mul, &u, &splat(span, &out, location), location);
-    let shifted = binary(BinaryOp::Add, &scaled, &splat(lo, &out, location), location);
+    let scaled = lax::binary(BinaryOp::Mul, &u, &splat(span, &out, location), location);
+    let shifted = lax::binary(BinaryOp::Add, &scaled, &splat(lo, &out, location), location);
     let (lo, below_hi) = (splat(lo, &out, location), splat(below_hi, &out, location));
-    emit1(Prim::Ternary(TernaryOp::Clamp), &[&lo, &shifted, &below_hi], location, out)
+    lax::clamp(&lo, &shifted, &below_hi, location)
 }
 
 fn bernoulli_at(key: &Tensor, p: f64, shape: &[usize], location: &'static Location<'static>) -> Tensor {
@@ -287,7 +290,7 @@ fn bernoulli_at(key: &Tensor, p: f64, shape: &[usize], location: &'static Locati
     }
     let [u] = unit_uniforms(key, shape, DType::F32, location);
     let p = splat(p, u.ty(), location);
-    emit1(Prim::Compare(CompareOp::Lt), &[&u, &p], location, out)
+    lax::compare(CompareOp::Lt, &u, &p, location)
 }
 
 /// `N` arrays of uniform floats in `[0, 1)` of `shape` from one draw of `shape + [w]`
@@ -314,11 +317,8 @@ fn unit_uniforms<const N: usize>(
         start[rank] = column;
         let mut limit: Vec<usize> = drawn.to_vec();
         limit[rank] = column + 1;
-        let mut sliced: Shape = shape.into();
-        sliced.push(1);
-        let prim = Prim::Shape(ShapeOp::Slice { start, limit, strides: vec![1; rank + 1] });
-        let column = emit1(prim, &[&words], location, Type::new(DType::I32, &sliced));
-        emit1(Prim::Shape(ShapeOp::Reshape { shape: shape.into() }), &[&column], location, Type::new(DType::I32, shape))
+        let column = lax::slice(&words, start, limit, vec![1; rank + 1], location);
+        lax::reshape(&column, shape, location)
     };
     let out = Type::new(dtype, shape);
     std::array::from_fn(|j| {
@@ -327,45 +327,27 @@ fn unit_uniforms<const N: usize>(
             // uniform integer k in [0, 2^53). Adding 2^31 to the second word (converted
             // as signed) makes it its unsigned value; every step is exact in f64.
             let high = masked_float(&word(2 * j), 0x001F_FFFF, &out, location);
-            let high = binary(BinaryOp::Mul, &high, &splat(4_294_967_296.0, &out, location), location);
-            let low = convert(&word(2 * j + 1), DType::F64, location);
-            let low = binary(BinaryOp::Add, &low, &splat(2_147_483_648.0, &out, location), location);
-            let k = binary(BinaryOp::Add, &high, &low, location);
-            binary(BinaryOp::Mul, &k, &splat(2f64.powi(-53), &out, location), location)
+            let high = lax::binary(BinaryOp::Mul, &high, &splat(4_294_967_296.0, &out, location), location);
+            let low = lax::convert(&word(2 * j + 1), DType::F64, location);
+            let low = lax::binary(BinaryOp::Add, &low, &splat(2_147_483_648.0, &out, location), location);
+            let k = lax::binary(BinaryOp::Add, &high, &low, location);
+            lax::binary(BinaryOp::Mul, &k, &splat(2f64.powi(-53), &out, location), location)
         } else {
             // 24 bits: k * 2^-24 for a uniform integer k in [0, 2^24), exact in f32.
             let k = masked_float(&word(j), 0x00FF_FFFF, &out, location);
-            binary(BinaryOp::Mul, &k, &splat(2f64.powi(-24), &out, location), location)
+            lax::binary(BinaryOp::Mul, &k, &splat(2f64.powi(-24), &out, location), location)
         }
     })
 }
 
 /// `convert(and(words, mask))` to the dtype of `out`.
 fn masked_float(words: &Tensor, mask: i32, out: &Type, location: &'static Location<'static>) -> Tensor {
-    let mask = constant(Array::scalar_i32(mask), words.shape(), location);
-    convert(&binary(BinaryOp::And, words, &mask, location), out.dtype, location)
-}
-
-fn convert(x: &Tensor, dtype: DType, location: &'static Location<'static>) -> Tensor {
-    emit1(Prim::Unary(UnaryOp::Convert { dtype }), &[x], location, x.ty().with_dtype(dtype))
+    let mask = lax::constant(Array::scalar_i32(mask), words.shape(), location);
+    lax::convert(&lax::binary(BinaryOp::And, words, &mask, location), out.dtype, location)
 }
 
 /// A constant of type `ty` (a float dtype) holding `value` everywhere.
 fn splat(value: f64, ty: &Type, location: &'static Location<'static>) -> Tensor {
     let scalar = if ty.dtype == DType::F32 { Array::scalar_f32(value as f32) } else { Array::scalar_f64(value) };
-    constant(scalar, &ty.shape, location)
-}
-
-/// A constant of `shape` holding the rank-0 `scalar` everywhere.
-fn constant(scalar: Array, shape: &[usize], location: &'static Location<'static>) -> Tensor {
-    let ty = Type::new(scalar.dtype(), shape);
-    emit1(Prim::Shape(ShapeOp::Constant { value: scalar, shape: shape.into() }), &[], location, ty)
-}
-
-fn binary(op: BinaryOp, a: &Tensor, b: &Tensor, location: &'static Location<'static>) -> Tensor {
-    emit1(Prim::Binary(op), &[a, b], location, a.ty().clone())
-}
-
-fn unary(op: UnaryOp, x: &Tensor, location: &'static Location<'static>) -> Tensor {
-    emit1(Prim::Unary(op), &[x], location, x.ty().clone())
+    lax::constant(scalar, &ty.shape, location)
 }

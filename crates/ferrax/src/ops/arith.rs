@@ -1,12 +1,11 @@
 //! Arithmetic operators (`+ - * /`, unary `-`) between tensors and with Rust scalars
 //! on either side.
 
+use super::lax;
 use super::{binary_at, promote_weak};
 use crate::Tensor;
-use crate::tracer::emit1;
-use ferrax_ir::prim::ShapeOp;
 use ferrax_ir::prim::{BinaryOp, UnaryOp};
-use ferrax_ir::{Array, DType, Prim};
+use ferrax_ir::{Array, DType};
 use std::ops::{Add, Div, Mul, Neg, Sub};
 use std::panic::Location;
 
@@ -69,9 +68,7 @@ impl Tensor {
     /// A constant of this tensor's shape holding `scalar`, at the weakly promoted dtype.
     pub(crate) fn full_like_scalar(&self, scalar: Scalar, location: &'static Location<'static>) -> Tensor {
         let dtype = promote_weak(self.dtype(), &scalar);
-        let ty = self.ty().with_dtype(dtype);
-        let prim = Prim::Shape(ShapeOp::Constant { value: scalar.to_array(dtype), shape: ty.shape.clone() });
-        emit1(prim, &[], location, ty)
+        lax::constant(scalar.to_array(dtype), self.shape(), location)
     }
 }
 

@@ -2,12 +2,12 @@
 //! choice between two operands (`select`).
 
 use super::broadcast_at;
+use super::lax;
 use super::operand::{Operand, common_shape, compare_operands, describe_all, materialize, promote_operands};
 use crate::Tensor;
-use crate::tracer::{emit1, fail};
+use crate::tracer::fail;
+use ferrax_ir::DType;
 use ferrax_ir::prim::CompareOp;
-use ferrax_ir::prim::TernaryOp;
-use ferrax_ir::{DType, Prim, Type};
 use std::panic::Location;
 
 macro_rules! compare_methods {
@@ -63,5 +63,5 @@ pub fn where_(cond: &Tensor, on_true: impl Into<Operand>, on_false: impl Into<Op
     let cond = broadcast_at(cond, &shape, location);
     let on_true = materialize(&on_true, dtype, &shape, location);
     let on_false = materialize(&on_false, dtype, &shape, location);
-    emit1(Prim::Ternary(TernaryOp::Select), &[&cond, &on_true, &on_false], location, Type { dtype, shape })
+    lax::select(&cond, &on_true, &on_false, location)
 }

@@ -3,10 +3,9 @@
 //! innermost open trace, so they can only be made inside one.
 
 use super::Scalar;
+use super::lax;
 use crate::Tensor;
-use crate::tracer::emit1;
-use ferrax_ir::prim::ShapeOp;
-use ferrax_ir::{Array, DType, Prim, Type};
+use ferrax_ir::{Array, DType};
 use std::panic::Location;
 
 /// Host arrays with more elements than this are hoisted into parameters rather than
@@ -54,9 +53,7 @@ impl Tensor {
         if value.len() > INLINE_CONSTANT_LIMIT {
             return crate::tracer::hoist(value, Location::caller());
         }
-        let ty = Type::new(value.dtype(), value.shape());
-        let prim = Prim::Shape(ShapeOp::Constant { value: value.clone(), shape: ty.shape.clone() });
-        emit1(prim, &[], Location::caller(), ty)
+        lax::constant(value.clone(), value.shape(), Location::caller())
     }
 }
 
@@ -64,26 +61,15 @@ impl Tensor {
 /// along the others). `dtype` is numeric.
 #[track_caller]
 pub fn iota(dtype: DType, shape: &[usize], dim: usize) -> Tensor {
-    emit1(
-        Prim::Shape(ShapeOp::Iota { dtype, shape: shape.into(), dim }),
-        &[],
-        Location::caller(),
-        Type::new(dtype, shape),
-    )
+    lax::iota(dtype, shape, dim, Location::caller())
 }
 
 /// `[0, 1, ..., n - 1]` of `dtype` (a 1-D [`iota`]).
 #[track_caller]
 pub fn arange(dtype: DType, n: usize) -> Tensor {
-    emit1(
-        Prim::Shape(ShapeOp::Iota { dtype, shape: [n][..].into(), dim: 0 }),
-        &[],
-        Location::caller(),
-        Type::new(dtype, &[n]),
-    )
+    lax::iota(dtype, &[n], 0, Location::caller())
 }
 
 fn full_at(dtype: DType, shape: &[usize], value: Scalar, location: &'static Location<'static>) -> Tensor {
-    let prim = Prim::Shape(ShapeOp::Constant { value: value.to_array(dtype), shape: shape.into() });
-    emit1(prim, &[], location, Type::new(dtype, shape))
+    lax::constant(value.to_array(dtype), shape, location)
 }

@@ -15,6 +15,7 @@
 //! ```
 
 use super::cast_at;
+use super::lax;
 use super::shape::reshape_at;
 use crate::Tensor;
 use crate::tracer::{emit1, fail};
@@ -219,13 +220,9 @@ fn slice_by_plan(x: &Tensor, axes: &[AxisSlice], location: &'static Location<'st
     let whole = axes.iter().zip(x.shape()).all(|(a, &size)| a.start == 0 && a.limit == size && a.stride == 1);
     let mut out = x.clone();
     if !whole {
-        let prim = Prim::Shape(ShapeOp::Slice {
-            start: axes.iter().map(|a| a.start).collect(),
-            limit: axes.iter().map(|a| a.limit).collect(),
-            strides: axes.iter().map(|a| a.stride).collect(),
-        });
-        let shape: Shape = axes.iter().map(|a| (a.limit - a.start).div_ceil(a.stride)).collect();
-        out = emit1(prim, &[x], location, Type { dtype: x.dtype(), shape });
+        let start = axes.iter().map(|a| a.start).collect();
+        let limit = axes.iter().map(|a| a.limit).collect();
+        out = lax::slice(x, start, limit, axes.iter().map(|a| a.stride).collect(), location);
     }
     let reversed: Vec<usize> = (0..axes.len()).filter(|&a| axes[a].reverse).collect();
     if !reversed.is_empty() {

@@ -7,11 +7,12 @@
 //! the right). When both have them, they broadcast NumPy-style and become the
 //! `dot_general`'s batch dimensions.
 
-use super::{binary_at, broadcast_at, broadcast_shapes, cast_at, promote};
+use super::lax;
+use super::{broadcast_at, broadcast_shapes, cast_at, promote};
 use crate::Tensor;
 use crate::tracer::{emit1, fail};
-use ferrax_ir::prim::{BinaryOp, DotDims};
-use ferrax_ir::prim::{LinalgOp, ShapeOp};
+use ferrax_ir::prim::DotDims;
+use ferrax_ir::prim::LinalgOp;
 use ferrax_ir::{DType, Prim, Shape, Type};
 use std::panic::Location;
 
@@ -41,7 +42,7 @@ impl Tensor {
     pub fn dot(&self, rhs: &Tensor) -> Tensor {
         let location = Location::caller();
         if self.rank() == 0 || rhs.rank() == 0 {
-            return binary_at(BinaryOp::Mul, self, rhs, location);
+            return self * rhs;
         }
         if let Err(message) = check_operands("dot", self, rhs) {
             return fail(location, message, Type::scalar(promote(self.dtype(), rhs.dtype())));
@@ -107,9 +108,7 @@ fn contract_last(lhs: &Tensor, rhs: &Tensor, location: &'static Location<'static
     let n_batch = rhs.rank() - 2;
     let mut perm: Vec<usize> = (1..=n_batch).collect();
     perm.extend([0, n_batch + 1]);
-    let shape: Shape = perm.iter().filter_map(|&p| product.shape().get(p).copied()).collect();
-    let ty = Type { dtype: product.dtype(), shape };
-    emit1(Prim::Shape(ShapeOp::Transpose { perm }), &[&product], location, ty)
+    lax::transpose(&product, perm, location)
 }
 
 /// `matmul` of two stacks of matrices: the batch axes broadcast, then one

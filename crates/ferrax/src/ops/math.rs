@@ -4,12 +4,13 @@
 //! The second operand is a tensor or a Rust scalar ([`Operand`]); both are promoted
 //! and broadcast as the operators do.
 
+use super::lax;
 use super::operand::{Operand, binary_operands, promote_operands, unify_operands};
 use crate::Tensor;
 use crate::tracer::emit1;
 use ferrax_ir::Prim;
 use ferrax_ir::prim::BinaryOp;
-use ferrax_ir::prim::{TernaryOp, UnaryOp};
+use ferrax_ir::prim::UnaryOp;
 use std::panic::Location;
 
 impl Tensor {
@@ -57,8 +58,7 @@ impl Tensor {
         let (x, lo, hi) = (self.into(), lo.into(), hi.into());
         let dtype = promote_operands(&[&x, &lo, &hi]);
         let [x, lo, hi] = unify_operands("clamp", [&x, &lo, &hi], dtype, location);
-        let ty = x.ty().clone();
-        emit1(Prim::Ternary(TernaryOp::Clamp), &[&lo, &x, &hi], location, ty)
+        lax::clamp(&lo, &x, &hi, location)
     }
 
     /// `max(self, 0)`.
@@ -82,7 +82,7 @@ impl Tensor {
     /// The same value, with a zero derivative: transforms treat it as a constant.
     #[track_caller]
     pub fn stop_gradient(&self) -> Tensor {
-        emit1(Prim::Unary(UnaryOp::StopGradient), &[self], Location::caller(), self.ty().clone())
+        lax::unary(UnaryOp::StopGradient, self, Location::caller())
     }
 
     /// The same value, tagged `name` for checkpoint policies (`"names:..."`).

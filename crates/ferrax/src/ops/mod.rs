@@ -14,6 +14,7 @@ mod arith;
 pub mod compare;
 pub mod create;
 pub mod index;
+pub(crate) mod lax;
 mod linalg;
 mod math;
 pub mod operand;
@@ -25,7 +26,6 @@ pub use arith::Scalar;
 use crate::Tensor;
 use crate::tracer::{emit1, fail};
 use ferrax_ir::prim::{BinaryOp, UnaryOp};
-use ferrax_ir::prim::{ReductionOp, ShapeOp};
 use ferrax_ir::{DType, Prim, Shape, Type};
 use std::panic::Location;
 
@@ -63,19 +63,6 @@ impl Tensor {
         emit1(Prim::Unary(UnaryOp::IntegerPow { y: n }), &[self], Location::caller(), self.ty().clone())
     }
 
-    /// Sum over `axes` (all axes when empty is not what you want: pass them).
-    #[track_caller]
-    pub fn sum(&self, axes: &[usize]) -> Tensor {
-        let shape: Shape = (0..self.rank()).filter(|a| !axes.contains(a)).map(|a| self.shape()[a]).collect();
-        let ty = Type { dtype: self.dtype(), shape };
-        emit1(
-            Prim::Reduction(ReductionOp::Reduce { op: ferrax_ir::prim::ReduceOp::Sum, axes: axes.to_vec() }),
-            &[self],
-            Location::caller(),
-            ty,
-        )
-    }
-
     /// Converts to `dtype` (no equation when it already is).
     #[track_caller]
     pub fn cast(&self, dtype: DType) -> Tensor {
@@ -91,19 +78,14 @@ impl Tensor {
 
 /// A rank-0 constant of `dtype` holding `scalar`.
 pub(crate) fn scalar_constant(scalar: Scalar, dtype: DType, location: &'static Location<'static>) -> Tensor {
-    emit1(
-        Prim::Shape(ShapeOp::Constant { value: scalar.to_array(dtype), shape: Shape::new() }),
-        &[],
-        location,
-        Type::scalar(dtype),
-    )
+    lax::constant(scalar.to_array(dtype), &[], location)
 }
 
 pub(crate) fn cast_at(x: &Tensor, dtype: DType, location: &'static Location<'static>) -> Tensor {
     if x.dtype() == dtype {
         return x.clone();
     }
-    emit1(Prim::Unary(UnaryOp::Convert { dtype }), &[x], location, x.ty().with_dtype(dtype))
+    lax::convert(x, dtype, location)
 }
 
 pub(crate) fn broadcast_at(x: &Tensor, shape: &[usize], location: &'static Location<'static>) -> Tensor {
@@ -117,7 +99,7 @@ pub(crate) fn broadcast_at(x: &Tensor, shape: &[usize], location: &'static Locat
     }
     let offset = shape.len() - x.rank();
     let dims = (offset..shape.len()).collect();
-    emit1(Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.into(), dims }), &[x], location, target)
+    lax::broadcast_in_dim(x, shape, dims, location)
 }
 
 /// Promotes and broadcasts two operands to a common type.
@@ -136,8 +118,7 @@ pub(crate) fn unify(a: &Tensor, b: &Tensor, op: &str, location: &'static Locatio
 /// `op(a, b)` elementwise after promotion and broadcasting.
 pub(crate) fn binary_at(op: BinaryOp, a: &Tensor, b: &Tensor, location: &'static Location<'static>) -> Tensor {
     let (a, b) = unify(a, b, op.name(), location);
-    let ty = a.ty().clone();
-    emit1(Prim::Binary(op), &[&a, &b], location, ty)
+    lax::binary(op, &a, &b, location)
 }
 
 /// `op(x)` elementwise; integer operands of float-only ops are converted to f32 first,
@@ -148,8 +129,7 @@ pub(crate) fn unary_at(op: UnaryOp, x: &Tensor, location: &'static Location<'sta
     } else {
         x.clone()
     };
-    let ty = if op == UnaryOp::IsFinite { x.ty().with_dtype(DType::Bool) } else { x.ty().clone() };
-    emit1(Prim::Unary(op), &[&x], location, ty)
+    lax::unary(op, &x, location)
 }
 
 macro_rules! unary_methods {

@@ -6,10 +6,10 @@
 //! tensors' dtype unless its kind is higher (a float scalar with integer tensors gives
 //! f32), and becomes a `constant` of the common shape.
 
+use super::lax;
 use super::{Scalar, broadcast_at, broadcast_shapes, cast_at, promote, promote_weak};
 use crate::Tensor;
 use crate::tracer::{emit1, fail};
-use ferrax_ir::prim::ShapeOp;
 use ferrax_ir::prim::{BinaryOp, CompareOp};
 use ferrax_ir::{DType, Prim, Shape, Type};
 use std::panic::Location;
@@ -111,10 +111,7 @@ pub(crate) fn materialize(
 ) -> Tensor {
     match operand {
         Operand::Tensor(t) => broadcast_at(&cast_at(t, dtype, location), shape, location),
-        Operand::Scalar(s) => {
-            let prim = Prim::Shape(ShapeOp::Constant { value: s.to_array(dtype), shape: shape.into() });
-            emit1(prim, &[], location, Type::new(dtype, shape))
-        }
+        Operand::Scalar(s) => lax::constant(s.to_array(dtype), shape, location),
     }
 }
 

@@ -6,15 +6,22 @@
 //! followed by a `reshape` that puts the reduced axes back with size 1.
 
 use super::cast_at;
+use super::lax;
 use super::operand::binary_operands;
 use crate::Tensor;
 use crate::tracer::emit1;
+use ferrax_ir::prim::ReductionOp;
 use ferrax_ir::prim::{ArgOp, BinaryOp, ReduceOp};
-use ferrax_ir::prim::{ReductionOp, ShapeOp};
 use ferrax_ir::{DType, Prim, Shape, Type};
 use std::panic::Location;
 
 impl Tensor {
+    /// Sum over `axes` (all axes when empty is not what you want: pass them).
+    #[track_caller]
+    pub fn sum(&self, axes: &[usize]) -> Tensor {
+        reduce_at(ReduceOp::Sum, self, axes, false, Location::caller())
+    }
+
     /// Sum over `axes`; with `keepdims` they stay as axes of size 1. A bool tensor
     /// counts its `true`s (as i32). An empty `axes` reduces nothing.
     #[track_caller]
@@ -120,22 +127,15 @@ fn bool_as_i32(x: &Tensor, location: &'static Location<'static>) -> Tensor {
 /// `op` over `axes`, then a `reshape` restoring them with size 1 when `keepdims`.
 /// Bad axes are the reduction's type error; the shapes here skip them.
 fn reduce_at(op: ReduceOp, x: &Tensor, axes: &[usize], keepdims: bool, location: &'static Location<'static>) -> Tensor {
-    let kept: Shape = (0..x.rank()).filter(|a| !axes.contains(a)).map(|a| x.shape()[a]).collect();
-    let reduced = emit1(
-        Prim::Reduction(ReductionOp::Reduce { op, axes: axes.to_vec() }),
-        &[x],
-        location,
-        Type { dtype: x.dtype(), shape: kept },
-    );
+    let reduced = lax::reduce(op, x, axes, location);
     if !keepdims {
         return reduced;
     }
     let shape: Shape = (0..x.rank()).map(|a| if axes.contains(&a) { 1 } else { x.shape()[a] }).collect();
-    let ty = Type { dtype: x.dtype(), shape: shape.clone() };
     if reduced.shape() == shape.as_slice() {
         return reduced;
     }
-    emit1(Prim::Shape(ShapeOp::Reshape { shape }), &[&reduced], location, ty)
+    lax::reshape(&reduced, &shape, location)
 }
 
 /// `reduce_max`/`reduce_min`; bool tensors go through i32 and back.

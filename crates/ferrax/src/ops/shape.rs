@@ -2,6 +2,7 @@
 //! `expand_dims`/`squeeze`, `rev`, `pad`, and the free functions [`concat()`] and
 //! [`stack`]. None of them computes; they move elements.
 
+use super::lax;
 use super::operand::Operand;
 use super::{cast_at, promote};
 use crate::Tensor;
@@ -77,10 +78,7 @@ impl Tensor {
         let location = Location::caller();
         let value = match value.into() {
             Operand::Tensor(t) => cast_at(&t, self.dtype(), location),
-            Operand::Scalar(s) => {
-                let prim = Prim::Shape(ShapeOp::Constant { value: s.to_array(self.dtype()), shape: Shape::new() });
-                emit1(prim, &[], location, Type::scalar(self.dtype()))
-            }
+            Operand::Scalar(s) => lax::constant(s.to_array(self.dtype()), &[], location),
         };
         let prim = Prim::Shape(ShapeOp::Pad { low: low.to_vec(), high: high.to_vec(), interior: interior.to_vec() });
         let fallback = self.ty().clone();
@@ -112,15 +110,14 @@ pub(crate) fn reshape_at(x: &Tensor, shape: &[usize], location: &'static Locatio
     if x.shape() == shape {
         return x.clone();
     }
-    emit1(Prim::Shape(ShapeOp::Reshape { shape: shape.into() }), &[x], location, Type::new(x.dtype(), shape))
+    lax::reshape(x, shape, location)
 }
 
 fn permute_at(x: &Tensor, perm: &[usize], location: &'static Location<'static>) -> Tensor {
     if perm.iter().copied().eq(0..x.rank()) {
         return x.clone();
     }
-    let shape: Shape = perm.iter().map(|&p| x.shape().get(p).copied().unwrap_or(0)).collect();
-    emit1(Prim::Shape(ShapeOp::Transpose { perm: perm.to_vec() }), &[x], location, Type { dtype: x.dtype(), shape })
+    lax::transpose(x, perm.to_vec(), location)
 }
 
 fn expand_dims_at(op: &str, x: &Tensor, axis: usize, location: &'static Location<'static>) -> Tensor {

@@ -1,0 +1,90 @@
+//! One constructor per data primitive, as JAX's `lax` module is: the only place the
+//! frontend builds the [`Prim`] of an elementwise, shape or reduction equation.
+//!
+//! The user-facing operations (`Tensor` methods, `random`, `nn`, custom rules) add
+//! what NumPy users expect on top (promotion, broadcasting, keepdims, skipping a no-op)
+//! and end here, so a change to a primitive's attributes is one edit in the frontend.
+//! Each function emits exactly one equation; its result type is the primitive's own
+//! type rule on well-typed operands and only serves as the fallback of a poisoned
+//! result (the tracer's type check is what decides, and names the caller's line).
+
+use crate::Tensor;
+use crate::tracer::emit1;
+use ferrax_ir::prim::{BinaryOp, CompareOp, ReduceOp, ReductionOp, ShapeOp, TernaryOp, UnaryOp};
+use ferrax_ir::{Array, DType, Prim, Shape, Type};
+use std::panic::Location;
+
+type Loc = &'static Location<'static>;
+
+/// `constant`: `value` (rank 0, splat, or of `shape` itself) as a tensor of `shape`.
+pub(crate) fn constant(value: Array, shape: &[usize], location: Loc) -> Tensor {
+    let ty = Type::new(value.dtype(), shape);
+    emit1(Prim::Shape(ShapeOp::Constant { value, shape: shape.into() }), &[], location, ty)
+}
+
+/// `iota`: counts 0, 1, ... along `dim` of a `dtype` tensor of `shape`.
+pub(crate) fn iota(dtype: DType, shape: &[usize], dim: usize, location: Loc) -> Tensor {
+    emit1(Prim::Shape(ShapeOp::Iota { dtype, shape: shape.into(), dim }), &[], location, Type::new(dtype, shape))
+}
+
+/// `convert` to `dtype`, emitted even when `x` already has it.
+pub(crate) fn convert(x: &Tensor, dtype: DType, location: Loc) -> Tensor {
+    emit1(Prim::Unary(UnaryOp::Convert { dtype }), &[x], location, x.ty().with_dtype(dtype))
+}
+
+/// A unary elementwise op other than `convert` (`is_finite` gives bool).
+pub(crate) fn unary(op: UnaryOp, x: &Tensor, location: Loc) -> Tensor {
+    let ty = if op == UnaryOp::IsFinite { x.ty().with_dtype(DType::Bool) } else { x.ty().clone() };
+    emit1(Prim::Unary(op), &[x], location, ty)
+}
+
+/// A binary elementwise op on operands of one type.
+pub(crate) fn binary(op: BinaryOp, a: &Tensor, b: &Tensor, location: Loc) -> Tensor {
+    emit1(Prim::Binary(op), &[a, b], location, a.ty().clone())
+}
+
+/// A comparison of operands of one type: a bool tensor.
+pub(crate) fn compare(op: CompareOp, a: &Tensor, b: &Tensor, location: Loc) -> Tensor {
+    emit1(Prim::Compare(op), &[a, b], location, a.ty().with_dtype(DType::Bool))
+}
+
+/// `select(cond, on_true, on_false)` on operands of one shape.
+pub(crate) fn select(cond: &Tensor, on_true: &Tensor, on_false: &Tensor, location: Loc) -> Tensor {
+    emit1(Prim::Ternary(TernaryOp::Select), &[cond, on_true, on_false], location, on_true.ty().clone())
+}
+
+/// `clamp(lo, x, hi)` on operands of one type.
+pub(crate) fn clamp(lo: &Tensor, x: &Tensor, hi: &Tensor, location: Loc) -> Tensor {
+    emit1(Prim::Ternary(TernaryOp::Clamp), &[lo, x, hi], location, x.ty().clone())
+}
+
+/// `broadcast_in_dim`: axis `i` of `x` becomes axis `dims[i]` of `shape`.
+pub(crate) fn broadcast_in_dim(x: &Tensor, shape: &[usize], dims: Vec<usize>, location: Loc) -> Tensor {
+    let ty = Type::new(x.dtype(), shape);
+    emit1(Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.into(), dims }), &[x], location, ty)
+}
+
+/// `reshape` to `shape` (same element count), emitted even when the shape is unchanged.
+pub(crate) fn reshape(x: &Tensor, shape: &[usize], location: Loc) -> Tensor {
+    emit1(Prim::Shape(ShapeOp::Reshape { shape: shape.into() }), &[x], location, Type::new(x.dtype(), shape))
+}
+
+/// `transpose`: axis `i` of the result is axis `perm[i]` of `x`.
+pub(crate) fn transpose(x: &Tensor, perm: Vec<usize>, location: Loc) -> Tensor {
+    let shape: Shape = perm.iter().map(|&p| x.shape().get(p).copied().unwrap_or(0)).collect();
+    emit1(Prim::Shape(ShapeOp::Transpose { perm }), &[x], location, Type { dtype: x.dtype(), shape })
+}
+
+/// `slice` of `[start, limit)` with `strides` along every axis.
+pub(crate) fn slice(x: &Tensor, start: Vec<usize>, limit: Vec<usize>, strides: Vec<usize>, location: Loc) -> Tensor {
+    let shape: Shape =
+        start.iter().zip(&limit).zip(&strides).map(|((&s, &l), &k)| l.saturating_sub(s).div_ceil(k.max(1))).collect();
+    emit1(Prim::Shape(ShapeOp::Slice { start, limit, strides }), &[x], location, Type { dtype: x.dtype(), shape })
+}
+
+/// `reduce_<op>` over `axes`, which leave the result.
+pub(crate) fn reduce(op: ReduceOp, x: &Tensor, axes: &[usize], location: Loc) -> Tensor {
+    let kept: Shape = (0..x.rank()).filter(|a| !axes.contains(a)).map(|a| x.shape()[a]).collect();
+    let ty = Type { dtype: x.dtype(), shape: kept };
+    emit1(Prim::Reduction(ReductionOp::Reduce { op, axes: axes.to_vec() }), &[x], location, ty)
+}
