@@ -69,6 +69,7 @@ mod ops;
 mod ordered;
 mod outer;
 mod scalar;
+mod shape;
 mod tile;
 mod vector;
 

@@ -1,17 +1,22 @@
-//! Elementwise operations on scalar Cranelift values, with the reference interpreter's
-//! semantics: i32 arithmetic wraps, division and remainder never trap (`x/0 = -1`,
-//! `MIN/-1 = MIN`, `rem(x, 0) = x`, `rem(MIN, -1) = 0`), float→int converts saturate with
-//! NaN→0, `round` is half to even, `max`/`min` propagate NaN (as `a + b`) and order
-//! `-0 < +0`, `sign` keeps zeros and NaN. Bools are `i8` 0/1 in registers and in memory.
+//! The elementwise families (unary, binary, compare, ternary) in kernels: their scalar
+//! forms on Cranelift values, which of them vectorise, and their vector forms for the
+//! SIMD loop of `vector.rs`, all with the reference interpreter's semantics: i32
+//! arithmetic wraps, division and remainder never trap (`x/0 = -1`, `MIN/-1 = MIN`,
+//! `rem(x, 0) = x`, `rem(MIN, -1) = 0`), float→int converts saturate with NaN→0, `round`
+//! is half to even, `max`/`min` propagate NaN (as `a + b`) and order `-0 < +0`, `sign`
+//! keeps zeros and NaN. Bools are `i8` 0/1 in registers and in memory. A new elementwise
+//! op is one arm in each of these matches.
 
 use super::super::math::MathFn;
-use super::lower::Lower;
+use super::lower::{Index, Lower};
+use super::vector::{Analysis, VecEqn, vneg};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value as Cv, types};
 use cranelift_frontend::FunctionBuilder;
 use ferrax_ir::array::Data;
-use ferrax_ir::prim::{BinaryOp, CompareOp, UnaryOp};
+use ferrax_ir::prim::{BinaryOp, CompareOp, TernaryOp, UnaryOp};
 use ferrax_ir::{Array, DType, Error, Prim, Value};
+use std::collections::HashMap;
 
 /// The Cranelift type of one element of `dtype`.
 pub(crate) fn cl_type(dtype: DType) -> Type {
@@ -391,5 +396,222 @@ impl Lower<'_, '_> {
             (BinaryOp::Or, false) => fb.ins().bor(a, b),
             _ => return Err(format!("{} cannot take {dtype} operands", op.name())),
         })
+    }
+}
+
+/// Whether unary `op` has a vector form on `float` (else i32) lanes, given SSE4.1 or not
+/// (the vector analysis of `vector.rs` asks).
+pub(super) fn unary_vectorises(op: UnaryOp, float: bool, sse41: bool) -> bool {
+    match op {
+        UnaryOp::StopGradient | UnaryOp::Convert { .. } | UnaryOp::Neg | UnaryOp::Not => true,
+        UnaryOp::IntegerPow { y } => float || (sse41 && y >= 0),
+        UnaryOp::Abs => float || sse41,
+        UnaryOp::Sqrt | UnaryOp::Rsqrt => float,
+        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round => float && sse41,
+        UnaryOp::Exp
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Expm1
+        | UnaryOp::Sin
+        | UnaryOp::Cos
+        | UnaryOp::Tan
+        | UnaryOp::Tanh
+        | UnaryOp::Logistic
+        | UnaryOp::Erf => float,
+        UnaryOp::Sign | UnaryOp::IsFinite => false,
+    }
+}
+
+/// Whether unary `op` returns its operand unchanged at run time (`stop_gradient`).
+pub(super) fn passes_through(op: UnaryOp) -> bool {
+    op == UnaryOp::StopGradient
+}
+
+/// Whether binary `op` has a vector form on `float` (else i32) lanes.
+pub(super) fn binary_vectorises(op: BinaryOp, float: bool, sse41: bool) -> bool {
+    match op {
+        BinaryOp::Add | BinaryOp::Sub => true,
+        BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min => float || sse41,
+        BinaryOp::Div | BinaryOp::Rem | BinaryOp::Pow | BinaryOp::Atan2 => float,
+        BinaryOp::And | BinaryOp::Or => !float,
+    }
+}
+
+impl Analysis<'_> {
+    /// Whether a ternary op of equation `e` read at `i + off` vectorises: `clamp` as its
+    /// operands do, `select` only on a predicate constant inside the vector range (then
+    /// the chosen operand must).
+    pub(super) fn ternary_vectorises(&mut self, e: usize, op: TernaryOp, float: bool, off: i64) -> bool {
+        let func = self.func;
+        let ins = &func.eqns[e].inputs;
+        match op {
+            TernaryOp::Select => {
+                let Some(c) = self.predicate(ins[0], off) else { return false };
+                self.contiguous(ins[if c { 1 } else { 2 }], off)
+            }
+            TernaryOp::Clamp => (float || self.sse41) && ins.iter().all(|&i| self.contiguous(i, off)),
+        }
+    }
+}
+
+// The scalar `select`/`clamp` and the vector forms the SIMD loop of `vector.rs` calls.
+impl Lower<'_, '_> {
+    /// `select` or `clamp` of equation `e` at `idx`.
+    pub(super) fn ternary_at(&mut self, e: usize, op: TernaryOp, dtype: DType, idx: &[Cv]) -> Result<Cv, Error> {
+        let a = self.value_at(self.operand(e, 0)?, idx)?;
+        let b = self.value_at(self.operand(e, 1)?, idx)?;
+        let c = self.value_at(self.operand(e, 2)?, idx)?;
+        Ok(match op {
+            TernaryOp::Select => self.fb.ins().select(a, b, c),
+            TernaryOp::Clamp => clamp(&mut self.fb, dtype, a, b, c),
+        })
+    }
+
+    /// A unary op in vectors: `stop_gradient` passes its operand through, `integer_pow`
+    /// and `convert` have their own vector forms, the rest is [`Lower::vec_unary_of`].
+    pub(super) fn vec_unary(
+        &mut self,
+        q: &VecEqn,
+        op: UnaryOp,
+        idx: &[Cv],
+        vmemo: &mut HashMap<(Value, Index), Cv>,
+    ) -> Result<Cv, Error> {
+        match op {
+            UnaryOp::StopGradient => self.vec_at(q.ins[0], idx, vmemo),
+            UnaryOp::IntegerPow { y } => {
+                let x = self.vec_at(q.ins[0], idx, vmemo)?;
+                Ok(integer_pow(&mut self.fb, q.dtype, y, x))
+            }
+            UnaryOp::Convert { dtype } => {
+                let from = self.func.ty(q.ins[0]).dtype;
+                let x = self.vec_at(q.ins[0], idx, vmemo)?;
+                Ok(match (from.is_float(), dtype.is_float()) {
+                    (true, false) => self.fb.ins().fcvt_to_sint_sat(q.vt, x),
+                    (false, true) => self.fb.ins().fcvt_from_sint(q.vt, x),
+                    _ => x,
+                })
+            }
+            UnaryOp::Exp
+            | UnaryOp::Log
+            | UnaryOp::Log1p
+            | UnaryOp::Expm1
+            | UnaryOp::Sin
+            | UnaryOp::Cos
+            | UnaryOp::Tan
+            | UnaryOp::Tanh
+            | UnaryOp::Logistic
+            | UnaryOp::Erf
+            | UnaryOp::Neg
+            | UnaryOp::Abs
+            | UnaryOp::Sqrt
+            | UnaryOp::Rsqrt
+            | UnaryOp::Floor
+            | UnaryOp::Ceil
+            | UnaryOp::Round
+            | UnaryOp::Not
+            | UnaryOp::Sign
+            | UnaryOp::IsFinite => {
+                let x = self.vec_at(q.ins[0], idx, vmemo)?;
+                self.vec_unary_of(q, op, x)
+            }
+        }
+    }
+
+    /// An elementwise unary op on the vector `x`: the transcendentals through the math
+    /// stand-in (`per_lane`), the others as one Cranelift instruction or two.
+    fn vec_unary_of(&mut self, q: &VecEqn, op: UnaryOp, x: Cv) -> Result<Cv, Error> {
+        let fb = &mut self.fb;
+        let float = q.dtype.is_float();
+        let f = match op {
+            UnaryOp::Exp => MathFn::Exp,
+            UnaryOp::Log => MathFn::Log,
+            UnaryOp::Log1p => MathFn::Log1p,
+            UnaryOp::Expm1 => MathFn::Expm1,
+            UnaryOp::Sin => MathFn::Sin,
+            UnaryOp::Cos => MathFn::Cos,
+            UnaryOp::Tan => MathFn::Tan,
+            UnaryOp::Tanh => MathFn::Tanh,
+            UnaryOp::Logistic => MathFn::Logistic,
+            UnaryOp::Erf => MathFn::Erf,
+            UnaryOp::Neg if float => return Ok(vneg(fb, x)),
+            UnaryOp::Neg => return Ok(fb.ins().ineg(x)),
+            UnaryOp::Abs if float => return Ok(fb.ins().fabs(x)),
+            UnaryOp::Abs => return Ok(fb.ins().iabs(x)),
+            UnaryOp::Sqrt => return Ok(fb.ins().sqrt(x)),
+            UnaryOp::Rsqrt => {
+                let s = fb.ins().sqrt(x);
+                let one = constant(fb, q.dtype, 1.0);
+                let one = fb.ins().splat(q.vt, one);
+                return Ok(fb.ins().fdiv(one, s));
+            }
+            UnaryOp::Floor => return Ok(fb.ins().floor(x)),
+            UnaryOp::Ceil => return Ok(fb.ins().ceil(x)),
+            UnaryOp::Round => return Ok(fb.ins().nearest(x)),
+            UnaryOp::Not => return Ok(fb.ins().bnot(x)),
+            UnaryOp::Sign
+            | UnaryOp::IsFinite
+            | UnaryOp::StopGradient
+            | UnaryOp::IntegerPow { .. }
+            | UnaryOp::Convert { .. } => return Err(self.no_vector_form(q)),
+        };
+        self.per_lane(f, &[x], q.vt).map_err(|m| self.err(Some(q.e), m))
+    }
+
+    /// A binary op in vectors: a multiply feeding an add or subtract as one fused
+    /// multiply-add where `contraction` allows it, `pow`, `atan2` and `rem` through the
+    /// math stand-in, the rest as in the scalar code.
+    pub(super) fn vec_binary(
+        &mut self,
+        q: &VecEqn,
+        op: BinaryOp,
+        idx: &[Cv],
+        vmemo: &mut HashMap<(Value, Index), Cv>,
+    ) -> Result<Cv, Error> {
+        if let Some((a, b, c, negate)) = self.contraction(op, q.dtype, q.ins[0], q.ins[1]) {
+            let a = self.vec_at(a, idx, vmemo)?;
+            let b = self.vec_at(b, idx, vmemo)?;
+            let c = self.vec_at(c, idx, vmemo)?;
+            let c = if negate { vneg(&mut self.fb, c) } else { c };
+            return Ok(self.fb.ins().fma(a, b, c));
+        }
+        let a = self.vec_at(q.ins[0], idx, vmemo)?;
+        let b = self.vec_at(q.ins[1], idx, vmemo)?;
+        let f = match op {
+            BinaryOp::Pow => Some(MathFn::Pow),
+            BinaryOp::Atan2 => Some(MathFn::Atan2),
+            BinaryOp::Rem => Some(MathFn::Fmod),
+            _ => None,
+        };
+        if let Some(f) = f {
+            return self.per_lane(f, &[a, b], q.vt).map_err(|m| self.err(Some(q.e), m));
+        }
+        self.binary(op, q.dtype, a, b).map_err(|m| self.err(Some(q.e), m))
+    }
+
+    /// `select` (on a predicate constant inside the vector loop's range, so one operand
+    /// is chosen for all lanes) or `clamp` in vectors.
+    pub(super) fn vec_ternary(
+        &mut self,
+        q: &VecEqn,
+        op: TernaryOp,
+        idx: &[Cv],
+        vmemo: &mut HashMap<(Value, Index), Cv>,
+    ) -> Result<Cv, Error> {
+        match op {
+            TernaryOp::Select => {
+                let n = *self.plan.loop_shape.last().unwrap_or(&0);
+                let mut a = Analysis::new(self.func, self.plan, 0, self.has_sse41, n);
+                let Some(c) = a.predicate(q.ins[0], 0) else {
+                    return Err(self.err(Some(q.e), "a select on a non-constant predicate in a vector loop"));
+                };
+                self.vec_at(q.ins[if c { 1 } else { 2 }], idx, vmemo)
+            }
+            TernaryOp::Clamp => {
+                let lo = self.vec_at(q.ins[0], idx, vmemo)?;
+                let x = self.vec_at(q.ins[1], idx, vmemo)?;
+                let hi = self.vec_at(q.ins[2], idx, vmemo)?;
+                Ok(clamp(&mut self.fb, q.dtype, lo, x, hi))
+            }
+        }
     }
 }

@@ -4,12 +4,9 @@
 
 use super::lower::{Index, Lower, mem};
 use super::{kernel_error, ops};
-use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value as Cv, types};
-use cranelift_module::{DataDescription, Module as _};
-use ferrax_ir::array::Data;
-use ferrax_ir::prim::{IndexOp, ReductionOp, ShapeOp, TernaryOp};
-use ferrax_ir::{Array, DType, Error, Prim, Type, Value};
+use ferrax_ir::prim::{IndexOp, ReductionOp};
+use ferrax_ir::{DType, Error, Prim, Value};
 
 impl Lower<'_, '_> {
     /// The value of `v` at `idx` (one i64 per axis of `v`'s shape).
@@ -66,7 +63,7 @@ impl Lower<'_, '_> {
     }
 
     /// Operand `k` of equation `e`.
-    fn operand(&self, e: usize, k: usize) -> Result<Value, Error> {
+    pub(super) fn operand(&self, e: usize, k: usize) -> Result<Value, Error> {
         let func = self.func;
         func.eqns[e].inputs.get(k).copied().ok_or_else(|| kernel_error(func, Some(e), "too few operands"))
     }
@@ -74,79 +71,6 @@ impl Lower<'_, '_> {
     /// The error for equation `e`, whose primitive fuse never puts in a kernel.
     fn not_in_kernel(&self, e: usize) -> Error {
         self.err(Some(e), format!("{} may not appear in a kernel", self.func.eqns[e].prim.name()))
-    }
-
-    /// `select` or `clamp` of equation `e` at `idx`.
-    fn ternary_at(&mut self, e: usize, op: TernaryOp, dtype: DType, idx: &[Cv]) -> Result<Cv, Error> {
-        let a = self.value_at(self.operand(e, 0)?, idx)?;
-        let b = self.value_at(self.operand(e, 1)?, idx)?;
-        let c = self.value_at(self.operand(e, 2)?, idx)?;
-        Ok(match op {
-            TernaryOp::Select => self.fb.ins().select(a, b, c),
-            TernaryOp::Clamp => ops::clamp(&mut self.fb, dtype, a, b, c),
-        })
-    }
-
-    /// A structural primitive of equation `e` at `idx`, of type `ty`: a literal, or its
-    /// operand read at a moved index.
-    fn shape_at(&mut self, e: usize, op: &ShapeOp, ty: &Type, idx: &[Cv]) -> Result<Cv, Error> {
-        let func = self.func;
-        match op {
-            ShapeOp::Constant { value, .. } => self.constant_at(e, value, ty.dtype, idx),
-            ShapeOp::Iota { dim, .. } => {
-                let i = *idx.get(*dim).ok_or_else(|| self.err(Some(e), "iota dim out of range"))?;
-                Ok(ops::from_index(&mut self.fb, ty.dtype, i))
-            }
-            ShapeOp::BroadcastInDim { shape, dims } => {
-                let x = self.operand(e, 0)?;
-                let xs = func.ty(x).shape.clone();
-                let mut at = Index::new();
-                for (i, &d) in dims.iter().enumerate() {
-                    at.push(if xs[i] == shape[d] { idx[d] } else { self.i64c(0) });
-                }
-                self.value_at(x, &at)
-            }
-            ShapeOp::Reshape { .. } => {
-                let x = self.operand(e, 0)?;
-                let xs = func.ty(x).shape.clone();
-                if xs == ty.shape {
-                    return self.value_at(x, idx);
-                }
-                let lin = self.linear(idx, &ty.shape);
-                let at = self.delinear(lin, &xs);
-                self.value_at(x, &at)
-            }
-            ShapeOp::Transpose { perm } => {
-                let mut at: Index = Index::from_slice(idx);
-                for (i, &p) in perm.iter().enumerate() {
-                    at[p] = idx[i];
-                }
-                self.value_at(self.operand(e, 0)?, &at)
-            }
-            ShapeOp::Rev { axes } => {
-                let mut at: Index = Index::from_slice(idx);
-                for &a in axes {
-                    let n = self.i64c(ty.shape[a] as i64 - 1);
-                    at[a] = self.fb.ins().isub(n, idx[a]);
-                }
-                self.value_at(self.operand(e, 0)?, &at)
-            }
-            ShapeOp::Slice { start, strides, .. } => self.slice_at(e, start, strides, idx),
-            ShapeOp::Pad { low, interior, .. } => {
-                self.pad_at(self.operand(e, 0)?, self.operand(e, 1)?, low, interior, idx)
-            }
-            ShapeOp::Concatenate { axis } => self.concat_at(&func.eqns[e].inputs, *axis, idx),
-        }
-    }
-
-    /// `slice` of equation `e` at `idx`: its operand at `start + idx * strides`.
-    fn slice_at(&mut self, e: usize, start: &[usize], strides: &[usize], idx: &[Cv]) -> Result<Cv, Error> {
-        let mut at = Index::new();
-        for k in 0..idx.len() {
-            let scaled = if strides[k] == 1 { idx[k] } else { self.fb.ins().imul_imm_s(idx[k], strides[k] as i64) };
-            at.push(if start[k] == 0 { scaled } else { self.fb.ins().iadd_imm_s(scaled, start[k] as i64) });
-        }
-        self.value_at(self.operand(e, 0)?, &at)
     }
 
     /// A dynamic slice or gather of equation `e` at `idx`: its operand at an index read
@@ -211,7 +135,7 @@ impl Lower<'_, '_> {
     }
 
     /// The multi-index of flat offset `lin` in a C-order array of `shape`.
-    fn delinear(&mut self, lin: Cv, shape: &[usize]) -> Index {
+    pub(super) fn delinear(&mut self, lin: Cv, shape: &[usize]) -> Index {
         let mut out: Index = Index::new();
         let zero = self.i64c(0);
         out.resize(shape.len(), zero);
@@ -226,103 +150,5 @@ impl Lower<'_, '_> {
             }
         }
         out
-    }
-
-    /// `pad(x, value)` at `idx`: the element of `x` where the index lands on one, else the
-    /// pad value (negative edges crop).
-    fn pad_at(&mut self, x: Value, pv: Value, low: &[i64], interior: &[usize], idx: &[Cv]) -> Result<Cv, Error> {
-        let xs = self.func.ty(x).shape.clone();
-        let value = self.value_at(pv, &[])?;
-        if xs.contains(&0) {
-            return Ok(value);
-        }
-        let mut ok: Option<Cv> = None;
-        let mut at = Index::new();
-        for k in 0..idx.len() {
-            let (d, step) = (xs[k] as i64, interior[k] as i64 + 1);
-            let t = if low[k] == 0 { idx[k] } else { self.fb.ins().iadd_imm_s(idx[k], -low[k]) };
-            let mut conds = vec![self.fb.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, t, 0)];
-            let zero = self.i64c(0);
-            let tc = self.fb.ins().smax(t, zero);
-            let q = if step > 1 {
-                let r = self.fb.ins().urem_imm_u(tc, step);
-                conds.push(self.fb.ins().icmp_imm_s(IntCC::Equal, r, 0));
-                self.fb.ins().udiv_imm_u(tc, step)
-            } else {
-                tc
-            };
-            conds.push(self.fb.ins().icmp_imm_s(IntCC::SignedLessThan, q, d));
-            let dm = self.i64c(d - 1);
-            at.push(self.fb.ins().smin(q, dm));
-            for c in conds {
-                ok = Some(match ok {
-                    Some(o) => self.fb.ins().band(o, c),
-                    None => c,
-                });
-            }
-        }
-        let inner = self.value_at(x, &at)?;
-        Ok(match ok {
-            Some(c) => self.fb.ins().select(c, inner, value),
-            None => inner,
-        })
-    }
-
-    /// `concatenate(xs...)` along `axis` at `idx`: every operand at its clamped local index,
-    /// then a chain of selects by index range.
-    fn concat_at(&mut self, xs: &[Value], axis: usize, idx: &[Cv]) -> Result<Cv, Error> {
-        let p = idx[axis];
-        let mut res: Option<Cv> = None;
-        let mut off = 0i64;
-        for &x in xs {
-            let n = self.func.ty(x).shape[axis] as i64;
-            if n == 0 {
-                continue;
-            }
-            let local = if off == 0 { p } else { self.fb.ins().iadd_imm_s(p, -off) };
-            let local = self.clamp_i64(local, 0, n - 1);
-            let mut at = Index::from_slice(idx);
-            at[axis] = local;
-            let v = self.value_at(x, &at)?;
-            res = Some(match res {
-                None => v,
-                Some(r) => {
-                    let c = self.fb.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, p, off);
-                    self.fb.ins().select(c, v, r)
-                }
-            });
-            off += n;
-        }
-        res.ok_or_else(|| self.err(None, "concatenate of empty operands read"))
-    }
-
-    /// A constant at `idx`: a splat scalar, or a load from a read-only table.
-    fn constant_at(&mut self, e: usize, value: &Array, dtype: DType, idx: &[Cv]) -> Result<Cv, Error> {
-        if value.rank() == 0 || value.len() == 1 {
-            return Ok(ops::constant_of(&mut self.fb, value, 0));
-        }
-        let id = match self.tables.get(&e) {
-            Some(&id) => id,
-            None => {
-                let bytes: Vec<u8> = match value.data() {
-                    Data::Bool(v) => v.iter().map(|&b| u8::from(b)).collect(),
-                    Data::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-                    Data::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-                    Data::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-                };
-                let id = self.jit.declare_anonymous_data(false, false).map_err(|m| self.err(Some(e), m.to_string()))?;
-                let mut desc = DataDescription::new();
-                desc.define(bytes.into_boxed_slice());
-                desc.set_align(16);
-                self.jit.define_data(id, &desc).map_err(|m| self.err(Some(e), m.to_string()))?;
-                self.tables.insert(e, id);
-                id
-            }
-        };
-        let gv = self.jit.declare_data_in_func(id, self.fb.func);
-        let base = self.fb.ins().symbol_value(types::I64, gv);
-        let off = self.linear(idx, value.shape());
-        let addr = self.addr(base, off, dtype);
-        Ok(self.fb.ins().load(ops::cl_type(dtype), mem(), addr, 0))
     }
 }

@@ -26,8 +26,7 @@ use super::analysis::{Plan, RedKind};
 use super::lower::{Index, Lower};
 use super::ops;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value as Cv, types};
-use ferrax_ir::prim::{BinaryOp, ReduceOp, UnaryOp};
-use ferrax_ir::prim::{ShapeOp, TernaryOp};
+use ferrax_ir::prim::ReduceOp;
 use ferrax_ir::{DType, Error, Func, Prim, Value};
 use std::collections::HashMap;
 
@@ -49,7 +48,7 @@ pub(super) fn vec_type(dtype: DType) -> Option<Type> {
 /// `-x` for a float vector: the sign bits flipped by a xor with a `-0.0` splat, a
 /// constant load (Cranelift's own `fneg` rebuilds the mask in three instructions at every
 /// use). The same bits as `fneg`, NaN included.
-fn vneg(fb: &mut cranelift_frontend::FunctionBuilder, x: Cv) -> Cv {
+pub(super) fn vneg(fb: &mut cranelift_frontend::FunctionBuilder, x: Cv) -> Cv {
     let t = fb.func.dfg.value_type(x);
     let m = if t.lane_type() == types::F32 { fb.ins().f32const(-0.0) } else { fb.ins().f64const(-0.0) };
     let m = fb.ins().splat(t, m);
@@ -60,35 +59,16 @@ fn vneg(fb: &mut cranelift_frontend::FunctionBuilder, x: Cv) -> Cv {
 /// index plus a constant offset (slices and pads shift it), and the range of innermost
 /// indices where that holds.
 pub(super) struct Analysis<'a> {
-    func: &'a Func,
-    plan: &'a Plan,
+    pub(super) func: &'a Func,
+    pub(super) plan: &'a Plan,
     lanes: u32,
-    sse41: bool,
+    pub(super) sse41: bool,
     mode: HashMap<(Value, i64), bool>,
     /// Innermost loop indices `[lo, hi)` where every pad on the way reads inside its
     /// operand (its interior): there a pad is a shifted read and a padded constant
     /// predicate is its operand's constant. Outside, the scalar head and tail run.
     lo: i64,
     hi: i64,
-}
-
-/// The view of a pad or slice along the innermost axis, when every other axis is the
-/// identity (so only the innermost index shifts): the shift of the operand's index and,
-/// for a pad, its operand's extent (the interior).
-fn last_axis_shift(func: &Func, prim: &Prim, x: Value) -> Option<(i64, Option<i64>)> {
-    let xs = &func.ty(x).shape;
-    let last = xs.len().checked_sub(1)?;
-    match prim {
-        Prim::Shape(ShapeOp::Slice { start, limit, strides }) => {
-            let other_ok = (0..last).all(|k| start[k] == 0 && limit[k] == xs[k] && strides[k] == 1);
-            (other_ok && strides[last] == 1).then_some((start[last] as i64, None))
-        }
-        Prim::Shape(ShapeOp::Pad { low, high, interior }) => {
-            let other_ok = (0..last).all(|k| low[k] == 0 && high[k] == 0 && interior[k] == 0);
-            (other_ok && interior[last] == 0 && xs[last] > 0).then_some((-low[last], Some(xs[last] as i64)))
-        }
-        _ => None,
-    }
 }
 
 impl Analysis<'_> {
@@ -109,7 +89,7 @@ impl Analysis<'_> {
 
     /// Restricts the range to the interior of a pad read at offset `off` whose operand,
     /// of innermost extent `n`, is read at `i + off + shift`.
-    fn interior(&mut self, off: i64, shift: i64, n: i64) {
+    pub(super) fn interior(&mut self, off: i64, shift: i64, n: i64) {
         self.lo = self.lo.max(-(off + shift));
         self.hi = self.hi.min(n - (off + shift));
     }
@@ -127,35 +107,13 @@ impl Analysis<'_> {
 
     /// The value of bool `v` at `i + off` inside the vector range, when it is a constant
     /// there (a constant, or one padded or broadcast).
-    fn predicate(&mut self, v: Value, off: i64) -> Option<bool> {
-        let func = self.func;
+    pub(super) fn predicate(&mut self, v: Value, off: i64) -> Option<bool> {
         let (e, _) = self.plan.defs[v.index()]?;
-        let eqn = &func.eqns[e];
+        let eqn = &self.func.eqns[e];
         match &eqn.prim {
-            Prim::Shape(ShapeOp::Constant { value, .. }) => match value.data() {
-                ferrax_array::Data::Bool(b) => {
-                    let first = *b.first()?;
-                    b.iter().all(|&x| x == first).then_some(first)
-                }
-                _ => None,
-            },
-            Prim::Unary(UnaryOp::StopGradient) | Prim::Name { .. } => self.predicate(eqn.inputs[0], off),
-            Prim::Shape(ShapeOp::BroadcastInDim { .. }) => {
-                // A broadcast constant is that constant wherever it is read.
-                let x = eqn.inputs[0];
-                let constant = self.plan.defs[x.index()]
-                    .is_some_and(|(d, _)| matches!(func.eqns[d].prim, Prim::Shape(ShapeOp::Constant { .. })));
-                if constant { self.predicate(x, 0) } else { None }
-            }
-            Prim::Shape(ShapeOp::Pad { .. }) | Prim::Shape(ShapeOp::Slice { .. }) => {
-                let x = eqn.inputs[0];
-                let (shift, interior) = last_axis_shift(func, &eqn.prim, x)?;
-                let c = self.predicate(x, off + shift)?;
-                if let Some(n) = interior {
-                    self.interior(off, shift, n);
-                }
-                Some(c)
-            }
+            Prim::Name { .. } => self.predicate(eqn.inputs[0], off),
+            Prim::Unary(op) if ops::passes_through(*op) => self.predicate(eqn.inputs[0], off),
+            Prim::Shape(op) => self.shape_predicate(e, op, off),
             _ => None,
         }
     }
@@ -171,61 +129,19 @@ impl Analysis<'_> {
         }
         let Some((e, _)) = self.plan.defs[v.index()] else { return false };
         let eqn = &func.eqns[e];
-        let float = ty.dtype.is_float();
-        let sse41 = self.sse41;
+        let (float, sse41) = (ty.dtype.is_float(), self.sse41);
         let prim_ok = match &eqn.prim {
-            Prim::Unary(UnaryOp::StopGradient) | Prim::Name { .. } => true,
-            Prim::Shape(ShapeOp::Constant { value, .. }) => return value.len() == 1,
-            Prim::Shape(ShapeOp::BroadcastInDim { shape, dims }) => {
-                let x = eqn.inputs[0];
-                let xs = &func.ty(x).shape;
-                let last = shape.len() - 1;
-                let keeps = dims.last() == Some(&last) && xs[xs.len() - 1] == shape[last];
-                return !keeps || self.contiguous(x, off);
-            }
-            Prim::Shape(ShapeOp::Slice { .. }) | Prim::Shape(ShapeOp::Pad { .. }) => {
-                let x = eqn.inputs[0];
-                let Some((shift, interior)) = last_axis_shift(func, &eqn.prim, x) else { return false };
-                if let Some(n) = interior {
-                    self.interior(off, shift, n);
-                }
-                return self.contiguous(x, off + shift);
-            }
-            Prim::Ternary(TernaryOp::Select) => {
-                let Some(c) = self.predicate(eqn.inputs[0], off) else { return false };
-                return self.contiguous(eqn.inputs[if c { 1 } else { 2 }], off);
-            }
-            Prim::Unary(UnaryOp::IntegerPow { y }) => float || (sse41 && *y >= 0),
-            Prim::Unary(UnaryOp::Convert { .. }) => true,
-            Prim::Unary(op) => match op {
-                UnaryOp::Neg | UnaryOp::Not => true,
-                UnaryOp::Abs => float || sse41,
-                UnaryOp::Sqrt | UnaryOp::Rsqrt => float,
-                UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round => float && sse41,
-                UnaryOp::Exp
-                | UnaryOp::Log
-                | UnaryOp::Log1p
-                | UnaryOp::Expm1
-                | UnaryOp::Sin
-                | UnaryOp::Cos
-                | UnaryOp::Tan
-                | UnaryOp::Tanh
-                | UnaryOp::Logistic
-                | UnaryOp::Erf => float,
-                UnaryOp::Sign
-                | UnaryOp::IsFinite
-                | UnaryOp::StopGradient
-                | UnaryOp::IntegerPow { .. }
-                | UnaryOp::Convert { .. } => false,
-            },
-            Prim::Binary(op) => match op {
-                BinaryOp::Add | BinaryOp::Sub => true,
-                BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min => float || sse41,
-                BinaryOp::Div | BinaryOp::Rem | BinaryOp::Pow | BinaryOp::Atan2 => float,
-                BinaryOp::And | BinaryOp::Or => !float,
-            },
-            Prim::Ternary(TernaryOp::Clamp) => float || sse41,
-            _ => false,
+            Prim::Name { .. } => true,
+            Prim::Unary(op) => ops::unary_vectorises(*op, float, sse41),
+            Prim::Binary(op) => ops::binary_vectorises(*op, float, sse41),
+            Prim::Ternary(op) => return self.ternary_vectorises(e, *op, float, off),
+            Prim::Shape(op) => return self.shape_vectorises(e, op, off),
+            Prim::Compare(_)
+            | Prim::Index(_)
+            | Prim::Reduction(_)
+            | Prim::Linalg(_)
+            | Prim::Random(_)
+            | Prim::Control(_) => false,
         };
         prim_ok && eqn.inputs.iter().all(|&i| self.contiguous(i, off))
     }
@@ -342,211 +258,12 @@ impl Lower<'_, '_> {
     }
 
     /// The error for an equation the vector analysis should have kept out of the loop.
-    fn no_vector_form(&self, q: &VecEqn) -> Error {
+    pub(super) fn no_vector_form(&self, q: &VecEqn) -> Error {
         self.err(Some(q.e), format!("{} has no vector form", q.prim.name()))
     }
 
-    /// A unary op in vectors: `stop_gradient` passes its operand through, `integer_pow`
-    /// and `convert` have their own vector forms, the rest is [`Lower::vec_unary_of`].
-    fn vec_unary(
-        &mut self,
-        q: &VecEqn,
-        op: UnaryOp,
-        idx: &[Cv],
-        vmemo: &mut HashMap<(Value, Index), Cv>,
-    ) -> Result<Cv, Error> {
-        match op {
-            UnaryOp::StopGradient => self.vec_at(q.ins[0], idx, vmemo),
-            UnaryOp::IntegerPow { y } => {
-                let x = self.vec_at(q.ins[0], idx, vmemo)?;
-                Ok(ops::integer_pow(&mut self.fb, q.dtype, y, x))
-            }
-            UnaryOp::Convert { dtype } => {
-                let from = self.func.ty(q.ins[0]).dtype;
-                let x = self.vec_at(q.ins[0], idx, vmemo)?;
-                Ok(match (from.is_float(), dtype.is_float()) {
-                    (true, false) => self.fb.ins().fcvt_to_sint_sat(q.vt, x),
-                    (false, true) => self.fb.ins().fcvt_from_sint(q.vt, x),
-                    _ => x,
-                })
-            }
-            UnaryOp::Exp
-            | UnaryOp::Log
-            | UnaryOp::Log1p
-            | UnaryOp::Expm1
-            | UnaryOp::Sin
-            | UnaryOp::Cos
-            | UnaryOp::Tan
-            | UnaryOp::Tanh
-            | UnaryOp::Logistic
-            | UnaryOp::Erf
-            | UnaryOp::Neg
-            | UnaryOp::Abs
-            | UnaryOp::Sqrt
-            | UnaryOp::Rsqrt
-            | UnaryOp::Floor
-            | UnaryOp::Ceil
-            | UnaryOp::Round
-            | UnaryOp::Not
-            | UnaryOp::Sign
-            | UnaryOp::IsFinite => {
-                let x = self.vec_at(q.ins[0], idx, vmemo)?;
-                self.vec_unary_of(q, op, x)
-            }
-        }
-    }
-
-    /// An elementwise unary op on the vector `x`: the transcendentals through the math
-    /// stand-in (`per_lane`), the others as one Cranelift instruction or two.
-    fn vec_unary_of(&mut self, q: &VecEqn, op: UnaryOp, x: Cv) -> Result<Cv, Error> {
-        let fb = &mut self.fb;
-        let float = q.dtype.is_float();
-        let f = match op {
-            UnaryOp::Exp => MathFn::Exp,
-            UnaryOp::Log => MathFn::Log,
-            UnaryOp::Log1p => MathFn::Log1p,
-            UnaryOp::Expm1 => MathFn::Expm1,
-            UnaryOp::Sin => MathFn::Sin,
-            UnaryOp::Cos => MathFn::Cos,
-            UnaryOp::Tan => MathFn::Tan,
-            UnaryOp::Tanh => MathFn::Tanh,
-            UnaryOp::Logistic => MathFn::Logistic,
-            UnaryOp::Erf => MathFn::Erf,
-            UnaryOp::Neg if float => return Ok(vneg(fb, x)),
-            UnaryOp::Neg => return Ok(fb.ins().ineg(x)),
-            UnaryOp::Abs if float => return Ok(fb.ins().fabs(x)),
-            UnaryOp::Abs => return Ok(fb.ins().iabs(x)),
-            UnaryOp::Sqrt => return Ok(fb.ins().sqrt(x)),
-            UnaryOp::Rsqrt => {
-                let s = fb.ins().sqrt(x);
-                let one = ops::constant(fb, q.dtype, 1.0);
-                let one = fb.ins().splat(q.vt, one);
-                return Ok(fb.ins().fdiv(one, s));
-            }
-            UnaryOp::Floor => return Ok(fb.ins().floor(x)),
-            UnaryOp::Ceil => return Ok(fb.ins().ceil(x)),
-            UnaryOp::Round => return Ok(fb.ins().nearest(x)),
-            UnaryOp::Not => return Ok(fb.ins().bnot(x)),
-            UnaryOp::Sign
-            | UnaryOp::IsFinite
-            | UnaryOp::StopGradient
-            | UnaryOp::IntegerPow { .. }
-            | UnaryOp::Convert { .. } => return Err(self.no_vector_form(q)),
-        };
-        self.per_lane(f, &[x], q.vt).map_err(|m| self.err(Some(q.e), m))
-    }
-
-    /// A binary op in vectors: a multiply feeding an add or subtract as one fused
-    /// multiply-add where `contraction` allows it, `pow`, `atan2` and `rem` through the
-    /// math stand-in, the rest as in the scalar code.
-    fn vec_binary(
-        &mut self,
-        q: &VecEqn,
-        op: BinaryOp,
-        idx: &[Cv],
-        vmemo: &mut HashMap<(Value, Index), Cv>,
-    ) -> Result<Cv, Error> {
-        if let Some((a, b, c, negate)) = self.contraction(op, q.dtype, q.ins[0], q.ins[1]) {
-            let a = self.vec_at(a, idx, vmemo)?;
-            let b = self.vec_at(b, idx, vmemo)?;
-            let c = self.vec_at(c, idx, vmemo)?;
-            let c = if negate { vneg(&mut self.fb, c) } else { c };
-            return Ok(self.fb.ins().fma(a, b, c));
-        }
-        let a = self.vec_at(q.ins[0], idx, vmemo)?;
-        let b = self.vec_at(q.ins[1], idx, vmemo)?;
-        let f = match op {
-            BinaryOp::Pow => Some(MathFn::Pow),
-            BinaryOp::Atan2 => Some(MathFn::Atan2),
-            BinaryOp::Rem => Some(MathFn::Fmod),
-            _ => None,
-        };
-        if let Some(f) = f {
-            return self.per_lane(f, &[a, b], q.vt).map_err(|m| self.err(Some(q.e), m));
-        }
-        self.binary(op, q.dtype, a, b).map_err(|m| self.err(Some(q.e), m))
-    }
-
-    /// `select` (on a predicate constant inside the vector loop's range, so one operand
-    /// is chosen for all lanes) or `clamp` in vectors.
-    fn vec_ternary(
-        &mut self,
-        q: &VecEqn,
-        op: TernaryOp,
-        idx: &[Cv],
-        vmemo: &mut HashMap<(Value, Index), Cv>,
-    ) -> Result<Cv, Error> {
-        match op {
-            TernaryOp::Select => {
-                let n = *self.plan.loop_shape.last().unwrap_or(&0);
-                let mut a = Analysis::new(self.func, self.plan, 0, self.has_sse41, n);
-                let Some(c) = a.predicate(q.ins[0], 0) else {
-                    return Err(self.err(Some(q.e), "a select on a non-constant predicate in a vector loop"));
-                };
-                self.vec_at(q.ins[if c { 1 } else { 2 }], idx, vmemo)
-            }
-            TernaryOp::Clamp => {
-                let lo = self.vec_at(q.ins[0], idx, vmemo)?;
-                let x = self.vec_at(q.ins[1], idx, vmemo)?;
-                let hi = self.vec_at(q.ins[2], idx, vmemo)?;
-                Ok(ops::clamp(&mut self.fb, q.dtype, lo, x, hi))
-            }
-        }
-    }
-
-    /// A structural op in vectors: a splat constant, a broadcast (a vector when it keeps
-    /// the innermost axis, else a splat scalar), or a slice or pad that shifts the
-    /// innermost index by a constant. The other views move elements across lanes and
-    /// have no vector form.
-    fn vec_shape(
-        &mut self,
-        q: &VecEqn,
-        op: &ShapeOp,
-        idx: &[Cv],
-        vmemo: &mut HashMap<(Value, Index), Cv>,
-    ) -> Result<Cv, Error> {
-        match op {
-            ShapeOp::Constant { value, .. } => {
-                let c = ops::constant_of(&mut self.fb, value, 0);
-                Ok(self.fb.ins().splat(q.vt, c))
-            }
-            ShapeOp::BroadcastInDim { shape, dims } => {
-                let x = q.ins[0];
-                let xs = self.func.ty(x).shape.clone();
-                let last = shape.len() - 1;
-                let mut at = Index::new();
-                for (i, &d) in dims.iter().enumerate() {
-                    at.push(if xs[i] == shape[d] { idx[d] } else { self.i64c(0) });
-                }
-                if dims.last() == Some(&last) && xs[xs.len() - 1] == shape[last] {
-                    self.vec_at(x, &at, vmemo)
-                } else {
-                    let s = self.value_at(x, &at)?;
-                    Ok(self.fb.ins().splat(q.vt, s))
-                }
-            }
-            ShapeOp::Slice { .. } | ShapeOp::Pad { .. } => {
-                let Some((shift, _)) = last_axis_shift(self.func, q.prim, q.ins[0]) else {
-                    return Err(self.err(Some(q.e), "a strided or multi-axis view in a vector loop"));
-                };
-                let mut at = Index::from_slice(idx);
-                if let Some(last) = at.last_mut()
-                    && shift != 0
-                {
-                    *last = self.fb.ins().iadd_imm_s(*last, shift);
-                }
-                self.vec_at(q.ins[0], &at, vmemo)
-            }
-            ShapeOp::Reshape { .. }
-            | ShapeOp::Transpose { .. }
-            | ShapeOp::Rev { .. }
-            | ShapeOp::Concatenate { .. }
-            | ShapeOp::Iota { .. } => Err(self.no_vector_form(q)),
-        }
-    }
-
     /// `f` on a vector: `math`'s polynomial kernels, or lane by lane in precise mode.
-    fn per_lane(&mut self, f: MathFn, args: &[Cv], vt: Type) -> Result<Cv, String> {
+    pub(super) fn per_lane(&mut self, f: MathFn, args: &[Cv], vt: Type) -> Result<Cv, String> {
         self.imports.emit(&mut self.fb, self.jit, f, args, vt)
     }
 
@@ -651,10 +368,10 @@ pub(super) fn reduce_lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<u32>
 
 /// One equation of the vector body: where it is (for errors), its operands, and the
 /// vector type and dtype of its result.
-struct VecEqn<'a> {
-    e: usize,
-    prim: &'a Prim,
-    ins: &'a [Value],
-    vt: Type,
-    dtype: DType,
+pub(super) struct VecEqn<'a> {
+    pub(super) e: usize,
+    pub(super) prim: &'a Prim,
+    pub(super) ins: &'a [Value],
+    pub(super) vt: Type,
+    pub(super) dtype: DType,
 }
