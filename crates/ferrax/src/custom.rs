@@ -196,7 +196,7 @@ fn jvp_with_captures(
         let mut extra = from_caps.iter().skip(m);
         for (i, ty) in f.result_types.iter().enumerate() {
             if let (true, Some(more), Some(t)) = (ty.dtype.is_float(), extra.next(), outs.get(m + i)) {
-                outs[m + i] = crate::ops::lax::binary(ferrax_ir::prim::BinaryOp::Add, t, more, location);
+                outs[m + i] = crate::ops::lax::add(t, more, location);
             }
         }
         outs

@@ -162,14 +162,10 @@ pub fn normal<K: Key>(key: &K, shape: &[usize], dtype: DType) -> K::Output<Tenso
         }
         let [u1, u2] = unit_uniforms(k, shape, dtype, location);
         let one = splat(1.0, &out, location);
-        let radius = lax::unary(UnaryOp::Log, &lax::binary(BinaryOp::Sub, &one, &u1, location), location);
-        let radius = lax::unary(
-            UnaryOp::Sqrt,
-            &lax::binary(BinaryOp::Mul, &splat(-2.0, &out, location), &radius, location),
-            location,
-        );
-        let angle = lax::binary(BinaryOp::Mul, &splat(std::f64::consts::TAU, &out, location), &u2, location);
-        lax::binary(BinaryOp::Mul, &radius, &lax::unary(UnaryOp::Cos, &angle, location), location)
+        let radius = lax::unary(UnaryOp::Log, &lax::sub(&one, &u1, location), location);
+        let radius = lax::unary(UnaryOp::Sqrt, &lax::mul(&splat(-2.0, &out, location), &radius, location), location);
+        let angle = lax::mul(&splat(std::f64::consts::TAU, &out, location), &u2, location);
+        lax::mul(&radius, &lax::unary(UnaryOp::Cos, &angle, location), location)
     })
 }
 
@@ -198,11 +194,8 @@ pub fn dropout(key: &Tensor, x: &Tensor, rate: f64) -> Tensor {
     }
     let keep = bernoulli_at(key, 1.0 - rate, x.shape(), location);
     let zeros = splat(0.0, x.ty(), location);
-    let scaled = if rate < 1.0 {
-        lax::binary(BinaryOp::Mul, x, &splat(1.0 / (1.0 - rate), x.ty(), location), location)
-    } else {
-        zeros.clone()
-    };
+    let scaled =
+        if rate < 1.0 { lax::mul(x, &splat(1.0 / (1.0 - rate), x.ty(), location), location) } else { zeros.clone() };
     lax::select(&keep, &scaled, &zeros, location)
 }
 
@@ -274,8 +267,8 @@ fn uniform_at(
     if lo == 0.0 && hi == 1.0 {
         return u;
     }
-    let scaled = lax::binary(BinaryOp::Mul, &u, &splat(span, &out, location), location);
-    let shifted = lax::binary(BinaryOp::Add, &scaled, &splat(lo, &out, location), location);
+    let scaled = lax::mul(&u, &splat(span, &out, location), location);
+    let shifted = lax::add(&scaled, &splat(lo, &out, location), location);
     let (lo, below_hi) = (splat(lo, &out, location), splat(below_hi, &out, location));
     lax::clamp(&lo, &shifted, &below_hi, location)
 }
@@ -327,15 +320,15 @@ fn unit_uniforms<const N: usize>(
             // uniform integer k in [0, 2^53). Adding 2^31 to the second word (converted
             // as signed) makes it its unsigned value; every step is exact in f64.
             let high = masked_float(&word(2 * j), 0x001F_FFFF, &out, location);
-            let high = lax::binary(BinaryOp::Mul, &high, &splat(4_294_967_296.0, &out, location), location);
+            let high = lax::mul(&high, &splat(4_294_967_296.0, &out, location), location);
             let low = lax::convert(&word(2 * j + 1), DType::F64, location);
-            let low = lax::binary(BinaryOp::Add, &low, &splat(2_147_483_648.0, &out, location), location);
-            let k = lax::binary(BinaryOp::Add, &high, &low, location);
-            lax::binary(BinaryOp::Mul, &k, &splat(2f64.powi(-53), &out, location), location)
+            let low = lax::add(&low, &splat(2_147_483_648.0, &out, location), location);
+            let k = lax::add(&high, &low, location);
+            lax::mul(&k, &splat(2f64.powi(-53), &out, location), location)
         } else {
             // 24 bits: k * 2^-24 for a uniform integer k in [0, 2^24), exact in f32.
             let k = masked_float(&word(j), 0x00FF_FFFF, &out, location);
-            lax::binary(BinaryOp::Mul, &k, &splat(2f64.powi(-24), &out, location), location)
+            lax::mul(&k, &splat(2f64.powi(-24), &out, location), location)
         }
     })
 }

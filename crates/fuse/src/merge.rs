@@ -14,13 +14,13 @@
 
 use crate::classify::{Class, class, is_elementwise};
 use crate::partition::{MAX_KERNEL_EQNS, MAX_KERNEL_PARAMS};
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
-use ferrax_ir::prim::{ControlOp, ReductionOp};
 use ferrax_ir::{Eqn, Func, Value};
 use std::collections::HashMap;
 
 fn is_reduction(prim: &Prim) -> bool {
-    matches!(prim, Prim::Reduction(ReductionOp::Reduce { .. }) | Prim::Reduction(ReductionOp::ArgReduce { .. }))
+    class(prim) == Class::Reduction
 }
 
 /// The loop shape of kernel `k` when it has no reduction (its results' common shape).

@@ -26,7 +26,7 @@
 //! reshape that adds a unit axis (`log(reshape(sum))` in log-softmax); after the move
 //! the epilogue is elementwise on the reduced shape and fuses into the reduction.
 
-use ferrax_ir::array::{Array, DType, Data};
+use ferrax_ir::array::{Array, DType, Data, Shape};
 use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, ShapeOp, TernaryOp};
 use ferrax_ir::prim::{DotDims, Prim};
 use ferrax_ir::{Eqn, Error, Func, Module, Type, Value};
@@ -147,7 +147,7 @@ pub(crate) fn definers(func: &Func) -> Vec<Option<usize>> {
 /// The constant i32 scalar defined by equation `d`, if it is one.
 fn constant_i32(func: &Func, defs: &[Option<usize>], v: Value) -> Option<i64> {
     let eqn = &func.eqns[defs[v.index()]?];
-    let Prim::Shape(ShapeOp::Constant { value, .. }) = &eqn.prim else { return None };
+    let (value, _) = eqn.prim.literal()?;
     match value.data() {
         Data::I32(x) if x.len() == 1 => Some(i64::from(x[0])),
         _ => None,
@@ -198,16 +198,11 @@ pub(crate) fn static_update_slices(func: &Func) -> Func {
         };
         let interior = vec![0; low.len()];
         let pad = Prim::Shape(ShapeOp::Pad { low: low.clone(), high: high.clone(), interior });
-        let z = push(
-            &mut out,
-            Prim::Shape(ShapeOp::Constant { value: zero, shape: Vec::new().into() }),
-            vec![],
-            Type::new(x_ty.dtype, &[]),
-        );
+        let z = push(&mut out, Prim::constant(zero, Shape::new()), vec![], Type::new(x_ty.dtype, &[]));
         let padded = push(&mut out, pad.clone(), vec![update, z], x_ty.clone());
-        let t = Prim::Shape(ShapeOp::Constant { value: Array::scalar_bool(true), shape: u_shape.clone() });
+        let t = Prim::constant(Array::scalar_bool(true), u_shape.clone());
         let ones = push(&mut out, t, vec![], Type::new(DType::Bool, &u_shape));
-        let f = Prim::Shape(ShapeOp::Constant { value: Array::scalar_bool(false), shape: Vec::new().into() });
+        let f = Prim::constant(Array::scalar_bool(false), Shape::new());
         let no = push(&mut out, f, vec![], Type::new(DType::Bool, &[]));
         let mask = push(&mut out, pad, vec![ones, no], Type::new(DType::Bool, &x_ty.shape));
         out.eqns.push(Eqn {
@@ -247,7 +242,7 @@ pub(crate) fn sink_reshapes(func: &Func) -> Func {
                 moved.inputs = srcs.into_iter().collect();
                 moved.outputs = [inner].into_iter().collect();
                 out.eqns.push(moved);
-                let reshape = Prim::Shape(ShapeOp::Reshape { shape: result_ty.shape.clone() });
+                let reshape = Prim::reshape(result_ty.shape.clone());
                 out.eqns.push(Eqn {
                     prim: reshape,
                     inputs: [inner].into_iter().collect(),

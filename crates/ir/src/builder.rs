@@ -1,7 +1,6 @@
 //! `Builder`: constructs a Func equation by equation, inferring every result type
 //! with the primitives' type rules, so that what it builds always verifies.
 
-use crate::prim::ShapeOp;
 use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
 use ferrax_array::Array;
 use smallvec::SmallVec;
@@ -81,8 +80,8 @@ impl<'m> Builder<'m> {
 
     /// Adds a constant holding `value` (its own shape).
     pub fn constant(&mut self, value: Array) -> Result<Value, Error> {
-        let shape = value.shape().into();
-        self.eqn1(Prim::Shape(ShapeOp::Constant { value, shape }), &[])
+        let shape = ferrax_array::Shape::from_slice(value.shape());
+        self.eqn1(Prim::constant(value, shape), &[])
     }
 
     /// Finishes the Func, returning `results` (its result types are theirs).

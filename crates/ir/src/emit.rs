@@ -177,7 +177,7 @@ impl Emitter {
             return Ok(made);
         }
         let scalar = Array::new(Shape::new(), data).map_err(|e| e.to_string())?;
-        let constant = self.op(Prim::Shape(ShapeOp::Constant { value: scalar, shape: ty.shape.clone() }), &[])?;
+        let constant = self.op(Prim::constant(scalar, ty.shape.clone()), &[])?;
         self.splats.insert(constant, exact);
         self.made.insert(key, constant);
         Ok(constant)
@@ -205,25 +205,31 @@ impl Emitter {
 
     /// `reshape[shape](x)` (no equation when the shape is already `shape`).
     pub fn reshape(&mut self, x: Value, shape: &[usize]) -> Result<Value, String> {
-        if self.ty(x).shape.as_slice() == shape {
-            Ok(x)
-        } else {
-            self.op(Prim::Shape(ShapeOp::Reshape { shape: shape.into() }), &[x])
-        }
+        if self.ty(x).shape.as_slice() == shape { Ok(x) } else { self.op(Prim::reshape(shape), &[x]) }
     }
 
     /// `transpose[perm](x)`.
     pub fn transpose(&mut self, x: Value, perm: &[usize]) -> Result<Value, String> {
-        self.op(Prim::Shape(ShapeOp::Transpose { perm: perm.to_vec() }), &[x])
+        self.op(Prim::transpose_axes(perm.to_vec()), &[x])
     }
 
     /// `reduce_sum[axes](x)` (no equation for no axes).
     pub fn reduce_sum(&mut self, x: Value, axes: &[usize]) -> Result<Value, String> {
+        self.reduce(ReduceOp::Sum, x, axes)
+    }
+
+    /// `reduce_<op>[axes](x)` (no equation for no axes).
+    pub fn reduce(&mut self, op: ReduceOp, x: Value, axes: &[usize]) -> Result<Value, String> {
         if axes.is_empty() {
             Ok(x)
         } else {
-            self.op(Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum, axes: axes.to_vec() }), &[x])
+            self.op(Prim::Reduction(ReductionOp::Reduce { op, axes: axes.to_vec() }), &[x])
         }
+    }
+
+    /// `iota`: an i32 array of `shape` counting 0, 1, ... along `dim`.
+    pub fn iota(&mut self, shape: &[usize], dim: usize) -> Result<Value, String> {
+        self.op(Prim::iota(DType::I32, shape, dim), &[])
     }
 }
 

@@ -27,10 +27,10 @@
 //! an f64 evaluation of the program.
 
 use ferrax_ir::prim::Prim;
+use ferrax_ir::prim::ReductionOp;
 use ferrax_ir::prim::binary::BinaryOp;
 use ferrax_ir::prim::reduce::ReduceOp;
 use ferrax_ir::prim::unary::UnaryOp;
-use ferrax_ir::prim::{IndexOp, LinalgOp, ReductionOp};
 use ferrax_ir::{Array, DType, Eqn, EvalOptions, Func, Module, Value};
 
 /// Ulps of `max(|a|, |b|)` any inexact float element may differ by: the vector kernels of
@@ -143,7 +143,7 @@ struct Tolerance {
 }
 
 fn reassociates(prim: &Prim) -> bool {
-    prim.props().reassociates
+    !prim.props().reassociates_over.is_empty()
 }
 
 /// Whether equation `e` of `f` is inexact by design (see [`inexact_ops`]): its
@@ -163,7 +163,7 @@ fn is_inexact(e: &Eqn, f: &Func) -> bool {
 /// with the operands whose absolute values give that scale: an `add`/`sub` the JIT may
 /// contract (an operand is a float `mul` used only there: `add(mul, c)`, `add(c, mul)`,
 /// `sub(mul, c)`), and the reassociated float sums (`reduce_sum`, `cumsum`,
-/// `dot_general`, `scatter_add`).
+/// `dot_general`, `scatter_add`: the property table's `reassociates_over`).
 fn term_scaled(f: &Func) -> Vec<(usize, &'static [usize])> {
     let mut uses = vec![0usize; f.value_types.len()];
     for e in &f.eqns {
@@ -189,13 +189,9 @@ fn term_scaled(f: &Func) -> Vec<(usize, &'static [usize])> {
         let operands: &'static [usize] = match (&e.prim, &e.inputs[..]) {
             (Prim::Binary(BinaryOp::Add), [x, y]) if is_product(*x) || is_product(*y) => &[0, 1],
             (Prim::Binary(BinaryOp::Sub), [x, _]) if is_product(*x) => &[0, 1],
-            (
-                Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum, .. })
-                | Prim::Reduction(ReductionOp::Cumsum { .. }),
-                _,
-            ) => &[0],
-            (Prim::Linalg(LinalgOp::DotGeneral(_)), _) => &[0, 1],
-            (Prim::Index(IndexOp::ScatterAdd { .. }), _) => &[0, 2],
+            // A product's rounding error scales with its value, not with its factors.
+            (Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Prod, .. }), _) => continue,
+            (prim, _) if reassociates(prim) => prim.props().reassociates_over,
             _ => continue,
         };
         out.push((i, operands));

@@ -17,7 +17,6 @@
 
 use ferrax_ir::array::Data;
 use ferrax_ir::prim::Prim;
-use ferrax_ir::prim::ShapeOp;
 use ferrax_ir::{Func, Module, Value};
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -72,11 +71,8 @@ pub(crate) fn same_func(a: &Func, b: &Func) -> bool {
 /// the same NaN, and `-0.0` differs from `0.0`, which `==` on floats gets wrong); no
 /// other primitive holds a float, so `==` is exact for them.
 pub(crate) fn same_prim(a: &Prim, b: &Prim) -> bool {
-    match (a, b) {
-        (
-            Prim::Shape(ShapeOp::Constant { value: va, shape: sa }),
-            Prim::Shape(ShapeOp::Constant { value: vb, shape: sb }),
-        ) => sa == sb && va.shape() == vb.shape() && same_bits(va.data(), vb.data()),
+    match (a.literal(), b.literal()) {
+        (Some((va, sa)), Some((vb, sb))) => sa == sb && va.shape() == vb.shape() && same_bits(va.data(), vb.data()),
         _ => a == b,
     }
 }

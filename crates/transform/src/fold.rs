@@ -16,7 +16,7 @@
 
 use ferrax_ir::array::{Array, Data};
 use ferrax_ir::prim::Prim;
-use ferrax_ir::prim::{ShapeOp, UnaryOp};
+use ferrax_ir::prim::UnaryOp;
 use ferrax_ir::{Eqn, Error, EvalOptions, Func, Module, Type, Value};
 
 /// The largest result (in elements) that folding turns into a literal.
@@ -40,7 +40,7 @@ pub(crate) fn fold_func(func: &Func) -> Result<Func, Error> {
     let mut constants: Vec<Option<Array>> = vec![None; func.value_types.len()];
     let mut splats: Vec<Option<Array>> = vec![None; func.value_types.len()];
     for eqn in out.eqns.iter_mut() {
-        if let Prim::Shape(ShapeOp::Constant { value, shape }) = &eqn.prim {
+        if let Some((value, shape)) = eqn.prim.literal() {
             if let Some(&o) = eqn.outputs.first() {
                 splats[o.index()] = if value.rank() == 0 { Some(value.clone()) } else { uniform(value) };
             }
@@ -63,7 +63,7 @@ pub(crate) fn fold_func(func: &Func) -> Result<Func, Error> {
                 && let [value] = results.as_slice()
                 && value.dtype() == ty.dtype
             {
-                eqn.prim = Prim::Shape(ShapeOp::Constant { value: value.clone(), shape: ty.shape.clone() });
+                eqn.prim = Prim::constant(value.clone(), ty.shape.clone());
                 eqn.inputs.clear();
                 splats[o.index()] = Some(value.clone());
                 if ty.element_count().is_some_and(|n| n <= EXPAND_LIMIT) {
@@ -92,7 +92,7 @@ pub(crate) fn fold_func(func: &Func) -> Result<Func, Error> {
                 format!("folding {}: the result is not of type {ty}", eqn.prim.name()),
             ));
         }
-        eqn.prim = Prim::Shape(ShapeOp::Constant { value: literal(result), shape: ty.shape.clone() });
+        eqn.prim = Prim::constant(literal(result), ty.shape.clone());
         eqn.inputs.clear();
         splats[o.index()] = uniform(result);
         constants[o.index()] = Some(result.clone());

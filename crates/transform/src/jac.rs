@@ -16,8 +16,8 @@ use crate::wrt::Wrt;
 use crate::{inline_calls, jvp, vjp, vmap};
 use ferrax_ir::array::{Budget, byte_size};
 use ferrax_ir::emit::MAX_EQUATIONS;
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::{CompareOp, Prim};
-use ferrax_ir::prim::{ControlOp, ShapeOp};
 use ferrax_ir::{DType, Emitter, Error, Module, Type, Value};
 
 /// The equations of every Func of `module`.
@@ -61,8 +61,8 @@ fn jacobian_bytes(blocks: &[(&Type, &Type)], bases: &[&Type]) -> Result<u64, Str
 /// `n × n` identity of `dtype`, reshaped to `[n] + shape` (`n` = elements of `shape`).
 fn basis(em: &mut Emitter, dtype: DType, shape: &[usize]) -> Result<Value, String> {
     let n: usize = shape.iter().product();
-    let rows = em.op(Prim::Shape(ShapeOp::Iota { dtype: DType::I32, shape: [n, n].as_slice().into(), dim: 0 }), &[])?;
-    let cols = em.op(Prim::Shape(ShapeOp::Iota { dtype: DType::I32, shape: [n, n].as_slice().into(), dim: 1 }), &[])?;
+    let rows = em.iota(&[n, n], 0)?;
+    let cols = em.iota(&[n, n], 1)?;
     let eye = em.compare(CompareOp::Eq, rows, cols)?;
     let eye = em.convert(eye, dtype)?;
     let mut target = vec![n];

@@ -99,11 +99,8 @@ impl Ctx<'_> {
 
     /// The element of `v` when it is a constant whose elements all have the same bits.
     fn splat(&self, v: Value) -> Option<Array> {
-        match self.def(v)? {
-            (Prim::Shape(ShapeOp::Constant { value, .. }), _) if value.rank() == 0 => Some(value.clone()),
-            (Prim::Shape(ShapeOp::Constant { value, .. }), _) => uniform(value),
-            _ => None,
-        }
+        let (value, _) = self.def(v)?.0.literal()?;
+        if value.rank() == 0 { Some(value.clone()) } else { uniform(value) }
     }
 
     /// `y` when `v = neg(y)`.
@@ -172,7 +169,7 @@ fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrit
             Some((Prim::Unary(UnaryOp::Neg), &[inner])) => Rewrite::Forward(inner),
             _ => Rewrite::Keep,
         },
-        (Prim::Shape(ShapeOp::Reshape { shape }), &[x]) => {
+        (Prim::Shape(ShapeOp::Reshape { .. }), &[x]) => {
             if in_ty(0) == out_ty(0) {
                 return Rewrite::Forward(x);
             }
@@ -180,9 +177,7 @@ fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrit
                 Some((Prim::Shape(ShapeOp::Reshape { .. }), &[inner])) if cx.func.ty(inner) == out_ty(0) => {
                     Rewrite::Forward(inner)
                 }
-                Some((Prim::Shape(ShapeOp::Reshape { .. }), &[inner])) => {
-                    Rewrite::Replace(Prim::Shape(ShapeOp::Reshape { shape: shape.clone() }), vec![inner])
-                }
+                Some((Prim::Shape(ShapeOp::Reshape { .. }), &[inner])) => Rewrite::Replace(prim.clone(), vec![inner]),
                 _ => Rewrite::Keep,
             }
         }
@@ -197,7 +192,7 @@ fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrit
                     if identity(&composed) {
                         Rewrite::Forward(inner)
                     } else {
-                        Rewrite::Replace(Prim::Shape(ShapeOp::Transpose { perm: composed }), vec![inner])
+                        Rewrite::Replace(Prim::transpose_axes(composed), vec![inner])
                     }
                 }
                 _ => Rewrite::Keep,
@@ -224,7 +219,7 @@ fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrit
         }
         (Prim::Shape(ShapeOp::BroadcastInDim { shape, dims }), &[x]) => {
             if let Some(value) = cx.splat(x) {
-                return Rewrite::Replace(Prim::Shape(ShapeOp::Constant { value, shape: shape.clone() }), vec![]);
+                return Rewrite::Replace(Prim::constant(value, shape.clone()), vec![]);
             }
             let identity = dims.iter().enumerate().all(|(i, &a)| i == a);
             if identity && in_ty(0) == out_ty(0) { Rewrite::Forward(x) } else { Rewrite::Keep }

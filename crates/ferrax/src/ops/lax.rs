@@ -19,12 +19,12 @@ type Loc = &'static Location<'static>;
 /// `constant`: `value` (rank 0, splat, or of `shape` itself) as a tensor of `shape`.
 pub(crate) fn constant(value: Array, shape: &[usize], location: Loc) -> Tensor {
     let ty = Type::new(value.dtype(), shape);
-    emit1(Prim::Shape(ShapeOp::Constant { value, shape: shape.into() }), &[], location, ty)
+    emit1(Prim::constant(value, shape), &[], location, ty)
 }
 
 /// `iota`: counts 0, 1, ... along `dim` of a `dtype` tensor of `shape`.
 pub(crate) fn iota(dtype: DType, shape: &[usize], dim: usize, location: Loc) -> Tensor {
-    emit1(Prim::Shape(ShapeOp::Iota { dtype, shape: shape.into(), dim }), &[], location, Type::new(dtype, shape))
+    emit1(Prim::iota(dtype, shape, dim), &[], location, Type::new(dtype, shape))
 }
 
 /// `convert` to `dtype`, emitted even when `x` already has it.
@@ -41,6 +41,21 @@ pub(crate) fn unary(op: UnaryOp, x: &Tensor, location: Loc) -> Tensor {
 /// A binary elementwise op on operands of one type.
 pub(crate) fn binary(op: BinaryOp, a: &Tensor, b: &Tensor, location: Loc) -> Tensor {
     emit1(Prim::Binary(op), &[a, b], location, a.ty().clone())
+}
+
+/// `a + b` on operands of one type.
+pub(crate) fn add(a: &Tensor, b: &Tensor, location: Loc) -> Tensor {
+    binary(BinaryOp::Add, a, b, location)
+}
+
+/// `a - b` on operands of one type.
+pub(crate) fn sub(a: &Tensor, b: &Tensor, location: Loc) -> Tensor {
+    binary(BinaryOp::Sub, a, b, location)
+}
+
+/// `a * b` on operands of one type.
+pub(crate) fn mul(a: &Tensor, b: &Tensor, location: Loc) -> Tensor {
+    binary(BinaryOp::Mul, a, b, location)
 }
 
 /// A comparison of operands of one type: a bool tensor.
@@ -66,13 +81,13 @@ pub(crate) fn broadcast_in_dim(x: &Tensor, shape: &[usize], dims: Vec<usize>, lo
 
 /// `reshape` to `shape` (same element count), emitted even when the shape is unchanged.
 pub(crate) fn reshape(x: &Tensor, shape: &[usize], location: Loc) -> Tensor {
-    emit1(Prim::Shape(ShapeOp::Reshape { shape: shape.into() }), &[x], location, Type::new(x.dtype(), shape))
+    emit1(Prim::reshape(shape), &[x], location, Type::new(x.dtype(), shape))
 }
 
 /// `transpose`: axis `i` of the result is axis `perm[i]` of `x`.
 pub(crate) fn transpose(x: &Tensor, perm: Vec<usize>, location: Loc) -> Tensor {
     let shape: Shape = perm.iter().map(|&p| x.shape().get(p).copied().unwrap_or(0)).collect();
-    emit1(Prim::Shape(ShapeOp::Transpose { perm }), &[x], location, Type { dtype: x.dtype(), shape })
+    emit1(Prim::transpose_axes(perm), &[x], location, Type { dtype: x.dtype(), shape })
 }
 
 /// `slice` of `[start, limit)` with `strides` along every axis.

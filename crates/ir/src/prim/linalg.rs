@@ -518,7 +518,7 @@ pub(crate) fn props(op: &LinalgOp) -> super::props::Props {
         LinalgOp::DotGeneral(_) => Props {
             flops: Flops::Contraction,
             inexact: true,
-            reassociates: true,
+            reassociates_over: &[0, 1],
             domain: UnaryDomain::Numeric,
             ..Props::movement(Class::Launch)
         },

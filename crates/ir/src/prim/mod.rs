@@ -67,8 +67,8 @@ pub enum Prim {
     Control(ControlOp),
 }
 
-/// Each family's op is a primitive, so rules and builders can emit `ShapeOp::Reshape {..}`
-/// where a [`Prim`] is expected.
+/// Each family's op is a primitive, so rules and builders can emit a family op (a
+/// `UnaryOp`, a `ShapeOp`, ...) where a [`Prim`] is expected.
 macro_rules! family_into_prim {
     ($($op:ty => $variant:ident),* $(,)?) => {
         $(impl From<$op> for Prim {

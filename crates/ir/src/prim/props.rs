@@ -73,8 +73,10 @@ pub struct Props {
     /// On float results, a backend may legitimately differ from the reference by more
     /// than the last bit (approximated transcendentals, reassociated sums).
     pub inexact: bool,
-    /// A float sum whose order a backend may change (error relative to the terms).
-    pub reassociates: bool,
+    /// The operands whose elements a float sum or product combines in an order a backend
+    /// may change (empty: none): the error is relative to those terms, and the JIT's
+    /// agreement policy and the precision tests read which operands they are.
+    pub reassociates_over: &'static [usize],
     /// The dtypes the first operand may have.
     pub domain: UnaryDomain,
 }
@@ -89,7 +91,7 @@ impl Props {
             replicates: Replicates::No,
             flops: Flops::PerOutput(1),
             inexact: false,
-            reassociates: false,
+            reassociates_over: &[],
             domain,
         }
     }
@@ -103,7 +105,7 @@ impl Props {
             replicates: Replicates::No,
             flops: Flops::None,
             inexact: false,
-            reassociates: false,
+            reassociates_over: &[],
             domain: UnaryDomain::Any,
         }
     }

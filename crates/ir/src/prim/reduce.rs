@@ -5,7 +5,7 @@ use super::ad::LinearIn;
 use super::binary::CompareOp;
 use super::elements::{Num, array, axes_last_perm, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
-use super::{IndexOp, ShapeOp, check_axes, check_axis, expect_arity, sum_order};
+use super::{IndexOp, check_axes, check_axis, expect_arity, sum_order};
 use crate::Type;
 use crate::attr::AttrVisitor;
 use crate::{Emitter, Value};
@@ -456,7 +456,7 @@ fn jvp_cum_extreme(
         return Ok(vec![None]);
     }
     let n = ty.shape.get(axis).copied().ok_or("cummax/cummin: axis out of range")?;
-    let positions = em.op(ShapeOp::Iota { dtype: DType::I32, shape: ty.shape.clone(), dim: axis }, &[])?;
+    let positions = em.iota(&ty.shape, axis)?;
     let record = em.compare(CompareOp::Eq, x, y)?;
     let none = em.full_like(positions, if reverse { n as f64 } else { -1.0 })?;
     let marks = em.select(record, positions, none)?;
@@ -717,10 +717,10 @@ pub(crate) fn props(op: &ReductionOp) -> super::props::Props {
         ..Props::movement(Class::Reduction)
     };
     match op {
-        ReductionOp::Reduce { op: ReduceOp::Sum | ReduceOp::Prod, .. } => Props { reassociates: true, ..base },
+        ReductionOp::Reduce { op: ReduceOp::Sum | ReduceOp::Prod, .. } => Props { reassociates_over: &[0], ..base },
         ReductionOp::Reduce { op: ReduceOp::Max | ReduceOp::Min, .. } => Props { extreme: true, ..base },
         ReductionOp::ArgReduce { .. } => Props { extreme: true, inexact: false, ..base },
-        ReductionOp::Cumsum { .. } => Props { class: Class::Launch, reassociates: true, ..base },
+        ReductionOp::Cumsum { .. } => Props { class: Class::Launch, reassociates_over: &[0], ..base },
         ReductionOp::Cummax { .. } | ReductionOp::Cummin { .. } => {
             Props { class: Class::Launch, inexact: false, ..base }
         }

@@ -15,7 +15,7 @@
 
 use super::Rng;
 use crate::attr::AttrValue;
-use crate::prim::{BinaryOp, ReduceOp, UnaryOp};
+use crate::prim::{BinaryOp, UnaryOp};
 use crate::prim::{ControlOp, IndexOp, LinalgOp, RandomOp, ReductionOp, ShapeOp, TernaryOp};
 use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Data};
@@ -148,10 +148,7 @@ fn rounding(prim: &Prim) -> (bool, &'static [usize]) {
             ),
             &[],
         ),
-        Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum | ReduceOp::Prod, .. })
-        | Prim::Reduction(ReductionOp::Cumsum { .. }) => (true, &[0]),
-        Prim::Linalg(LinalgOp::DotGeneral(_)) => (true, &[0, 1]),
-        Prim::Index(IndexOp::ScatterAdd { .. }) => (true, &[0, 2]),
+        _ if !prim.props().reassociates_over.is_empty() => (true, prim.props().reassociates_over),
         _ => (false, &[]),
     }
 }

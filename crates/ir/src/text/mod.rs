@@ -203,7 +203,7 @@ func @g(%0: f32[2]) -> (f32[2]) {
         for value in arrays {
             let ty = Type::new(value.dtype(), value.shape());
             let out = func.new_value(ty.clone());
-            let prim = Prim::Shape(ShapeOp::Constant { shape: ty.shape.clone(), value });
+            let prim = Prim::constant(value, ty.shape.clone());
             func.eqns.push(Eqn { prim, inputs: smallvec![], outputs: smallvec![out], loc: None });
             func.result_types.push(ty);
             func.results.push(out);

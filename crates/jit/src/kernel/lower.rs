@@ -118,6 +118,12 @@ pub(super) fn build(
 
 /// Whether `op` over `dtype` is a float sum or product: the reductions whose order of
 /// evaluation shows in the result (the blocked pairwise order of `ferrax_ir`).
+/// Whether a reduction `op` over `dtype` elements has a vector form: float ones and an
+/// i32 sum always, i32 max/min/product with SSE4.1.
+pub(super) fn reduce_vectorises(op: ReduceOp, dtype: DType, sse41: bool) -> bool {
+    dtype.is_float() || op == ReduceOp::Sum || sse41
+}
+
 pub(super) fn ordered_float(op: ReduceOp, dtype: DType) -> bool {
     dtype.is_float() && matches!(op, ReduceOp::Sum | ReduceOp::Prod)
 }

@@ -71,7 +71,7 @@ pub(super) fn lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<u32> {
     let red = plan.reduction.as_ref()?;
     let RedKind::Reduce(op) = red.kind else { return None };
     let dtype = func.ty(red.input).dtype;
-    if !dtype.is_float() && op != ReduceOp::Sum && !sse41 {
+    if !super::lower::reduce_vectorises(op, dtype, sse41) {
         return None;
     }
     let mut values = vec![red.input];

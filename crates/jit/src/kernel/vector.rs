@@ -26,7 +26,6 @@ use super::analysis::{Plan, RedKind};
 use super::lower::{Index, Lower};
 use super::ops;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value as Cv, types};
-use ferrax_ir::prim::ReduceOp;
 use ferrax_ir::{DType, Error, Func, Prim, Value};
 use std::collections::HashMap;
 
@@ -356,7 +355,7 @@ pub(super) fn reduce_lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<u32>
         func.results.iter().zip(&plan.epilogue).filter(|&(_, &e)| !e).map(|(&r, _)| r).collect();
     let dtype = func.ty(red.input).dtype;
     let lanes = vec_type(dtype)?.lane_count();
-    if !dtype.is_float() && op != ReduceOp::Sum && !sse41 {
+    if !super::lower::reduce_vectorises(op, dtype, sse41) {
         return None;
     }
     let n = *red.in_shape.last()?;

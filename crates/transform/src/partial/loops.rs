@@ -156,7 +156,7 @@ fn segments(
     for &x in xs {
         let mut shape = vec![n_segments, k];
         shape.extend_from_slice(&rw.em.ty(x).shape[1..]);
-        segmented.push(rw.apply(&Prim::Shape(ShapeOp::Reshape { shape: shape.as_slice().into() }), &[x])?[0]);
+        segmented.push(rw.apply(&Prim::reshape(shape.as_slice()), &[x])?[0]);
     }
     let slice_types: Vec<Type> = segmented.iter().map(|&x| row_type(&rw.em.ty(x).clone())).collect();
     let region = scan_region(rw, p, k, &slice_types)?;
@@ -176,7 +176,7 @@ fn segments(
         let ty = rw.em.ty(y).clone();
         let mut shape = vec![main];
         shape.extend_from_slice(&ty.shape[2..]);
-        result.push(rw.apply(&Prim::Shape(ShapeOp::Reshape { shape: shape.as_slice().into() }), &[y])?[0]);
+        result.push(rw.apply(&Prim::reshape(shape.as_slice()), &[y])?[0]);
     }
     Ok(result)
 }

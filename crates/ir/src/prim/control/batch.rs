@@ -4,7 +4,7 @@
 use crate::prim::ScanParams;
 
 use crate::prim::batch::{BatchContext, Batched};
-use crate::prim::{ControlOp, ReductionOp, TernaryOp, UnaryOp};
+use crate::prim::{ControlOp, TernaryOp, UnaryOp};
 use crate::{Emitter, Value};
 
 /// Moves every batched input to axis 0 (and, where `all`, broadcasts the unbatched
@@ -206,7 +206,7 @@ fn batch_while(
     let params: Vec<Value> = carry_types.iter().map(|t| any.param(t.clone())).collect();
     let lanes = any.eqn(cx.module(), ControlOp::Call { func: c.name.clone() }, &params)?[0];
     let as_int = any.convert(lanes, ferrax_array::DType::I32)?;
-    let most = any.op(ReductionOp::Reduce { op: crate::prim::ReduceOp::Max, axes: vec![0] }, &[as_int])?;
+    let most = any.reduce(crate::prim::ReduceOp::Max, as_int, &[0])?;
     let zero = any.full_like(most, 0.0)?;
     let running = any.compare(crate::prim::CompareOp::Gt, most, zero)?;
     let any_name = cx.add_func(any.finish(&[running]));

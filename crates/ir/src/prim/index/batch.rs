@@ -78,7 +78,7 @@ fn clamped_starts_batched(
 /// falls in each example's update.
 fn offsets(em: &mut Emitter, starts: Value, size: usize, len: usize, negate: bool) -> Result<Value, String> {
     let shape = [size, len];
-    let iota = em.op(Prim::Shape(ShapeOp::Iota { dtype: DType::I32, shape: shape.as_slice().into(), dim: 1 }), &[])?;
+    let iota = em.iota(&shape, 1)?;
     let starts = em.broadcast_in_dim(starts, &shape, &[0])?;
     if negate { em.sub(iota, starts) } else { em.add(iota, starts) }
 }

@@ -7,8 +7,8 @@ use super::shape::instantiate;
 use super::{check_axis, check_len, expect_arity};
 use crate::Type;
 use crate::attr::AttrVisitor;
+use crate::prim::TernaryOp;
 use crate::prim::unary::UnaryDomain;
-use crate::prim::{ShapeOp, TernaryOp};
 use crate::{Emitter, Prim, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 
@@ -524,7 +524,7 @@ pub(crate) fn props(op: &IndexOp) -> super::props::Props {
         IndexOp::DynamicUpdateSlice => Props::movement(Class::Launch),
         IndexOp::ScatterAdd { .. } => Props {
             flops: Flops::PerInputElement(2),
-            reassociates: true,
+            reassociates_over: &[0, 2],
             domain: UnaryDomain::Numeric,
             ..Props::movement(Class::Launch)
         },
