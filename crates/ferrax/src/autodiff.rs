@@ -29,7 +29,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
 
-use ferrax_ir::prim::ControlOp;
 pub use ferrax_transform::CheckpointReport;
 
 /// Which IR pass a transform object applies.
@@ -257,7 +256,7 @@ pub(crate) fn apply_transform<O: Tree<Tensor>>(
     let mut inputs: Vec<&Tensor> = args.iter().collect();
     inputs.extend(captured.iter());
     inputs.extend(extra.iter());
-    emit(Prim::Control(ControlOp::Call { func: entry }), &inputs, location, &result_types)
+    emit(Prim::call(entry), &inputs, location, &result_types)
 }
 
 /// A module of `func` and the bodies of `pool` it refers to (directly or through

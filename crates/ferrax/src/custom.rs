@@ -188,11 +188,11 @@ fn jvp_with_captures(
         let (caps, rest) = rest.split_at(u);
         let (arg_tangents, cap_tangents) = rest.split_at(n);
         let rule_inputs: Vec<&Tensor> = args.iter().chain(arg_tangents).chain(caps).collect();
-        let mut outs = emit(Prim::Control(ControlOp::Call { func: rule_name }), &rule_inputs, location, &[]);
+        let mut outs = emit(Prim::call(rule_name), &rule_inputs, location, &[]);
         let Some(f_jvp) = f_jvp else { return outs };
         let mut jvp_inputs: Vec<&Tensor> = args.iter().chain(caps).collect();
         jvp_inputs.extend(float_caps.iter().map(|&k| &cap_tangents[k]));
-        let from_caps = emit(Prim::Control(ControlOp::Call { func: f_jvp }), &jvp_inputs, location, &[]);
+        let from_caps = emit(Prim::call(f_jvp), &jvp_inputs, location, &[]);
         let mut extra = from_caps.iter().skip(m);
         for (i, ty) in f.result_types.iter().enumerate() {
             if let (true, Some(more), Some(t)) = (ty.dtype.is_float(), extra.next(), outs.get(m + i)) {
@@ -417,11 +417,11 @@ fn bwd_with_captures(
         let (args, rest) = rest.split_at(n);
         let (caps, cts) = rest.split_at(u);
         let bwd_inputs: Vec<&Tensor> = residuals.iter().chain(cts).chain(caps).collect();
-        let mut results = emit(Prim::Control(ControlOp::Call { func: bwd_name }), &bwd_inputs, location, &[]);
+        let mut results = emit(Prim::call(bwd_name), &bwd_inputs, location, &[]);
         let Some(f_vjp) = f_vjp else { return results };
         let mut vjp_inputs: Vec<&Tensor> = args.iter().chain(caps).collect();
         vjp_inputs.extend(cts.iter().filter(|t| t.dtype().is_float()));
-        let from_f = emit(Prim::Control(ControlOp::Call { func: f_vjp }), &vjp_inputs, location, &[]);
+        let from_f = emit(Prim::call(f_vjp), &vjp_inputs, location, &[]);
         results.extend(from_f.into_iter().skip(m));
         results
     });

@@ -159,7 +159,7 @@ fn fuse_counting(module: &Module) -> Result<(Module, usize), Error> {
         work += w;
         for eqn in &fused.eqns {
             let callees = eqn.prim.callees();
-            if !matches!(eqn.prim, ferrax_ir::Prim::Control(ferrax_ir::prim::ControlOp::Call { .. })) {
+            if eqn.prim.callee().is_none() {
                 queue.extend(callees.into_iter().map(String::from));
             }
         }

@@ -14,7 +14,6 @@
 
 use crate::classify::{Class, class, is_elementwise};
 use crate::partition::{MAX_KERNEL_EQNS, MAX_KERNEL_PARAMS};
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Eqn, Func, Value};
 use std::collections::HashMap;
@@ -114,11 +113,7 @@ fn try_merge(
     ea: &Eqn,
     eb: &Eqn,
 ) -> Option<Eqn> {
-    let (Prim::Control(ControlOp::Call { func: na }), Prim::Control(ControlOp::Call { func: nb })) =
-        (&ea.prim, &eb.prim)
-    else {
-        return None;
-    };
+    let (na, nb) = (ea.prim.callee()?, eb.prim.callee()?);
     let (a, b) = (kernels.get(na)?, kernels.get(nb)?);
     let shape = elementwise_shape(a)?;
     if loop_shape(b)? != shape || computing(a) + computing(b) > MAX_KERNEL_EQNS {
@@ -175,12 +170,12 @@ fn try_merge(
     k.result_types = outs.iter().map(|&o| fused.ty(o).clone()).collect();
 
     let call = Eqn {
-        prim: Prim::Control(ControlOp::Call { func: k.name.clone() }),
+        prim: Prim::call(k.name.clone()),
         inputs: params.into_iter().collect(),
         outputs: outs.into_iter().collect(),
         loc: ea.loc.clone(),
     };
-    let nb = nb.clone();
+    let nb = nb.to_string();
     kernels.insert(k.name.clone(), k);
     kernels.remove(&nb);
     Some(call)

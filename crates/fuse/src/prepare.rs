@@ -43,7 +43,7 @@ pub(crate) fn lower_annotations(module: &Module) -> Result<Module, Error> {
                 | Prim::Control(ControlOp::Remat { func, .. }) => func.clone(),
                 _ => continue,
             };
-            eqn.prim = Prim::Control(ControlOp::Call { func: callee });
+            eqn.prim = Prim::call(callee);
         }
     }
     let inlined = ferrax_transform::inline_calls(&plain)?;

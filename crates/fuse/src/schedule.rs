@@ -7,7 +7,6 @@
 
 use crate::classify::{Class, class};
 use crate::partition::{Partition, partition};
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{AttrValue, Eqn, Func, Value};
 use std::collections::HashMap;
@@ -73,7 +72,7 @@ pub(crate) fn schedule(func: &Func, name_kernel: &mut dyn FnMut(usize) -> String
                 let name = name_kernel(kernels.len());
                 kernels.push(build_kernel(func, &p, g, &name, &ins, &outputs));
                 fused.eqns.push(Eqn {
-                    prim: Prim::Control(ControlOp::Call { func: name }),
+                    prim: Prim::call(name),
                     inputs: ins.into_iter().collect(),
                     outputs: outputs.into_iter().collect(),
                     loc: None,

@@ -5,7 +5,7 @@
 use ferrax_fuse::{check_schedule, fuse, is_kernel_prim, kernel_count};
 use ferrax_ir::array::{Array, Data};
 use ferrax_ir::prim::{BinaryOp, Prim, ReduceOp};
-use ferrax_ir::prim::{ControlOp, IndexOp, ReductionOp, ShapeOp};
+use ferrax_ir::prim::{IndexOp, ReductionOp, ShapeOp};
 use ferrax_ir::testing::{GenConfig, Rng, random_inputs, random_module};
 use ferrax_ir::{EvalOptions, Module, eval_entry, parse, print};
 
@@ -69,7 +69,7 @@ fn kernel_prims_are_the_contract_set() {
     assert!(is_kernel_prim(&Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Max, axes: vec![0] })));
     assert!(is_kernel_prim(&Prim::Shape(ShapeOp::Transpose { perm: vec![1, 0] })));
     assert!(!is_kernel_prim(&Prim::Index(IndexOp::DynamicUpdateSlice)));
-    assert!(!is_kernel_prim(&Prim::Control(ControlOp::Call { func: "k".into() })));
+    assert!(!is_kernel_prim(&Prim::call("k")));
     assert!(!is_kernel_prim(&Prim::Reduction(ReductionOp::Cumsum { axis: 0, reverse: false })));
 }
 

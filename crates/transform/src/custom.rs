@@ -36,7 +36,7 @@ pub(crate) fn custom_vjp_for_reverse(
     let what = format!("reverse mode through custom_vjp[func=@{func}, fwd=@{fwd}, bwd=@{bwd}]");
     let in_types: Vec<Type> = xs.iter().map(|&x| em.ty(x).clone()).collect();
     let out_types = prim.infer(&in_types, &pass.out).map_err(|e| format!("{what}: {e}"))?;
-    let fwd_outs = em.eqn(&pass.out, Prim::Control(ControlOp::Call { func: fwd.clone() }), xs)?;
+    let fwd_outs = em.eqn(&pass.out, Prim::call(fwd.clone()), xs)?;
     let (outs, residuals) = fwd_outs.split_at(out_types.len());
     let float_in: Vec<bool> = in_types.iter().map(|t| t.dtype.is_float()).collect();
     let float_out: Vec<bool> = out_types.iter().map(|t| t.dtype.is_float()).collect();
@@ -83,15 +83,14 @@ fn tangent_map(
     n_out: usize,
 ) -> Result<String, String> {
     let (mut em, params) = emitter(format!("{func}_vjp_linear"), groups);
-    let outs =
-        em.eqn(&pass.out, Prim::Control(ControlOp::Call { func: jvp.to_string() }), &params[groups[0].len()..])?;
+    let outs = em.eqn(&pass.out, Prim::call(jvp.to_string()), &params[groups[0].len()..])?;
     Ok(crate::partial::push_func(&mut pass.out, em.finish(&outs[n_out..])))
 }
 
 /// `@lin_fwd(residuals, xs, ts)`: `@lin`'s outputs, then the residuals (forwarded).
 fn forwarding_fwd(pass: &mut JvpPass, lin: &str, groups: [&[Type]; 3]) -> Result<String, String> {
     let (mut em, params) = emitter(format!("{lin}_fwd"), groups);
-    let mut results = em.eqn(&pass.out, Prim::Control(ControlOp::Call { func: lin.to_string() }), &params)?.to_vec();
+    let mut results = em.eqn(&pass.out, Prim::call(lin.to_string()), &params)?.to_vec();
     results.extend(&params[..groups[0].len()]);
     Ok(crate::partial::push_func(&mut pass.out, em.finish(&results)))
 }
@@ -116,7 +115,7 @@ fn bwd_on_tangents(
             false => em.zeros(ty)?,
         });
     }
-    let from_bwd = em.eqn(&pass.out, Prim::Control(ControlOp::Call { func: bwd.to_string() }), &args)?;
+    let from_bwd = em.eqn(&pass.out, Prim::call(bwd.to_string()), &args)?;
     let mut results = Vec::new();
     for ty in res_types.iter().chain(in_types).filter(|t| t.dtype.is_float()) {
         results.push(em.zeros(ty)?);

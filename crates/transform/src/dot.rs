@@ -7,8 +7,6 @@
 //! drawn as a `subgraph cluster_<k>` holding the kernel's equations, wired to the
 //! caller's values; any other structured primitive is a single box naming its bodies.
 
-use ferrax_ir::prim::ControlOp;
-use ferrax_ir::prim::Prim;
 use ferrax_ir::{AttrValue, Error, Func, Module, Value};
 use std::fmt::Write;
 
@@ -28,10 +26,7 @@ pub fn dot(module: &Module, func: Option<&str>) -> Result<String, Error> {
         env[p.index()] = Some((id, None));
     }
     for (i, eqn) in f.eqns.iter().enumerate() {
-        let kernel = match &eqn.prim {
-            Prim::Control(ControlOp::Call { func }) => module.func(func).filter(|k| is_kernel(k)),
-            _ => None,
-        };
+        let kernel = eqn.prim.callee().and_then(|func| module.func(func)).filter(|k| is_kernel(k));
         match kernel {
             Some(k) => g.cluster(k, &eqn.inputs, &eqn.outputs, &mut env, i),
             None => {

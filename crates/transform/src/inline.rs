@@ -1,7 +1,5 @@
 //! Inlining of `call`s: replaces each `call` by its callee's equations, recursively.
 
-use ferrax_ir::prim::ControlOp;
-use ferrax_ir::prim::Prim;
 use ferrax_ir::{Eqn, Error, Func, MAX_NESTING, Module, Value};
 
 /// The module with every `call` in every Func replaced by its callee's equations.
@@ -26,17 +24,10 @@ pub(crate) fn inline_func(func: &Func, module: &Module) -> Result<Func, Error> {
     Ok(out)
 }
 
-fn callee(prim: &Prim) -> Option<&str> {
-    match prim {
-        Prim::Control(ControlOp::Call { func }) => Some(func),
-        _ => None,
-    }
-}
-
 /// Appends `eqn` (with inputs renamed by `map`) to `out`, expanding inlined callees.
 fn expand(out: &mut Func, map: &mut [Value], eqn: &Eqn, module: &Module, depth: usize) -> Result<(), Error> {
     let inputs: Vec<Value> = eqn.inputs.iter().map(|v| map[v.index()]).collect();
-    let Some(name) = callee(&eqn.prim) else {
+    let Some(name) = eqn.prim.callee() else {
         let mut copy = eqn.clone();
         copy.inputs = inputs.into();
         out.eqns.push(copy);
@@ -62,7 +53,7 @@ fn expand(out: &mut Func, map: &mut [Value], eqn: &Eqn, module: &Module, depth: 
         expand(out, &mut inner, inner_eqn, module, depth + 1)?;
         // `expand` pushed the equation (or its expansion) with outputs renamed by
         // `inner`; a plain copy needs its outputs renamed too.
-        if out.eqns.len() == before + 1 && callee(&inner_eqn.prim).is_none() {
+        if out.eqns.len() == before + 1 && inner_eqn.prim.callee().is_none() {
             let last = out.eqns.len() - 1;
             out.eqns[last].outputs = renamed.outputs.clone();
             if out.eqns[last].loc.is_none() {

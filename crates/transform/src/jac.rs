@@ -16,7 +16,6 @@ use crate::wrt::Wrt;
 use crate::{inline_calls, jvp, vjp, vmap};
 use ferrax_ir::array::{Budget, byte_size};
 use ferrax_ir::emit::MAX_EQUATIONS;
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::{CompareOp, Prim};
 use ferrax_ir::{DType, Emitter, Error, Module, Type, Value};
 
@@ -115,7 +114,7 @@ pub fn jacfwd(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
             });
         }
         let renamed = import(&mut pool, &v, &format!("{name}_jacfwd_{k}"));
-        let outs = em.eqn(&pool, Prim::Control(ControlOp::Call { func: renamed }), &inputs).map_err(err)?;
+        let outs = em.eqn(&pool, Prim::call(renamed), &inputs).map_err(err)?;
         for (slot, _) in float_outs.iter().enumerate() {
             let t = outs[n_out + slot];
             jac[slot].push(to_jac_layout(&mut em, t, &pty.shape, true).map_err(err)?);
@@ -158,7 +157,7 @@ pub fn jacrev(module: &Module, wrt: &Wrt) -> Result<Module, Error> {
             });
         }
         let renamed = import(&mut pool, &v, &format!("{name}_jacrev_{slot}"));
-        let outs = em.eqn(&pool, Prim::Control(ControlOp::Call { func: renamed }), &inputs).map_err(err)?;
+        let outs = em.eqn(&pool, Prim::call(renamed), &inputs).map_err(err)?;
         let mut row = Vec::new();
         for (k, &p) in wrt.iter().enumerate() {
             let pty = f.ty(f.params[p]).clone();

@@ -399,7 +399,7 @@ impl Gen {
             0 => {
                 let callee = self.sub_func("call", std::slice::from_ref(&ty), depth);
                 let prim = match self.rng.below(3) {
-                    0 => Prim::Control(ControlOp::Call { func: callee }),
+                    0 => Prim::call(callee),
                     1 => {
                         let policy = match self.rng.below(3) {
                             0 => RematPolicy::Nothing,
@@ -410,7 +410,7 @@ impl Gen {
                     }
                     // Random custom rules are not true derivatives: smooth programs get
                     // theirs from `smooth_elementwise_eqn`.
-                    _ if self.config.smooth => Prim::Control(ControlOp::Call { func: callee }),
+                    _ if self.config.smooth => Prim::call(callee),
                     _ => return self.custom_eqn(func, x, callee),
                 };
                 self.emit(func, prim, &[x]).map(|_| ())

@@ -465,7 +465,6 @@ fn keyword_value(word: &str) -> Option<AttrValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prim::ControlOp;
 
     /// Parses `text`, expecting an error at `line:col` whose message contains `fragment`.
     #[track_caller]
@@ -643,7 +642,7 @@ mod tests {
         let module = parse("func @f(%0: f32[]) -> () {\n  = call[func=@g](%0)\n  return\n}").unwrap();
         let eqn = &module.entry().unwrap().eqns[0];
         assert!(eqn.outputs.is_empty());
-        assert_eq!(eqn.prim, Prim::Control(ControlOp::Call { func: "g".to_string() }));
+        assert_eq!(eqn.prim, Prim::call("g".to_string()));
     }
 
     #[test]

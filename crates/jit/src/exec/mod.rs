@@ -561,7 +561,7 @@ impl<'f> Buffers<'f> {
     /// The input donated and its arena offset, if any.
     fn donation(&self, module: &Module, at: &At) -> Result<Option<(Value, usize)>, Error> {
         let (func, eqn, fname) = (self.func, at.eqn, self.func.name.as_str());
-        let Prim::Control(ControlOp::Call { func: callee }) = &eqn.prim else { return Ok(None) };
+        let Some(callee) = eqn.prim.callee() else { return Ok(None) };
         if eqn.outputs.len() != 1 || self.result_pos[eqn.outputs[0].index()].is_some() {
             return Ok(None);
         }

@@ -37,7 +37,7 @@ pub(super) fn partial_while(
     let mut b = Emitter::new(format!("{body}_bounded"));
     let active = b.param(Type::scalar(DType::Bool));
     let carry: Vec<Value> = types.iter().map(|t| b.param(t.clone())).collect();
-    let pred = b.eqn(rw.pool, Prim::Control(ControlOp::Call { func: cond.to_string() }), &carry)?[0];
+    let pred = b.eqn(rw.pool, Prim::call(cond.to_string()), &carry)?[0];
     let go = b.binary(BinaryOp::And, active, pred)?;
     let step = Prim::Control(ControlOp::Cond { branches: vec![keep, body.to_string()] });
     let mut results = vec![go];

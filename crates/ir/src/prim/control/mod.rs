@@ -2,7 +2,7 @@
 //! `while`, `scan`, `custom_jvp`, `custom_vjp`, `remat`.
 
 use crate::attr::AttrVisitor;
-use crate::{Module, Type, format_types};
+use crate::{Module, Prim, Type, format_types};
 use ferrax_array::DType;
 use std::fmt;
 use std::str::FromStr;
@@ -273,6 +273,22 @@ pub enum ControlOp {
         /// What to save.
         policy: RematPolicy,
     },
+}
+
+impl Prim {
+    /// `call`: runs Func `func` on the operands and gives its results.
+    pub fn call(func: impl Into<String>) -> Prim {
+        Prim::Control(ControlOp::Call { func: func.into() })
+    }
+
+    /// The Func a `call` runs; `None` for any other primitive (a loop, a branch or a
+    /// custom rule also runs Funcs, see [`Prim::callees`], but not as a plain call).
+    pub fn callee(&self) -> Option<&str> {
+        match self {
+            Prim::Control(ControlOp::Call { func }) => Some(func),
+            _ => None,
+        }
+    }
 }
 
 impl ControlOp {
