@@ -5,6 +5,11 @@
 //! maps a Func and equation index back to a line and column. [`print()`] writes the
 //! canonical form, in which values are renumbered `%0..` in definition order and
 //! floats are shortest round-trip, so `print(parse(print(m)))` equals `print(m)`.
+//!
+//! The same text is what [`Module`] and [`Func`] display and parse through the standard
+//! traits: `m.to_string()` is `print(&m)`, `format!("{m:#}")` adds the source
+//! locations, and `text.parse::<Module>()` is `parse(text)` (a `Func` parses from the
+//! text of a module holding exactly one Func).
 
 mod lexer;
 mod parser;
@@ -13,9 +18,67 @@ mod printer;
 pub use parser::{MAX_NESTING, SourceMap, parse, parse_with_spans};
 pub use printer::{PrintOptions, print, print_func, print_with};
 
+use crate::{Error, Func, Module};
+use std::fmt;
+use std::str::FromStr;
+
+/// The canonical text ([`print`]); the alternate form `{:#}` adds source locations.
+impl fmt::Display for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&print_with(self, &PrintOptions { locs: f.alternate() }))
+    }
+}
+
+/// The canonical text of one Func ([`print_func`]); `{:#}` adds source locations.
+impl fmt::Display for Func {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&print_func(self, &PrintOptions { locs: f.alternate() }))
+    }
+}
+
+/// [`parse`]: syntax, names and attributes are checked; types are the verifier's.
+impl FromStr for Module {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Module, Error> {
+        parse(text)
+    }
+}
+
+/// The one Func of a module's text; a text with no Func or several is an error.
+impl FromStr for Func {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Func, Error> {
+        let module = parse(text)?;
+        let count = module.funcs.len();
+        match module.funcs.into_values().next() {
+            Some(func) if count == 1 => Ok(func),
+            _ => Err(Error::Parse { line: 1, col: 1, message: format!("expected exactly one func, found {count}") }),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn modules_and_funcs_display_and_parse_through_the_standard_traits() {
+        let text = "func @main(%0: f32[2]) -> (f32[2]) {\n  %1: f32[2] = neg(%0) loc(\"m.rs:3:9\")\n  return %1\n}\n";
+        let module: Module = text.parse().unwrap();
+        assert_eq!(format!("{module:#}"), text);
+        assert_eq!(module.to_string(), print(&module));
+        assert!(!module.to_string().contains("loc("));
+        let func: Func = text.parse().unwrap();
+        assert_eq!(format!("{func:#}"), text);
+        assert_eq!(func.to_string(), module.to_string());
+        let two = format!("{text}\n{}", text.replace("@main", "@g"));
+        let err = two.parse::<Func>().unwrap_err();
+        assert_eq!(err.to_string(), "1:1: expected exactly one func, found 2");
+        let err = "func @main(".parse::<Module>().unwrap_err();
+        assert!(matches!(err, Error::Parse { line: 1, .. }), "{err}");
+    }
     use crate::prim::ShapeOp;
     use crate::{Array, AttrValue, Eqn, Error, Func, Module, Prim, Type};
     use ferrax_array::{DType, Data};
