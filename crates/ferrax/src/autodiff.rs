@@ -28,6 +28,7 @@ use ferrax_transform as transform;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
+use std::sync::{Mutex, PoisonError};
 
 pub use ferrax_transform::CheckpointReport;
 
@@ -43,20 +44,20 @@ enum Pass {
 pub struct Grad<F> {
     f: F,
     pass: Pass,
-    cache: RefCell<HashMap<Vec<Type>, (Module, Vec<Array>)>>,
+    cache: Mutex<HashMap<Vec<Type>, (Module, Vec<Array>)>>,
     max_bytes: Option<u64>,
-    report: RefCell<Option<transform::CheckpointReport>>,
+    report: Mutex<Option<transform::CheckpointReport>>,
 }
 
 /// The gradient of `f` (a closure from a tree of tensors to a float scalar) with
 /// respect to every float leaf of its argument.
 pub fn grad<F>(f: F) -> Grad<F> {
-    Grad { f, pass: Pass::Grad, cache: RefCell::default(), max_bytes: None, report: RefCell::default() }
+    Grad { f, pass: Pass::Grad, cache: Mutex::default(), max_bytes: None, report: Mutex::default() }
 }
 
 /// Like [`grad`], and the value too.
 pub fn value_and_grad<F>(f: F) -> Grad<F> {
-    Grad { f, pass: Pass::ValueAndGrad, cache: RefCell::default(), max_bytes: None, report: RefCell::default() }
+    Grad { f, pass: Pass::ValueAndGrad, cache: Mutex::default(), max_bytes: None, report: Mutex::default() }
 }
 
 fn float_indices(types: &[Type]) -> Vec<usize> {
@@ -82,13 +83,13 @@ impl<F> Grad<F> {
     /// peak found. Inside a trace ([`Grad::apply`]), a later `cse`/`opt` of the outer
     /// module may merge the recomputation with the forward pass and undo it.
     pub fn with_max_bytes(self, max_bytes: u64) -> Grad<F> {
-        Grad { max_bytes: Some(max_bytes), cache: RefCell::default(), report: RefCell::default(), ..self }
+        Grad { max_bytes: Some(max_bytes), cache: Mutex::default(), report: Mutex::default(), ..self }
     }
 
     /// What the latest checkpointed transform chose and measured (with a budget set by
     /// [`Grad::with_max_bytes`] only).
     pub fn checkpoint_report(&self) -> Option<transform::CheckpointReport> {
-        self.report.borrow().clone()
+        self.report.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// The gradient module of `module`: plain, or checkpointed to the budget.
@@ -103,7 +104,7 @@ impl<F> Grad<F> {
             Pass::Grad => transform::grad_with_budget(module, wrt, false, max_bytes)?,
             Pass::ValueAndGrad => transform::value_and_grad_with_budget(module, wrt, false, max_bytes)?,
         };
-        *self.report.borrow_mut() = Some(report);
+        *self.report.lock().unwrap_or_else(PoisonError::into_inner) = Some(report);
         Ok(module)
     }
 
@@ -114,7 +115,7 @@ impl<F> Grad<F> {
         F: Fn(In::With<Tensor>) -> Tensor,
     {
         let types: Vec<Type> = args.leaves().iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
-        if let Some(hit) = self.cache.borrow().get(&types) {
+        if let Some(hit) = self.cache.lock().unwrap_or_else(PoisonError::into_inner).get(&types) {
             return Ok(hit.clone());
         }
         let rebuild = |params| unflatten(args, params);
@@ -122,7 +123,10 @@ impl<F> Grad<F> {
         let wrt = transform::Wrt::Params(float_indices(&types));
         let module = transform::dce(&self.differentiate(&traced.module, &wrt)?);
         ferrax_ir::verify(&module)?;
-        self.cache.borrow_mut().insert(types, (module.clone(), traced.consts.clone()));
+        self.cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(types, (module.clone(), traced.consts.clone()));
         Ok((module, traced.consts))
     }
 

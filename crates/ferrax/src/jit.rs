@@ -12,26 +12,31 @@ use crate::tree::{Tree, unflatten};
 use ferrax_ir::{Array, Module, Type};
 use ferrax_jit::{Executable, JitOptions};
 use std::any::Any;
-use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::panic::Location;
-use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
 /// A closure compiled per argument signature; see [`jit`].
+///
+/// `Jit<F>` is `Send + Sync` when `F` is: threads share one compiled function and its
+/// cache. The first signature compiled is looked up without a lock (the common case:
+/// one signature per `Jit`); the others through a read-mostly map. Two threads that
+/// race for a new signature trace and compile it once: the second waits for the first.
 pub struct Jit<F> {
     f: F,
     options: JitOptions,
-    /// Per signature: the executable, the captured constants and the result structure.
-    cache: RefCell<HashMap<Vec<Type>, Entry>>,
-    /// The signature of the last call and its entry: a repeated call with the same types
-    /// (the common case) is recognised without building a key or hashing it.
-    last: RefCell<Option<(Vec<Type>, Entry)>>,
-    compiles: Cell<usize>,
+    /// The first signature compiled and its entry, set once, read without a lock.
+    first: OnceLock<(Vec<Type>, Entry)>,
+    /// Per signature, a slot filled once under its own lock (a failed compile leaves it
+    /// empty, so the next call retries and reports its own error).
+    cache: RwLock<HashMap<Vec<Type>, Arc<Mutex<Option<Entry>>>>>,
+    compiles: AtomicUsize,
 }
 
-/// A compiled signature: the executable, the captured constants and the result structure.
-type Entry = (Arc<Executable>, Rc<Vec<Array>>, Rc<dyn Any>);
+/// A compiled signature: the executable, the captured constants, and the result
+/// structure (the traced results' types in the structure `f` returned).
+type Entry = (Arc<Executable>, Arc<Vec<Array>>, Arc<dyn Any + Send + Sync>);
 
 /// Whether `leaves` have exactly the types `types`.
 fn same_types(leaves: &[&Array], types: &[Type]) -> bool {
@@ -46,7 +51,7 @@ pub fn jit<F>(f: F) -> Jit<F> {
 
 /// [`jit`] with compile options (dumps, budget, fuel).
 pub fn jit_with<F>(f: F, options: JitOptions) -> Jit<F> {
-    Jit { f, options, cache: RefCell::default(), last: RefCell::default(), compiles: Cell::new(0) }
+    Jit { f, options, first: OnceLock::new(), cache: RwLock::default(), compiles: AtomicUsize::new(0) }
 }
 
 /// Compiles a module's entry for its declared input types (ahead of time, no data).
@@ -56,48 +61,78 @@ pub fn jit_module(module: &Module) -> Result<Executable, Error> {
 
 impl<F> Jit<F> {
     /// Runs `f` on host arrays through its compiled form for their types.
+    ///
+    /// The bound on `Out::With<Type>` holds for every result structure built from
+    /// tensors (a tensor, tuples, arrays, `Vec`s, `Option`s and `#[derive(Tree)]`
+    /// structs of them): it lets the compiled function keep its result structure
+    /// without the traced tensors, which belong to one thread.
     #[track_caller]
     pub fn call<A, Out>(&self, args: &A) -> Result<Out::With<Array>, Error>
     where
         A: Tree<Array> + ?Sized,
-        Out: Tree<Tensor> + 'static,
+        Out: Tree<Tensor>,
+        Out::With<Type>: Tree<Type, With<Array> = Out::With<Array>> + Send + Sync + 'static,
         F: Fn(A::With<Tensor>) -> Out,
     {
         let location = Location::caller();
         let leaves: Vec<&Array> = args.leaves();
-        let last = self.last.borrow().as_ref().filter(|(types, _)| same_types(&leaves, types)).map(|(_, e)| e.clone());
-        let (exe, consts, shape) = match last {
-            Some(entry) => entry,
-            None => {
-                let types: Vec<Type> = leaves.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
-                let hit = self.cache.borrow().get(&types).cloned();
-                let entry = match hit {
-                    Some(hit) => hit,
-                    None => {
-                        let rebuild = |params| unflatten(args, params);
-                        let (traced, out) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
-                        let exe = Arc::new(ferrax_jit::compile(&traced.module, &self.options)?);
-                        self.compiles.set(self.compiles.get() + 1);
-                        let entry: Entry = (exe, Rc::new(traced.consts), Rc::new(out));
-                        self.cache.borrow_mut().insert(types.clone(), entry.clone());
-                        entry
-                    }
-                };
-                *self.last.borrow_mut() = Some((types, entry.clone()));
-                entry
+        let looked_up;
+        let (exe, consts, shape) = match self.first.get() {
+            Some((types, entry)) if same_types(&leaves, types) => entry,
+            _ => {
+                looked_up = self.entry(args, &leaves, location)?;
+                &looked_up
             }
         };
         // Borrowed, not cloned: a call copies neither the arguments nor the captured constants.
         let inputs: Vec<&Array> = leaves.into_iter().chain(consts.iter()).collect();
         let outputs = exe.call_refs(&inputs)?;
-        let out =
-            shape.downcast_ref::<Out>().ok_or_else(|| Error::Arguments("jit: the result structure changed".into()))?;
+        let out = shape
+            .downcast_ref::<Out::With<Type>>()
+            .ok_or_else(|| Error::Arguments("jit: the result structure changed".into()))?;
         unflatten(out, outputs)
             .ok_or_else(|| Error::Arguments("jit: the traced function's results changed shape".into()))
     }
 
+    /// The entry of the signature of `leaves`: from the cache, or traced and compiled
+    /// now (once, however many threads ask at the same time). Kept out of line: the
+    /// common call never gets here, and its fast path stays small.
+    #[cold]
+    #[inline(never)]
+    fn entry<A, Out>(&self, args: &A, leaves: &[&Array], location: &'static Location<'static>) -> Result<Entry, Error>
+    where
+        A: Tree<Array> + ?Sized,
+        Out: Tree<Tensor>,
+        Out::With<Type>: Send + Sync + 'static,
+        F: Fn(A::With<Tensor>) -> Out,
+    {
+        let types: Vec<Type> = leaves.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+        let known = self.cache.read().unwrap_or_else(PoisonError::into_inner).get(&types).cloned();
+        let slot = match known {
+            Some(slot) => slot,
+            None => {
+                let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
+                cache.entry(types.clone()).or_default().clone()
+            }
+        };
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(entry) = slot.as_ref() {
+            return Ok(entry.clone());
+        }
+        let rebuild = |params| unflatten(args, params);
+        let (traced, out) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
+        let exe = Arc::new(ferrax_jit::compile(&traced.module, &self.options)?);
+        self.compiles.fetch_add(1, Ordering::Relaxed);
+        let template: Out::With<Type> = out.map_leaves(&mut |t: &Tensor| t.ty().clone());
+        let entry: Entry = (exe, Arc::new(traced.consts), Arc::new(template));
+        *slot = Some(entry.clone());
+        // The first signature compiled is the lock-free one; later ones stay in the map.
+        let _ = self.first.set((types, entry.clone()));
+        Ok(entry)
+    }
+
     /// How many times `f` was traced and compiled (one per argument signature).
     pub fn compiles(&self) -> usize {
-        self.compiles.get()
+        self.compiles.load(Ordering::Relaxed)
     }
 }

@@ -53,3 +53,48 @@ fn jit_module_compiles_ahead_of_time() {
     assert_eq!(exe.call(&args).unwrap(), vec![ferrax::eval(model, &args).unwrap()]);
     assert!(exe.call(&[v(&[1.0])]).is_err());
 }
+
+/// Compiles only if the wrappers of a `Send + Sync` closure are `Send + Sync`.
+#[test]
+fn transform_wrappers_of_thread_safe_closures_are_send_and_sync() {
+    fn shared<T: Send + Sync>(_: &T) {}
+    let f = |x: Tensor| x.sin();
+    shared(&jit(f));
+    shared(&grad(f));
+    shared(&ferrax::value_and_grad(f));
+    shared(&vmap(f));
+    shared(&ferrax::jacfwd(f));
+    shared(&ferrax::jacrev(f));
+    shared(&ferrax::hessian(f));
+    shared(&ferrax::custom_jvp(f, |x: Tensor, t: Tensor| (x.sin(), &x.cos() * &t)));
+    shared(&ferrax::custom_vjp(f, |x: Tensor| (x.sin(), x.cos()), |c: Tensor, g: Tensor| &c * &g));
+    let g = grad(f);
+    shared(&jit(move |x: Tensor| g.apply(&x)));
+}
+
+#[test]
+fn threads_share_one_jit_and_each_signature_compiles_once() {
+    let f = jit(model);
+    let short = [v(&[0.5, -1.0]), v(&[1.0, 0.25])];
+    let long = [v(&[0.5, -1.0, 2.0, 3.0]), v(&[1.0, 0.25, -0.75, 0.5])];
+    let (want_short, want_long) = (ferrax::eval(model, &short).unwrap(), ferrax::eval(model, &long).unwrap());
+    let barrier = std::sync::Barrier::new(8);
+    std::thread::scope(|scope| {
+        for t in 0..8 {
+            let (f, short, long, barrier) = (&f, &short, &long, &barrier);
+            let (want_short, want_long) = (&want_short, &want_long);
+            scope.spawn(move || {
+                // Every thread starts at once, so they race for the first compile of each.
+                barrier.wait();
+                for k in 0..20 {
+                    if (t + k) % 2 == 0 {
+                        assert_eq!(&f.call(short).unwrap(), want_short);
+                    } else {
+                        assert_eq!(&f.call(long).unwrap(), want_long);
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(f.compiles(), 2, "two signatures, each traced and compiled once");
+}
