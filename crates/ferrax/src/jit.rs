@@ -136,3 +136,97 @@ impl<F> Jit<F> {
         self.compiles.load(Ordering::Relaxed)
     }
 }
+
+impl<F> Jit<F> {
+    /// Ahead of time, without data (JAX's `jit(f).lower(specs)`): traces `f` for
+    /// arguments of the types in `specs`, a tree of [`Type`]s shaped as the arguments
+    /// will be. The result displays as the traced module; [`Lowered::compile`] compiles
+    /// it into a function of that one signature.
+    #[track_caller]
+    pub fn lower<S, Out>(&self, specs: &S) -> Result<Lowered<Out::With<Type>>, Error>
+    where
+        S: Tree<Type> + ?Sized,
+        Out: Tree<Tensor>,
+        F: Fn(S::With<Tensor>) -> Out,
+    {
+        let location = Location::caller();
+        let types: Vec<Type> = specs.leaves().into_iter().cloned().collect();
+        let rebuild = |params| unflatten(specs, params);
+        let (traced, out) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
+        let template = out.map_leaves(&mut |t: &Tensor| t.ty().clone());
+        Ok(Lowered { module: traced.module, consts: traced.consts, types, template, options: self.options.clone() })
+    }
+}
+
+/// A function traced for one signature, not yet compiled; see [`Jit::lower`].
+pub struct Lowered<T> {
+    module: Module,
+    consts: Vec<Array>,
+    types: Vec<Type>,
+    template: T,
+    options: JitOptions,
+}
+
+impl<T> Lowered<T> {
+    /// The traced module (its entry takes the arguments' leaves, then any captured
+    /// arrays as extra parameters).
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// Compiles the module: a callable of exactly the lowered signature.
+    pub fn compile(self) -> Result<Compiled<T>, Error> {
+        let exe = ferrax_jit::compile(&self.module, &self.options)?;
+        Ok(Compiled { exe, consts: self.consts, types: self.types, template: self.template })
+    }
+}
+
+/// The canonical text of the lowered module, `{:#}` with source locations.
+impl<T> std::fmt::Display for Lowered<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if f.alternate() { write!(f, "{:#}", self.module) } else { write!(f, "{}", self.module) }
+    }
+}
+
+/// A function compiled ahead of time for one signature; see [`Jit::lower`].
+pub struct Compiled<T> {
+    exe: Executable,
+    consts: Vec<Array>,
+    types: Vec<Type>,
+    template: T,
+}
+
+impl<T: Tree<Type>> Compiled<T> {
+    /// Runs on `args`, which must have exactly the lowered signature: the error names
+    /// the first argument leaf whose type differs, with both types.
+    #[track_caller]
+    pub fn call<A: Tree<Array> + ?Sized>(&self, args: &A) -> Result<T::With<Array>, Error> {
+        let location = Location::caller();
+        let leaves: Vec<&Array> = args.leaves();
+        if leaves.len() != self.types.len() {
+            let message = format!(
+                "{location}: compiled function: {} argument leaves given, its signature has {}",
+                leaves.len(),
+                self.types.len()
+            );
+            return Err(Error::Arguments(message));
+        }
+        for (i, (a, t)) in leaves.iter().zip(&self.types).enumerate() {
+            if a.dtype() != t.dtype || a.shape() != t.shape.as_slice() {
+                let given = Type::new(a.dtype(), a.shape());
+                let message =
+                    format!("{location}: compiled function: argument leaf {i} is {given}, its signature has {t}");
+                return Err(Error::Arguments(message));
+            }
+        }
+        let inputs: Vec<&Array> = leaves.into_iter().chain(self.consts.iter()).collect();
+        let outputs = self.exe.call_refs(&inputs)?;
+        unflatten(&self.template, outputs)
+            .ok_or_else(|| Error::Arguments("compiled function: the results changed shape".into()))
+    }
+
+    /// The signature it was compiled for: the argument leaves' types, in order.
+    pub fn signature(&self) -> &[Type] {
+        &self.types
+    }
+}

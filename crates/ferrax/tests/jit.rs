@@ -98,3 +98,25 @@ fn threads_share_one_jit_and_each_signature_compiles_once() {
     });
     assert_eq!(f.compiles(), 2, "two signatures, each traced and compiled once");
 }
+
+#[test]
+fn lower_then_compile_ahead_of_time_with_a_checked_signature() {
+    use ferrax::{DType, Type};
+    let f = jit(model);
+    let spec = [Type::new(DType::F32, &[3]), Type::new(DType::F32, &[3])];
+    let lowered = f.lower(&spec).unwrap();
+    let text = lowered.to_string();
+    assert!(text.starts_with("func @main(%0: f32[3], %1: f32[3]) -> (f32[])"), "{text}");
+    assert!(text.contains("tanh") && !text.contains("loc("), "{text}");
+    assert!(format!("{lowered:#}").contains("tests/jit.rs:"), "{lowered:#}");
+    let compiled = lowered.compile().unwrap();
+    assert_eq!(compiled.signature(), &spec);
+    let args = [v(&[0.5, -1.0, 2.0]), v(&[1.0, 0.25, -0.75])];
+    assert_eq!(compiled.call(&args).unwrap(), ferrax::eval(model, &args).unwrap());
+    assert_eq!(f.compiles(), 0, "lowering does not fill the call cache");
+    let err = compiled.call(&[v(&[1.0, 2.0]), v(&[3.0, 4.0])]).unwrap_err().to_string();
+    assert!(err.contains("tests/jit.rs:") && err.contains("argument leaf 0 is f32[2]"), "{err}");
+    assert!(err.contains("its signature has f32[3]"), "{err}");
+    let err = compiled.call(&[v(&[1.0, 2.0, 3.0])]).unwrap_err().to_string();
+    assert!(err.contains("1 argument leaves given, its signature has 2"), "{err}");
+}
