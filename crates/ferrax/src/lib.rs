@@ -14,10 +14,10 @@
 //!
 //! # Quickstart
 //!
-//! `grad`, `vmap` and the IR of a gradient (`docs/quickstart.rs`, compiled and run as
-//! this doctest); `docs/guide.md` is the user guide and `examples/` has runnable
-//! programs.
-#![doc = concat!("```\n", include_str!("../../../docs/quickstart.rs"), "```")]
+//! `grad`, `vmap` and the IR of a gradient (`crates/ferrax/docs/quickstart.rs`, compiled
+//! and run as this doctest); `docs/guide.md` is the user guide and
+//! `crates/ferrax/examples/` has runnable programs.
+#![doc = concat!("```\n", include_str!("../docs/quickstart.rs"), "```")]
 
 mod api;
 pub mod autodiff;
@@ -56,12 +56,13 @@ pub use ferrax_ir::{Array, DType, Module, Type};
 #[cfg(feature = "derive")]
 pub use ferrax_derive::Tree;
 
-/// The README's Rust snippets, compiled and run as doctests so that they stay true.
-#[doc = include_str!("../../../README.md")]
+// The README's and the guide's Rust snippets, compiled and run as doctests so that they
+// stay true. Only the repository has them (a packaged crate's doctests skip them): the
+// cfg comes first, so a build outside doctests never reads the files.
 #[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
 
-/// The user guide's Rust snippets (`docs/guide.md`), compiled and run as doctests.
-#[doc = include_str!("../../../docs/guide.md")]
 #[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide.md")]
 pub struct GuideDoctests;

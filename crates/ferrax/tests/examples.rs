@@ -1,25 +1,25 @@
 //! Runs every example under `examples/` (their `main`s check their own numbers and
 //! return an error when one is wrong), so that `cargo test` keeps them working.
 
-#[path = "../../../examples/quickstart.rs"]
+#[path = "../examples/quickstart.rs"]
 mod quickstart;
 
-#[path = "../../../examples/per_example_grads.rs"]
+#[path = "../examples/per_example_grads.rs"]
 mod per_example_grads;
 
-#[path = "../../../examples/physics.rs"]
+#[path = "../examples/physics.rs"]
 mod physics;
 
-#[path = "../../../examples/custom_rules.rs"]
+#[path = "../examples/custom_rules.rs"]
 mod custom_rules;
 
-#[path = "../../../examples/snapshot.rs"]
+#[path = "../examples/snapshot.rs"]
 mod snapshot;
 
-#[path = "../../../examples/newton_cg.rs"]
+#[path = "../examples/newton_cg.rs"]
 mod newton_cg;
 
-#[path = "../../../examples/mlp.rs"]
+#[path = "../examples/mlp.rs"]
 mod mlp;
 
 #[test]

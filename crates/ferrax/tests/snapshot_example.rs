@@ -1,4 +1,4 @@
-//! The snapshot test that `examples/snapshot.rs` shows how to write: the IR of the
+//! The snapshot test that `crates/ferrax/examples/snapshot.rs` shows how to write: the IR of the
 //! gradient of a small loss, pinned with `insta`.
 
 use ferrax::{DType, Tensor, Type, grad, make_ir};
