@@ -2,8 +2,11 @@
 //! into a value of the trace.
 //!
 //! A captured array is a constant, never a variable: transforms do not differentiate
-//! it (pass it as an argument for that). It is written into the IR as a `constant`
-//! equation, so it is best kept small; large arrays belong in the arguments.
+//! it (pass it as an argument for that). One of at most
+//! [`INLINE_CONSTANT_LIMIT`](crate::ops::create::INLINE_CONSTANT_LIMIT) elements is
+//! written into the IR as a `constant` equation; a larger one becomes an extra
+//! parameter of the traced entry, bound to the array at every call (never copied into
+//! the IR text).
 
 use crate::Tensor;
 use ferrax_ir::Array;

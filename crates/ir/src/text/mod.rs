@@ -22,7 +22,7 @@ use crate::{Error, Func, Module};
 use std::fmt;
 use std::str::FromStr;
 
-/// The canonical text ([`print`]); the alternate form `{:#}` adds source locations.
+/// The canonical text ([`print()`]); the alternate form `{:#}` adds source locations.
 impl fmt::Display for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&print_with(self, &PrintOptions { locs: f.alternate() }))
