@@ -59,7 +59,13 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut first = None;
     let mut last = 0.0;
-    println!("epoch   mean loss   accuracy");
+    let bar = indicatif::ProgressBar::new((epochs * (n / batch)) as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} steps, loss {msg}").map_err(|e| e.to_string())?,
+    );
+    // Printed through the bar, which clears and redraws itself around it (and prints
+    // it plainly when the output is not a terminal and the bar is hidden).
+    bar.suspend(|| println!("epoch   mean loss   accuracy"));
     for epoch in 0..epochs {
         let mut total = 0.0;
         for b in 0..n / batch {
@@ -69,13 +75,16 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
             let (value, p, s) = step.call(&(params, state, xb, yb))?;
             (params, state) = (p, s);
             total += value.to_f64_vec()[0];
+            bar.set_message(format!("{:.4}", value.to_f64_vec()[0]));
+            bar.inc(1);
         }
         let mean = total / (n / batch) as f64;
         let acc = accuracy.call(&(params.clone(), x.clone(), y.clone()))?.to_f64_vec()[0];
-        println!("{epoch:>5} {mean:>11.4} {acc:>10.3}");
+        bar.suspend(|| println!("{epoch:>5} {mean:>11.4} {acc:>10.3}"));
         first.get_or_insert(mean);
         last = mean;
     }
+    bar.finish_and_clear();
     let first = first.unwrap_or(last);
     println!("compiled the step {} time(s)", step.compiles());
     if last > 0.5 * first {
