@@ -117,6 +117,52 @@ where
     unflatten(&out, outputs).ok_or_else(|| Error::Arguments("the traced function's results changed shape".into()))
 }
 
+/// A misuse found before anything runs (arguments that do not fit the function), at
+/// the user's call site: `file:line:col: message`.
+pub(crate) fn arguments_at(location: &'static Location<'static>, message: impl fmt::Display) -> Error {
+    Error::Arguments(format!("{}: {message}", tracer::location_string(location)))
+}
+
+/// A transform's refusal (grad of a non-scalar, reverse mode through an unbounded loop,
+/// an axis out of range) reported at the user's call site, without the IR-internal
+/// name of the traced Func.
+pub(crate) fn transform_at(location: &'static Location<'static>, error: ferrax_ir::Error) -> Error {
+    Error::Trace(TraceError::at(location, transform_message(error)))
+}
+
+/// The message of a transform's error, without the place inside the traced module
+/// (a Func the user never named); other errors as they print.
+pub(crate) fn transform_message(error: ferrax_ir::Error) -> String {
+    match error {
+        ferrax_ir::Error::Transform { message, .. } => message,
+        other => other.to_string(),
+    }
+}
+
+/// Checks that `given` leaves have the types of `expected` (the primals' types for
+/// tangents, the float outputs' for cotangents): the error names the first leaf that
+/// differs with both types, or both counts.
+pub(crate) fn check_leaves(
+    location: &'static Location<'static>,
+    op: &str,
+    what: &str,
+    expected: &[Type],
+    against: &str,
+    given: &[&Array],
+) -> Result<(), Error> {
+    if given.len() != expected.len() {
+        let message = format!("{op}: {} {what} leaves given for {} {against} leaves", given.len(), expected.len());
+        return Err(arguments_at(location, message));
+    }
+    for (i, (a, t)) in given.iter().zip(expected).enumerate() {
+        if a.dtype() != t.dtype || a.shape() != t.shape.as_slice() {
+            let message = format!("{op}: {what} leaf {i} is {}, its {against} is {t}", Type::new(a.dtype(), a.shape()));
+            return Err(arguments_at(location, message));
+        }
+    }
+    Ok(())
+}
+
 /// Traces `f` on parameters of `types`, given to it rebuilt by `rebuild`; returns the
 /// verified module and `f`'s result (its structure, for rebuilding outputs).
 pub(crate) fn trace_flat<In, Out>(

@@ -20,7 +20,7 @@
 //! chose.
 
 use crate::Tensor;
-use crate::api::{Error, trace_flat};
+use crate::api::{Error, check_leaves, trace_flat, transform_at};
 use crate::tracer::{self, Scope, TraceError, emit, new_trace, with_trace};
 use crate::tree::{Tree, unflatten};
 use ferrax_ir::{Array, EvalOptions, Func, Module, Prim, Type};
@@ -121,7 +121,8 @@ impl<F> Grad<F> {
         let rebuild = |params| unflatten(args, params);
         let (traced, _) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
         let wrt = transform::Wrt::Params(float_indices(&types));
-        let module = transform::dce(&self.differentiate(&traced.module, &wrt)?);
+        let module = self.differentiate(&traced.module, &wrt).map_err(|e| transform_at(location, e))?;
+        let module = transform::dce(&module);
         ferrax_ir::verify(&module)?;
         self.cache
             .lock()
@@ -249,10 +250,8 @@ pub(crate) fn apply_transform<O: Tree<Tensor>>(
     let transformed = match pass(&module).map(|m| transform::dce(&m)) {
         Ok(m) => m,
         Err(e) => {
-            return vec![tracer::fail_with(
-                TraceError::at(location, e.to_string()),
-                Type::scalar(ferrax_ir::DType::F32),
-            )];
+            let error = TraceError::at(location, crate::api::transform_message(e));
+            return vec![tracer::fail_with(error, Type::scalar(ferrax_ir::DType::F32))];
         }
     };
     let entry = import(&transformed, &mut shared.borrow_mut());
@@ -322,8 +321,10 @@ where
     let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
     let rebuild = |params| unflatten(primals, params);
     let (traced, out) = trace_flat(f, rebuild, &types, location)?;
+    check_leaves(location, "jvp", "tangent", &types, "primal", &tangents.leaves())?;
     let wrt = float_indices(&types);
-    let module = transform::dce(&transform::jvp(&traced.module, &transform::Wrt::Params(wrt.clone()))?);
+    let module = transform::jvp(&traced.module, &transform::Wrt::Params(wrt.clone()));
+    let module = transform::dce(&module.map_err(|e| transform_at(location, e))?);
     let tangent_leaves: Vec<Array> = tangents.leaves().into_iter().cloned().collect();
     let mut all = inputs;
     all.extend(traced.consts);
@@ -401,8 +402,10 @@ where
     let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
     let rebuild = |params| unflatten(primals, params);
     let (traced, _) = trace_flat(f, rebuild, &types, location)?;
+    check_leaves(location, "hvp", "tangent", &types, "primal", &tangents.leaves())?;
     let wrt = float_indices(&types);
-    let module = transform::dce(&transform::hvp(&traced.module, &transform::Wrt::Params(wrt.clone()))?);
+    let module = transform::hvp(&traced.module, &transform::Wrt::Params(wrt.clone()));
+    let module = transform::dce(&module.map_err(|e| transform_at(location, e))?);
     // One tangent per float parameter of the traced entry: the given ones, then zeros
     // for the hoisted constants.
     let tangent_leaves: Vec<Array> = tangents.leaves().into_iter().cloned().collect();
@@ -441,8 +444,12 @@ where
     let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
     let rebuild = |params| unflatten(primals, params);
     let (traced, out) = trace_flat(f, rebuild, &types, location)?;
+    let float_outputs: Vec<Type> =
+        out.leaves().into_iter().map(|t| t.ty().clone()).filter(|t| t.dtype.is_float()).collect();
+    check_leaves(location, "vjp", "cotangent", &float_outputs, "float output", &cotangents.leaves())?;
     let wrt = float_indices(&types);
-    let module = transform::dce(&transform::vjp(&traced.module, &transform::Wrt::Params(wrt))?);
+    let module = transform::vjp(&traced.module, &transform::Wrt::Params(wrt));
+    let module = transform::dce(&module.map_err(|e| transform_at(location, e))?);
     let mut all = inputs;
     all.extend(traced.consts);
     all.extend(cotangents.leaves().into_iter().cloned());

@@ -7,7 +7,7 @@
 //! uses are shared by every example), so `vmap(grad(f))` gives per-example gradients.
 
 use crate::Tensor;
-use crate::api::{Error, trace_flat};
+use crate::api::{Error, arguments_at, trace_flat, transform_at};
 use crate::tree::{Tree, unflatten};
 use ferrax_ir::{Array, EvalOptions, Module, Type};
 use ferrax_transform as transform;
@@ -66,26 +66,30 @@ impl<F> Vmap<F> {
         let inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
         let axes = self.in_axes.clone().unwrap_or_else(|| vec![Some(0); inputs.len()]);
         if axes.len() != inputs.len() {
-            return Err(Error::Arguments(format!("vmap: {} in_axes for {} argument leaves", axes.len(), inputs.len())));
+            let message = format!("vmap: {} in_axes for {} argument leaves", axes.len(), inputs.len());
+            return Err(arguments_at(location, message));
         }
         let mut types = Vec::with_capacity(inputs.len());
         let mut size = None;
         for (a, &axis) in inputs.iter().zip(&axes) {
-            let (ty, batch) = example_type(&Type::new(a.dtype(), a.shape()), axis).map_err(Error::Arguments)?;
+            let (ty, batch) = example_type(&Type::new(a.dtype(), a.shape()), axis)
+                .map_err(|m| arguments_at(location, format!("vmap: {m}")))?;
             if let Some((_, n)) = batch {
                 if size.is_some_and(|s| s != n) {
-                    return Err(Error::Arguments(format!("vmap: batch sizes differ: {} vs {n}", size.unwrap_or(0))));
+                    let message = format!("vmap: batch sizes differ: {} vs {n}", size.unwrap_or(0));
+                    return Err(arguments_at(location, message));
                 }
                 size = Some(n);
             }
             types.push(ty);
         }
-        let size = size.ok_or_else(|| Error::Arguments("vmap: no argument is batched".into()))?;
+        let size = size.ok_or_else(|| arguments_at(location, "vmap: no argument is batched"))?;
         let rebuild = |params| unflatten(args, params);
         let (traced, out) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
         let mut all_axes = axes;
         all_axes.extend(traced.consts.iter().map(|_| None));
-        let module = transform::dce(&transform::vmap(&traced.module, &all_axes, &[self.out_axes], size)?);
+        let module = transform::vmap(&traced.module, &all_axes, &[self.out_axes], size);
+        let module = transform::dce(&module.map_err(|e| transform_at(location, e))?);
         let mut all = inputs;
         all.extend(traced.consts);
         let outputs = ferrax_ir::eval_entry(&module, &all, &EvalOptions::default())?;
@@ -212,10 +216,11 @@ impl<F> Jacobian<F> {
         let wrt: Vec<usize> = types.iter().enumerate().filter(|(_, t)| t.dtype.is_float()).map(|(i, _)| i).collect();
         let w = transform::Wrt::Params(wrt.clone());
         let module: Module = match self.kind {
-            JacKind::Fwd => transform::jacfwd(&traced.module, &w)?,
-            JacKind::Rev => transform::jacrev(&traced.module, &w)?,
-            JacKind::Hessian => transform::hessian(&traced.module, &w)?,
-        };
+            JacKind::Fwd => transform::jacfwd(&traced.module, &w),
+            JacKind::Rev => transform::jacrev(&traced.module, &w),
+            JacKind::Hessian => transform::hessian(&traced.module, &w),
+        }
+        .map_err(|e| transform_at(location, e))?;
         let mut all = inputs;
         all.extend(traced.consts);
         let flat = ferrax_ir::eval_entry(&module, &all, &EvalOptions::default())?;
