@@ -51,11 +51,28 @@ pub struct Grad<F> {
 
 /// The gradient of `f` (a closure from a tree of tensors to a float scalar) with
 /// respect to every float leaf of its argument.
+///
+/// ```
+/// use ferrax::{Array, Tensor, grad};
+/// // d/dx sum(x^2 sin x) = 2x sin x + x^2 cos x
+/// let g = grad(|x: Tensor| (x.powi(2) * x.sin()).sum_all());
+/// let dx = g.call(&Array::from(vec![1.0f64, 2.0])).unwrap().to_f64_vec();
+/// for (d, x) in dx.iter().zip([1.0f64, 2.0]) {
+///     assert!((d - (2.0 * x * x.sin() + x * x * x.cos())).abs() < 1e-12);
+/// }
+/// ```
 pub fn grad<F>(f: F) -> Grad<F> {
     Grad { f, pass: Pass::Grad, cache: Mutex::default(), max_bytes: None, report: Mutex::default() }
 }
 
 /// Like [`grad`], and the value too.
+///
+/// ```
+/// use ferrax::{Array, Tensor, value_and_grad};
+/// let f = value_and_grad(|[w, x]: [Tensor; 2]| (&w * &x).sum_all());
+/// let (value, [dw, dx]) = f.call_with_value(&[Array::scalar(3.0f64), Array::scalar(4.0f64)]).unwrap();
+/// assert_eq!((value.to_f64_vec(), dw.to_f64_vec(), dx.to_f64_vec()), (vec![12.0], vec![4.0], vec![3.0]));
+/// ```
 pub fn value_and_grad<F>(f: F) -> Grad<F> {
     Grad { f, pass: Pass::ValueAndGrad, cache: Mutex::default(), max_bytes: None, report: Mutex::default() }
 }
@@ -306,6 +323,13 @@ pub(crate) fn import(module: &Module, shared: &mut crate::tracer::Shared) -> Str
 
 /// Forward mode on host arrays: the outputs of `f` at `primals` and their directional
 /// derivatives along `tangents` (a tree of the same structure).
+///
+/// ```
+/// use ferrax::{Array, Tensor, jvp};
+/// // f(x) = x^3, so J v = 3 x^2 v
+/// let (y, t) = jvp(|x: Tensor| x.powi(3), &Array::scalar(2.0f64), &Array::scalar(0.5f64)).unwrap();
+/// assert_eq!((y.to_f64_vec(), t.to_f64_vec()), (vec![8.0], vec![6.0]));
+/// ```
 #[track_caller]
 pub fn jvp<In, O>(
     f: impl Fn(In::With<Tensor>) -> O,
@@ -343,6 +367,16 @@ where
 /// Forward mode inside a trace: the outputs of `f` at `primals` and their tangents
 /// along `tangents` (same structure), as tensors of the open trace; so `grad` of a
 /// function that uses `jvp_apply` differentiates a forward-mode derivative.
+///
+/// ```
+/// use ferrax::{Array, Tensor, grad, jit, jvp_apply};
+/// // A compiled Hessian-vector product: the jvp of the gradient, under jit.
+/// let g = grad(|x: Tensor| x.powi(3).sum_all());
+/// let hvp = jit(|[x, v]: [Tensor; 2]| jvp_apply(|x: Tensor| g.apply(&x), &x, &v).1);
+/// let x = Array::from(vec![1.0f64, 2.0]);
+/// let hv = hvp.call(&[x, Array::from(vec![1.0f64, 1.0])]).unwrap();
+/// assert_eq!(hv.to_f64_vec(), [6.0, 12.0]); // H = diag(6 x)
+/// ```
 #[track_caller]
 pub fn jvp_apply<T, O>(
     f: impl Fn(T::With<Tensor>) -> O,
@@ -392,6 +426,13 @@ where
 
 /// The Hessian-vector product of a scalar `f` at `primals` along `tangents`
 /// (forward-over-reverse: the jvp of the gradient), in the structure of `primals`.
+///
+/// ```
+/// use ferrax::{Array, Tensor, hvp};
+/// let f = |x: Tensor| x.powi(3).sum_all(); // H = diag(6 x)
+/// let hv = hvp(f, &Array::from(vec![1.0f64, 2.0]), &Array::from(vec![1.0f64, 0.5])).unwrap();
+/// assert_eq!(hv.to_f64_vec(), [6.0, 6.0]);
+/// ```
 #[track_caller]
 pub fn hvp<In>(f: impl Fn(In::With<Tensor>) -> Tensor, primals: &In, tangents: &In) -> Result<In::With<Array>, Error>
 where
@@ -428,6 +469,14 @@ where
 /// Reverse mode on host arrays: the outputs of `f` at `primals`, and the cotangent of
 /// the arguments given `cotangents` for the outputs (a tree of arrays whose leaves are
 /// the outputs' cotangents in order; integer outputs take none).
+///
+/// ```
+/// use ferrax::{Array, Tensor, vjp};
+/// // f(x) = 2x elementwise, so vᵀJ = 2v
+/// let x = Array::from(vec![1.0f64, 2.0]);
+/// let (y, ct): (Array, Array) = vjp(|x: Tensor| &x * 2.0, &x, &Array::from(vec![1.0f64, -1.0])).unwrap();
+/// assert_eq!((y.to_f64_vec(), ct.to_f64_vec()), (vec![2.0, 4.0], vec![2.0, -2.0]));
+/// ```
 #[track_caller]
 pub fn vjp<In, O, C>(
     f: impl Fn(In::With<Tensor>) -> O,

@@ -22,6 +22,14 @@ pub struct Vmap<F> {
 }
 
 /// Batches `f` over axis 0 of every argument leaf.
+///
+/// ```
+/// use ferrax::{Array, Tensor, vmap};
+/// let norms = vmap(|x: Tensor| x.powi(2).sum_all().sqrt());
+/// let rows = Array::from_f64(&[2, 2], vec![3.0, 4.0, 6.0, 8.0]).unwrap();
+/// let out: Array = norms.call(&rows).unwrap();
+/// assert_eq!(out.to_f64_vec(), [5.0, 10.0]);
+/// ```
 pub fn vmap<F>(f: F) -> Vmap<F> {
     Vmap { f, in_axes: None, out_axes: 0 }
 }
@@ -183,16 +191,36 @@ enum JacKind {
 }
 
 /// The forward-mode Jacobian of `f` with respect to every float leaf of its argument.
+///
+/// ```
+/// use ferrax::{Array, Tensor, jacfwd};
+/// let j = jacfwd(|x: Tensor| &x * &x).call(&Array::from(vec![1.0f64, 3.0])).unwrap();
+/// assert_eq!(j[0][0].to_f64_vec(), [2.0, 0.0, 0.0, 6.0]); // diag(2 x), of shape [2, 2]
+/// ```
 pub fn jacfwd<F>(f: F) -> Jacobian<F> {
     Jacobian { f, kind: JacKind::Fwd }
 }
 
 /// The reverse-mode Jacobian of `f` with respect to every float leaf of its argument.
+///
+/// ```
+/// use ferrax::{Array, Tensor, jacrev};
+/// let j = jacrev(|x: Tensor| x.sin()).call(&Array::from(vec![0.0f64, 0.0])).unwrap();
+/// assert_eq!(j[0][0].to_f64_vec(), [1.0, 0.0, 0.0, 1.0]); // diag(cos x)
+/// ```
 pub fn jacrev<F>(f: F) -> Jacobian<F> {
     Jacobian { f, kind: JacKind::Rev }
 }
 
 /// The Hessian of `f` (`jacfwd(jacrev(f))`) with respect to every float leaf.
+///
+/// ```
+/// use ferrax::{Array, Tensor, hessian};
+/// let h = hessian(|[x, y]: [Tensor; 2]| (&x * &y).sum_all()).call(&[Array::scalar(1.0f64), Array::scalar(2.0f64)]);
+/// let h = h.unwrap();
+/// let flat: Vec<f64> = h.iter().flatten().flat_map(|b| b.to_f64_vec()).collect();
+/// assert_eq!(flat, [0.0, 1.0, 1.0, 0.0]);
+/// ```
 pub fn hessian<F>(f: F) -> Jacobian<F> {
     Jacobian { f, kind: JacKind::Hessian }
 }

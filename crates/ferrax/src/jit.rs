@@ -45,6 +45,15 @@ fn same_types(leaves: &[&Array], types: &[Type]) -> bool {
 }
 
 /// `jit(f)`: `f` traced and compiled on its first call with each argument signature.
+///
+/// ```
+/// use ferrax::{Array, Tensor, grad, jit};
+/// let g = grad(|x: Tensor| x.tanh().sum_all());
+/// let fast = jit(|x: Tensor| g.apply(&x)); // a compiled gradient
+/// let dx = fast.call(&Array::from(vec![0.0f64, 0.5])).unwrap().to_f64_vec();
+/// assert!((dx[0] - 1.0).abs() < 1e-15 && (dx[1] - (1.0 - 0.5f64.tanh().powi(2))).abs() < 1e-15);
+/// assert_eq!(fast.compiles(), 1);
+/// ```
 pub fn jit<F>(f: F) -> Jit<F> {
     jit_with(f, JitOptions::default())
 }
