@@ -9,8 +9,7 @@ fn main() -> Result<(), ferrax::Error> {
     assert!((slope.to_f64_vec()[0] - (6.0 * 3f64.sin() + 9.0 * 3f64.cos())).abs() < 1e-12);
 
     // The derivative compiled to native code (traced and compiled once per argument types).
-    let g = grad(f);
-    let fast = jit(|x: Tensor| g.apply(&x));
+    let fast = jit(grad(f));
     let same = fast.call(&Array::scalar(3.0f64))?;
     assert!((same.to_f64_vec()[0] - slope.to_f64_vec()[0]).abs() < 1e-12);
 

@@ -21,6 +21,7 @@
 
 use crate::Tensor;
 use crate::api::{Error, check_leaves, trace_flat, transform_at};
+use crate::traceable::Traceable;
 use crate::tracer::{self, Scope, TraceError, emit, new_trace, with_trace};
 use crate::tree::{Tree, unflatten};
 use ferrax_ir::{Array, EvalOptions, Func, Module, Prim, Type};
@@ -129,14 +130,14 @@ impl<F> Grad<F> {
     fn module_for<In>(&self, args: &In, location: &'static Location<'static>) -> Result<(Module, Vec<Array>), Error>
     where
         In: Tree<Array> + ?Sized,
-        F: Fn(In::With<Tensor>) -> Tensor,
+        F: Traceable<In::With<Tensor>, Out = Tensor>,
     {
         let types: Vec<Type> = args.leaves().iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
         if let Some(hit) = self.cache.lock().unwrap_or_else(PoisonError::into_inner).get(&types) {
             return Ok(hit.clone());
         }
         let rebuild = |params| unflatten(args, params);
-        let (traced, _) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
+        let (traced, _) = trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location)?;
         let wrt = transform::Wrt::Params(float_indices(&types));
         let module = self.differentiate(&traced.module, &wrt).map_err(|e| transform_at(location, e))?;
         let module = transform::dce(&module);
@@ -154,7 +155,7 @@ impl<F> Grad<F> {
     pub fn call<In>(&self, args: &In) -> Result<In::With<Array>, Error>
     where
         In: Tree<Array> + ?Sized,
-        F: Fn(In::With<Tensor>) -> Tensor,
+        F: Traceable<In::With<Tensor>, Out = Tensor>,
     {
         let (_, grads) = self.run(args, Location::caller())?;
         Ok(grads)
@@ -165,7 +166,7 @@ impl<F> Grad<F> {
     pub fn call_with_value<In>(&self, args: &In) -> Result<(Array, In::With<Array>), Error>
     where
         In: Tree<Array> + ?Sized,
-        F: Fn(In::With<Tensor>) -> Tensor,
+        F: Traceable<In::With<Tensor>, Out = Tensor>,
     {
         let (value, grads) = self.run(args, Location::caller())?;
         let value = value.ok_or_else(|| Error::Arguments("call_with_value needs value_and_grad".into()))?;
@@ -179,7 +180,7 @@ impl<F> Grad<F> {
     ) -> Result<(Option<Array>, In::With<Array>), Error>
     where
         In: Tree<Array> + ?Sized,
-        F: Fn(In::With<Tensor>) -> Tensor,
+        F: Traceable<In::With<Tensor>, Out = Tensor>,
     {
         let (module, consts) = self.module_for(args, location)?;
         let mut inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
@@ -201,7 +202,7 @@ impl<F> Grad<F> {
     pub fn apply<T>(&self, args: &T) -> T::With<Tensor>
     where
         T: Tree<Tensor> + ?Sized,
-        F: Fn(T::With<Tensor>) -> Tensor,
+        F: Traceable<T::With<Tensor>, Out = Tensor>,
     {
         let location = Location::caller();
         let leaves: Vec<Tensor> = args.leaves().into_iter().cloned().collect();
@@ -209,7 +210,7 @@ impl<F> Grad<F> {
         let wrt = transform::Wrt::Params(float_indices(&types));
         let pass = self.pass;
         let outputs = apply_transform(
-            |params| (self.f)(unflatten(args, params).expect("Tree walks agree")),
+            |params| self.f.trace_apply(unflatten(args, params).expect("Tree walks agree")),
             &leaves,
             &[],
             |module| self.differentiate(module, &wrt),
@@ -332,7 +333,7 @@ pub(crate) fn import(module: &Module, shared: &mut crate::tracer::Shared) -> Str
 /// ```
 #[track_caller]
 pub fn jvp<In, O>(
-    f: impl Fn(In::With<Tensor>) -> O,
+    f: impl Traceable<In::With<Tensor>, Out = O>,
     primals: &In,
     tangents: &In,
 ) -> Result<(O::With<Array>, O::With<Array>), Error>
@@ -344,7 +345,7 @@ where
     let inputs: Vec<Array> = primals.leaves().into_iter().cloned().collect();
     let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
     let rebuild = |params| unflatten(primals, params);
-    let (traced, out) = trace_flat(f, rebuild, &types, location)?;
+    let (traced, out) = trace_flat(|a| f.trace_apply(a), rebuild, &types, location)?;
     check_leaves(location, "jvp", "tangent", &types, "primal", &tangents.leaves())?;
     let wrt = float_indices(&types);
     let module = transform::jvp(&traced.module, &transform::Wrt::Params(wrt.clone()));
@@ -379,7 +380,7 @@ where
 /// ```
 #[track_caller]
 pub fn jvp_apply<T, O>(
-    f: impl Fn(T::With<Tensor>) -> O,
+    f: impl Traceable<T::With<Tensor>, Out = O>,
     primals: &T,
     tangents: &T,
 ) -> (O::With<Tensor>, O::With<Tensor>)
@@ -396,7 +397,7 @@ where
     let template: RefCell<Option<O>> = RefCell::new(None);
     let outputs = apply_transform(
         |params| {
-            let out = f(unflatten(primals, params).expect("Tree walks agree"));
+            let out = f.trace_apply(unflatten(primals, params).expect("Tree walks agree"));
             let leaves: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
             *template.borrow_mut() = Some(out);
             leaves
@@ -434,7 +435,11 @@ where
 /// assert_eq!(hv.to_f64_vec(), [6.0, 6.0]);
 /// ```
 #[track_caller]
-pub fn hvp<In>(f: impl Fn(In::With<Tensor>) -> Tensor, primals: &In, tangents: &In) -> Result<In::With<Array>, Error>
+pub fn hvp<In>(
+    f: impl Traceable<In::With<Tensor>, Out = Tensor>,
+    primals: &In,
+    tangents: &In,
+) -> Result<In::With<Array>, Error>
 where
     In: Tree<Array> + ?Sized,
 {
@@ -442,7 +447,7 @@ where
     let inputs: Vec<Array> = primals.leaves().into_iter().cloned().collect();
     let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
     let rebuild = |params| unflatten(primals, params);
-    let (traced, _) = trace_flat(f, rebuild, &types, location)?;
+    let (traced, _) = trace_flat(|a| f.trace_apply(a), rebuild, &types, location)?;
     check_leaves(location, "hvp", "tangent", &types, "primal", &tangents.leaves())?;
     let wrt = float_indices(&types);
     let module = transform::hvp(&traced.module, &transform::Wrt::Params(wrt.clone()));
@@ -479,7 +484,7 @@ where
 /// ```
 #[track_caller]
 pub fn vjp<In, O, C>(
-    f: impl Fn(In::With<Tensor>) -> O,
+    f: impl Traceable<In::With<Tensor>, Out = O>,
     primals: &In,
     cotangents: &C,
 ) -> Result<(O::With<Array>, In::With<Array>), Error>
@@ -492,7 +497,7 @@ where
     let inputs: Vec<Array> = primals.leaves().into_iter().cloned().collect();
     let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
     let rebuild = |params| unflatten(primals, params);
-    let (traced, out) = trace_flat(f, rebuild, &types, location)?;
+    let (traced, out) = trace_flat(|a| f.trace_apply(a), rebuild, &types, location)?;
     let float_outputs: Vec<Type> =
         out.leaves().into_iter().map(|t| t.ty().clone()).filter(|t| t.dtype.is_float()).collect();
     check_leaves(location, "vjp", "cotangent", &float_outputs, "float output", &cotangents.leaves())?;
@@ -508,4 +513,20 @@ where
     let primal = unflatten(&out, outputs).ok_or_else(|| Error::Arguments("output structure".into()))?;
     let in_cts = unflatten(primals, in_cts).ok_or_else(|| Error::Arguments("cotangent structure".into()))?;
     Ok((primal, in_cts))
+}
+
+/// `grad(f)` is itself traceable: applied inside a trace it emits the gradient (as
+/// [`Grad::apply`]), so `jit(grad(f))`, `vmap(grad(f))` and `grad(grad(f))` work.
+impl<G, T> Traceable<T> for Grad<G>
+where
+    T: Tree<Tensor>,
+    T::With<Tensor>: Tree<Tensor>,
+    G: Traceable<T::With<Tensor>, Out = Tensor>,
+{
+    type Out = T::With<Tensor>;
+
+    #[track_caller]
+    fn trace_apply(&self, args: T) -> T::With<Tensor> {
+        self.apply(&args)
+    }
 }

@@ -8,6 +8,7 @@
 
 use crate::Tensor;
 use crate::api::{Error, arguments_at, trace_flat, transform_at};
+use crate::traceable::Traceable;
 use crate::tree::{Tree, unflatten};
 use ferrax_ir::{Array, EvalOptions, Module, Type};
 use ferrax_transform as transform;
@@ -68,7 +69,7 @@ impl<F> Vmap<F> {
     where
         In: Tree<Array> + ?Sized,
         O: Tree<Tensor>,
-        F: Fn(In::With<Tensor>) -> O,
+        F: Traceable<In::With<Tensor>, Out = O>,
     {
         let location = Location::caller();
         let inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
@@ -93,7 +94,7 @@ impl<F> Vmap<F> {
         }
         let size = size.ok_or_else(|| arguments_at(location, "vmap: no argument is batched"))?;
         let rebuild = |params| unflatten(args, params);
-        let (traced, out) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
+        let (traced, out) = trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location)?;
         let mut all_axes = axes;
         all_axes.extend(traced.consts.iter().map(|_| None));
         let module = transform::vmap(&traced.module, &all_axes, &[self.out_axes], size);
@@ -114,7 +115,7 @@ impl<F> Vmap<F> {
     where
         T: Tree<Tensor> + ?Sized,
         O: Tree<Tensor>,
-        F: Fn(T::With<Tensor>) -> O,
+        F: Traceable<T::With<Tensor>, Out = O>,
     {
         let location = Location::caller();
         let leaves: Vec<Tensor> = args.leaves().into_iter().cloned().collect();
@@ -147,7 +148,7 @@ impl<F> Vmap<F> {
         let outputs = crate::autodiff::apply_transform(
             |params: Vec<Tensor>| {
                 // Traced on one example: parameters of the example types.
-                let out = (self.f)(unflatten(args, params).expect("Tree walks agree"));
+                let out = self.f.trace_apply(unflatten(args, params).expect("Tree walks agree"));
                 let leaves: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
                 *template.borrow_mut() = Some(out);
                 leaves
@@ -234,13 +235,13 @@ impl<F> Jacobian<F> {
     where
         In: Tree<Array> + ?Sized,
         O: Tree<Tensor>,
-        F: Fn(In::With<Tensor>) -> O,
+        F: Traceable<In::With<Tensor>, Out = O>,
     {
         let location = Location::caller();
         let inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
         let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
         let rebuild = |params| unflatten(args, params);
-        let (traced, _) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
+        let (traced, _) = trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location)?;
         let wrt: Vec<usize> = types.iter().enumerate().filter(|(_, t)| t.dtype.is_float()).map(|(i, _)| i).collect();
         let w = transform::Wrt::Params(wrt.clone());
         let module: Module = match self.kind {
@@ -254,5 +255,21 @@ impl<F> Jacobian<F> {
         let flat = ferrax_ir::eval_entry(&module, &all, &EvalOptions::default())?;
         let n = wrt.len().max(1);
         Ok(flat.chunks(n).map(<[Array]>::to_vec).collect())
+    }
+}
+
+/// `vmap(f)` is itself traceable: applied inside a trace it emits the batched function
+/// (as [`Vmap::apply`]), so `jit(vmap(f))` and `grad` of a batched function work.
+impl<G, T> Traceable<T> for Vmap<G>
+where
+    T: Tree<Tensor>,
+    G: Traceable<T::With<Tensor>>,
+    <G::Out as Tree<Tensor>>::With<Tensor>: Tree<Tensor>,
+{
+    type Out = <G::Out as Tree<Tensor>>::With<Tensor>;
+
+    #[track_caller]
+    fn trace_apply(&self, args: T) -> Self::Out {
+        self.apply::<T, G::Out>(&args)
     }
 }

@@ -8,6 +8,7 @@
 
 use crate::Tensor;
 use crate::api::{Error, trace_flat};
+use crate::traceable::Traceable;
 use crate::tree::{Tree, unflatten};
 use ferrax_ir::{Array, Module, Type};
 use ferrax_jit::{Executable, JitOptions};
@@ -81,7 +82,7 @@ impl<F> Jit<F> {
         A: Tree<Array> + ?Sized,
         Out: Tree<Tensor>,
         Out::With<Type>: Tree<Type, With<Array> = Out::With<Array>> + Send + Sync + 'static,
-        F: Fn(A::With<Tensor>) -> Out,
+        F: Traceable<A::With<Tensor>, Out = Out>,
     {
         let location = Location::caller();
         let leaves: Vec<&Array> = args.leaves();
@@ -113,7 +114,7 @@ impl<F> Jit<F> {
         A: Tree<Array> + ?Sized,
         Out: Tree<Tensor>,
         Out::With<Type>: Send + Sync + 'static,
-        F: Fn(A::With<Tensor>) -> Out,
+        F: Traceable<A::With<Tensor>, Out = Out>,
     {
         let types: Vec<Type> = leaves.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
         let known = self.cache.read().unwrap_or_else(PoisonError::into_inner).get(&types).cloned();
@@ -129,7 +130,7 @@ impl<F> Jit<F> {
             return Ok(entry.clone());
         }
         let rebuild = |params| unflatten(args, params);
-        let (traced, out) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
+        let (traced, out) = trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location)?;
         let exe = Arc::new(ferrax_jit::compile(&traced.module, &self.options)?);
         self.compiles.fetch_add(1, Ordering::Relaxed);
         let template: Out::With<Type> = out.map_leaves(&mut |t: &Tensor| t.ty().clone());
@@ -156,12 +157,12 @@ impl<F> Jit<F> {
     where
         S: Tree<Type> + ?Sized,
         Out: Tree<Tensor>,
-        F: Fn(S::With<Tensor>) -> Out,
+        F: Traceable<S::With<Tensor>, Out = Out>,
     {
         let location = Location::caller();
         let types: Vec<Type> = specs.leaves().into_iter().cloned().collect();
         let rebuild = |params| unflatten(specs, params);
-        let (traced, out) = trace_flat(|a| (self.f)(a), rebuild, &types, location)?;
+        let (traced, out) = trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location)?;
         let template = out.map_leaves(&mut |t: &Tensor| t.ty().clone());
         Ok(Lowered { module: traced.module, consts: traced.consts, types, template, options: self.options.clone() })
     }
@@ -237,5 +238,18 @@ impl<T: Tree<Type>> Compiled<T> {
     /// The signature it was compiled for: the argument leaves' types, in order.
     pub fn signature(&self) -> &[Type] {
         &self.types
+    }
+}
+
+/// `jit(f)` is itself traceable: inside a trace it traces `f` inline (the outermost
+/// `jit` compiles the whole module), so `grad(jit(f))` and `vmap(jit(f))` work.
+impl<G, T> Traceable<T> for Jit<G>
+where
+    G: Traceable<T>,
+{
+    type Out = G::Out;
+
+    fn trace_apply(&self, args: T) -> G::Out {
+        self.f.trace_apply(args)
     }
 }

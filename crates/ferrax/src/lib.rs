@@ -30,6 +30,7 @@ pub mod nn;
 pub mod ops;
 pub mod optim;
 pub mod random;
+mod traceable;
 mod tracer;
 pub mod tree;
 
@@ -46,6 +47,7 @@ pub use ops::create::{arange, iota};
 pub use ops::index::{Idx, i, s};
 pub use ops::operand::Operand;
 pub use ops::shape::{concat, stack};
+pub use traceable::Traceable;
 pub use tracer::{Tensor, TraceError};
 pub use tree::{StructureError, Tree, tree_leaves, tree_map, tree_structure, tree_unflatten, tree_zip_map};
 
