@@ -66,16 +66,93 @@ pub fn grad<F>(f: F) -> Grad<F> {
     Grad { f, pass: Pass::Grad, cache: Mutex::default(), max_bytes: None, report: Mutex::default() }
 }
 
-/// Like [`grad`], and the value too.
+/// Like [`grad`], and the value too: `call` gives `(value, gradient)` and `apply`
+/// emits both into the open trace (JAX's `value_and_grad`).
 ///
 /// ```
 /// use ferrax::{Array, Tensor, value_and_grad};
 /// let f = value_and_grad(|[w, x]: [Tensor; 2]| (&w * &x).sum_all());
-/// let (value, [dw, dx]) = f.call_with_value(&[Array::scalar(3.0f64), Array::scalar(4.0f64)]).unwrap();
+/// let (value, [dw, dx]) = f.call(&[Array::scalar(3.0f64), Array::scalar(4.0f64)]).unwrap();
 /// assert_eq!((value.to_f64_vec(), dw.to_f64_vec(), dx.to_f64_vec()), (vec![12.0], vec![4.0], vec![3.0]));
 /// ```
-pub fn value_and_grad<F>(f: F) -> Grad<F> {
-    Grad { f, pass: Pass::ValueAndGrad, cache: Mutex::default(), max_bytes: None, report: Mutex::default() }
+pub fn value_and_grad<F>(f: F) -> ValueAndGrad<F> {
+    ValueAndGrad(Grad {
+        f,
+        pass: Pass::ValueAndGrad,
+        cache: Mutex::default(),
+        max_bytes: None,
+        report: Mutex::default(),
+    })
+}
+
+/// `value_and_grad(f)` of a closure returning a float scalar; see [`value_and_grad`].
+pub struct ValueAndGrad<F>(Grad<F>);
+
+impl<F> ValueAndGrad<F> {
+    /// Checkpointed to a peak of `max_bytes`, as [`Grad::with_max_bytes`].
+    pub fn with_max_bytes(self, max_bytes: u64) -> ValueAndGrad<F> {
+        ValueAndGrad(self.0.with_max_bytes(max_bytes))
+    }
+
+    /// What the latest checkpointed transform chose, as [`Grad::checkpoint_report`].
+    pub fn checkpoint_report(&self) -> Option<transform::CheckpointReport> {
+        self.0.checkpoint_report()
+    }
+
+    /// Evaluates on host arrays: the value and the gradient (in the structure of `args`).
+    #[track_caller]
+    pub fn call<In>(&self, args: &In) -> Result<(Array, In::With<Array>), Error>
+    where
+        In: Tree<Array> + ?Sized,
+        F: Traceable<In::With<Tensor>, Out = Tensor>,
+    {
+        let (value, grads) = self.0.run(args, Location::caller())?;
+        let value = value.ok_or_else(|| Error::Arguments("value_and_grad: the value is missing".into()))?;
+        Ok((value, grads))
+    }
+
+    /// The old spelling of [`ValueAndGrad::call`].
+    #[deprecated(note = "use `value_and_grad(f).call(..)`, which returns (value, gradient)")]
+    #[track_caller]
+    pub fn call_with_value<In>(&self, args: &In) -> Result<(Array, In::With<Array>), Error>
+    where
+        In: Tree<Array> + ?Sized,
+        F: Traceable<In::With<Tensor>, Out = Tensor>,
+    {
+        self.call(args)
+    }
+
+    /// Emits the value and the gradient into the open trace.
+    #[track_caller]
+    pub fn apply<T>(&self, args: &T) -> (Tensor, T::With<Tensor>)
+    where
+        T: Tree<Tensor> + ?Sized,
+        F: Traceable<T::With<Tensor>, Out = Tensor>,
+    {
+        let (value, grads) = self.0.apply_both(args, Location::caller());
+        let value = value.unwrap_or_else(|| {
+            crate::tracer::fail_with(
+                TraceError::at(Location::caller(), "value_and_grad: no value"),
+                Type::scalar(ferrax_ir::DType::F32),
+            )
+        });
+        (value, grads)
+    }
+}
+
+/// `value_and_grad(f)` is traceable: inside a trace it emits `(value, gradient)`.
+impl<G, T> Traceable<T> for ValueAndGrad<G>
+where
+    T: Tree<Tensor>,
+    T::With<Tensor>: Tree<Tensor>,
+    G: Traceable<T::With<Tensor>, Out = Tensor>,
+{
+    type Out = (Tensor, T::With<Tensor>);
+
+    #[track_caller]
+    fn trace_apply(&self, args: T) -> Self::Out {
+        self.apply(&args)
+    }
 }
 
 fn float_indices(types: &[Type]) -> Vec<usize> {
@@ -149,8 +226,7 @@ impl<F> Grad<F> {
         Ok((module, traced.consts))
     }
 
-    /// Evaluates on host arrays: the gradient, in the structure of `args` (for
-    /// `value_and_grad`, use [`Grad::call_with_value`]).
+    /// Evaluates on host arrays: the gradient, in the structure of `args`.
     #[track_caller]
     pub fn call<In>(&self, args: &In) -> Result<In::With<Array>, Error>
     where
@@ -161,7 +237,8 @@ impl<F> Grad<F> {
         Ok(grads)
     }
 
-    /// Evaluates on host arrays: the value and the gradient.
+    /// Only a `value_and_grad` had a value; that is now [`ValueAndGrad::call`].
+    #[deprecated(note = "use `value_and_grad(f).call(..)`, which returns (value, gradient)")]
     #[track_caller]
     pub fn call_with_value<In>(&self, args: &In) -> Result<(Array, In::With<Array>), Error>
     where
@@ -204,7 +281,15 @@ impl<F> Grad<F> {
         T: Tree<Tensor> + ?Sized,
         F: Traceable<T::With<Tensor>, Out = Tensor>,
     {
-        let location = Location::caller();
+        self.apply_both(args, Location::caller()).1
+    }
+
+    /// The value (for `value_and_grad`) and the gradient, emitted into the open trace.
+    fn apply_both<T>(&self, args: &T, location: &'static Location<'static>) -> (Option<Tensor>, T::With<Tensor>)
+    where
+        T: Tree<Tensor> + ?Sized,
+        F: Traceable<T::With<Tensor>, Out = Tensor>,
+    {
         let leaves: Vec<Tensor> = args.leaves().into_iter().cloned().collect();
         let types: Vec<Type> = leaves.iter().map(|t| t.ty().clone()).collect();
         let wrt = transform::Wrt::Params(float_indices(&types));
@@ -218,9 +303,7 @@ impl<F> Grad<F> {
             None,
         );
         let mut outputs = outputs.into_iter();
-        if pass == Pass::ValueAndGrad {
-            outputs.next();
-        }
+        let value = if pass == Pass::ValueAndGrad { outputs.next() } else { None };
         let mut grads: Vec<Tensor> = Vec::with_capacity(leaves.len());
         for leaf in &leaves {
             grads.push(match leaf.dtype().is_float() {
@@ -228,7 +311,7 @@ impl<F> Grad<F> {
                 false => leaf.zeros_like(),
             });
         }
-        unflatten(args, grads).expect("Tree walks agree")
+        (value, unflatten(args, grads).expect("Tree walks agree"))
     }
 }
 

@@ -40,7 +40,7 @@ fn forward_partials<const N: usize>(f: impl Fn([Tensor; N]) -> Tensor + Copy, x:
 fn reverse_partials<const N: usize>(f: impl Fn([Tensor; N]) -> Tensor + Copy, x: [f64; N]) -> (f64, [f64; N]) {
     let primals = x.map(s);
     let g = grad(f).call(&primals).unwrap();
-    let (value, g2) = value_and_grad(f).call_with_value(&primals).unwrap();
+    let (value, g2) = value_and_grad(f).call(&primals).unwrap();
     let (value2, g3) = vjp(f, &primals, &s(1.0)).unwrap();
     assert_eq!(get(&value), get(&value2));
     for i in 0..N {
@@ -163,7 +163,7 @@ fn mlp_gradient_matches_finite_differences() {
     let labels = Array::from_i32(&[5], vec![0, 2, 1, 2, 0]).unwrap();
     let loss = |(p, x, y): (Mlp<Tensor>, Tensor, Tensor)| mlp_loss(&p, &x, &y);
     let args = (params.clone(), x.clone(), labels.clone());
-    let (value, (g, gx, glabels)) = value_and_grad(loss).call_with_value(&args).unwrap();
+    let (value, (g, gx, glabels)) = value_and_grad(loss).call(&args).unwrap();
     let value = get(&value);
     assert_eq!(value, get(&ferrax::eval(loss, &args).unwrap()));
     assert!((0.5..3.0).contains(&value), "loss {value}");
@@ -275,4 +275,23 @@ fn no_perturbation_confusion() {
     };
     let (value, tangent) = jvp(f, &s(3.0), &s(1.0)).unwrap();
     assert_eq!((get(&value), get(&tangent)), (9.0, 6.0));
+}
+
+#[test]
+fn value_and_grad_gives_the_value_on_arrays_and_in_a_trace() {
+    let f = |x: Tensor| x.powi(2).sum_all();
+    let x = Array::from(vec![1.0f64, -2.0]);
+    let (value, g) = value_and_grad(f).call(&x).unwrap();
+    assert_eq!((value.to_f64_vec(), g.to_f64_vec()), (vec![5.0], vec![2.0, -4.0]));
+    // Inside a trace `apply` emits both (it used to give only the gradient).
+    let vg = value_and_grad(f);
+    let traced = ferrax::eval(|x: Tensor| vg.apply(&x), &x).unwrap();
+    assert_eq!((traced.0.to_f64_vec(), traced.1.to_f64_vec()), (vec![5.0], vec![2.0, -4.0]));
+    // And it composes: jit of value_and_grad.
+    let (v2, g2) = ferrax::jit(value_and_grad(f)).call(&x).unwrap();
+    assert_eq!((v2, g2), (value.clone(), g.clone()));
+    // The old spelling still compiles (with a deprecation warning) and agrees.
+    #[allow(deprecated)]
+    let old = value_and_grad(f).call_with_value(&x).unwrap();
+    assert_eq!(old, (value, g));
 }
