@@ -10,7 +10,7 @@ use crate::Tensor;
 use crate::api::{Error, arguments_at, trace_flat, transform_at};
 use crate::traceable::Traceable;
 use crate::tree::{Tree, unflatten};
-use ferrax_ir::{Array, EvalOptions, Module, Type};
+use ferrax_ir::{Array, DType, EvalOptions, Module, Type};
 use ferrax_transform as transform;
 use std::panic::Location;
 
@@ -178,10 +178,15 @@ impl<F> Vmap<F> {
     }
 }
 
-/// A Jacobian or Hessian of a closure, evaluated on host arrays.
+/// A Jacobian of a closure ([`jacfwd`], [`jacrev`]), evaluated on host arrays.
 pub struct Jacobian<F> {
     f: F,
     kind: JacKind,
+}
+
+/// The Hessian of a scalar closure ([`hessian`]), evaluated on host arrays.
+pub struct Hessian<F> {
+    f: F,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,8 +200,8 @@ enum JacKind {
 ///
 /// ```
 /// use ferrax::{Array, Tensor, jacfwd};
-/// let j = jacfwd(|x: Tensor| &x * &x).call(&Array::from(vec![1.0f64, 3.0])).unwrap();
-/// assert_eq!(j[0][0].to_f64_vec(), [2.0, 0.0, 0.0, 6.0]); // diag(2 x), of shape [2, 2]
+/// let j: Array = jacfwd(|x: Tensor| &x * &x).call(&Array::from(vec![1.0f64, 3.0])).unwrap();
+/// assert_eq!(j.to_f64_vec(), [2.0, 0.0, 0.0, 6.0]); // diag(2 x), of shape [2, 2]
 /// ```
 pub fn jacfwd<F>(f: F) -> Jacobian<F> {
     Jacobian { f, kind: JacKind::Fwd }
@@ -206,8 +211,12 @@ pub fn jacfwd<F>(f: F) -> Jacobian<F> {
 ///
 /// ```
 /// use ferrax::{Array, Tensor, jacrev};
-/// let j = jacrev(|x: Tensor| x.sin()).call(&Array::from(vec![0.0f64, 0.0])).unwrap();
-/// assert_eq!(j[0][0].to_f64_vec(), [1.0, 0.0, 0.0, 1.0]); // diag(cos x)
+/// // Two outputs over two arguments: a tree [output][argument] of blocks.
+/// let f = |[x, y]: [Tensor; 2]| [&x * &y, x.sin()];
+/// let [[dxy_dx, dxy_dy], [dsin_dx, dsin_dy]] =
+///     jacrev(f).call(&[Array::scalar(2.0f64), Array::scalar(3.0f64)]).unwrap();
+/// assert_eq!((dxy_dx.to_f64_vec(), dxy_dy.to_f64_vec()), (vec![3.0], vec![2.0]));
+/// assert_eq!((dsin_dx.to_f64_vec(), dsin_dy.to_f64_vec()), (vec![2f64.cos()], vec![0.0]));
 /// ```
 pub fn jacrev<F>(f: F) -> Jacobian<F> {
     Jacobian { f, kind: JacKind::Rev }
@@ -217,43 +226,208 @@ pub fn jacrev<F>(f: F) -> Jacobian<F> {
 ///
 /// ```
 /// use ferrax::{Array, Tensor, hessian};
-/// let h = hessian(|[x, y]: [Tensor; 2]| (&x * &y).sum_all()).call(&[Array::scalar(1.0f64), Array::scalar(2.0f64)]);
-/// let h = h.unwrap();
-/// let flat: Vec<f64> = h.iter().flatten().flat_map(|b| b.to_f64_vec()).collect();
+/// let h = hessian(|[x, y]: [Tensor; 2]| (&x * &y).sum_all());
+/// let [[dxx, dxy], [dyx, dyy]] = h.call(&[Array::scalar(1.0f64), Array::scalar(2.0f64)]).unwrap();
+/// let flat: Vec<f64> = [dxx, dxy, dyx, dyy].iter().flat_map(|b| b.to_f64_vec()).collect();
 /// assert_eq!(flat, [0.0, 1.0, 1.0, 0.0]);
 /// ```
-pub fn hessian<F>(f: F) -> Jacobian<F> {
-    Jacobian { f, kind: JacKind::Hessian }
+pub fn hessian<F>(f: F) -> Hessian<F> {
+    Hessian { f }
+}
+
+/// The flat blocks of a Jacobian pass of `f` at `args` (float output leaves outer, float
+/// argument leaves inner), the traced output structure and the argument leaves' types.
+fn jacobian_blocks<In, O, F>(
+    f: &F,
+    kind: JacKind,
+    args: &In,
+    location: &'static Location<'static>,
+) -> Result<(Vec<Array>, O, Vec<Type>), Error>
+where
+    In: Tree<Array> + ?Sized,
+    O: Tree<Tensor>,
+    F: Traceable<In::With<Tensor>, Out = O>,
+{
+    let inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
+    let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+    let rebuild = |params| unflatten(args, params);
+    let (traced, out) = trace_flat(|a| f.trace_apply(a), rebuild, &types, location)?;
+    let wrt: Vec<usize> = types.iter().enumerate().filter(|(_, t)| t.dtype.is_float()).map(|(i, _)| i).collect();
+    let w = transform::Wrt::Params(wrt);
+    let module: Module = match kind {
+        JacKind::Fwd => transform::jacfwd(&traced.module, &w),
+        JacKind::Rev => transform::jacrev(&traced.module, &w),
+        JacKind::Hessian => transform::hessian(&traced.module, &w),
+    }
+    .map_err(|e| transform_at(location, e))?;
+    let mut all = inputs;
+    all.extend(traced.consts);
+    let flat = ferrax_ir::eval_entry(&module, &all, &EvalOptions::default())?;
+    Ok((flat, out, types))
+}
+
+/// One tree of `args`' structure per row (an output leaf of type `rows[r]`): the block
+/// of row `r` and argument leaf `c` has shape `rows[r].shape + cols[c].shape`; the pass
+/// computed those of float rows and float columns (in `flat`, rows outer), the others
+/// are zeros of the row's float dtype, else the column's, else f32.
+fn rows_of_blocks<In: Tree<Array> + ?Sized>(
+    args: &In,
+    rows: &[Type],
+    cols: &[Type],
+    flat: Vec<Array>,
+) -> Result<Vec<In::With<Array>>, Error> {
+    let mut flat = flat.into_iter();
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut blocks = Vec::with_capacity(cols.len());
+        for col in cols {
+            let computed = if row.dtype.is_float() && col.dtype.is_float() { flat.next() } else { None };
+            let block = match computed {
+                Some(block) => block,
+                None => {
+                    let dtype = [row.dtype, col.dtype].into_iter().find(|d| d.is_float()).unwrap_or(DType::F32);
+                    let shape: Vec<usize> = row.shape.iter().chain(&col.shape).copied().collect();
+                    Array::zeros(dtype, &shape, &Default::default())?
+                }
+            };
+            blocks.push(block);
+        }
+        out.push(unflatten(args, blocks).ok_or_else(|| Error::Arguments("jacobian: argument structure".into()))?);
+    }
+    Ok(out)
 }
 
 impl<F> Jacobian<F> {
-    /// Evaluates at `args`: `result[o][i]` is the derivative of float output leaf `o`
-    /// with respect to float argument leaf `i`, of shape `out.shape + arg.shape` (for a
-    /// Hessian, `arg_i.shape + arg_j.shape` for a scalar function's `result[i][j]`).
+    /// Evaluates at `args`: the Jacobian as a tree, as JAX gives it: `f`'s output
+    /// structure whose every leaf is a tree of the argument's structure, the block of
+    /// output leaf `o` and argument leaf `a` of shape `o.shape + a.shape`. Blocks of an
+    /// integer leaf are zeros.
     #[track_caller]
-    pub fn call<In, O>(&self, args: &In) -> Result<Vec<Vec<Array>>, Error>
+    pub fn call<In, O>(&self, args: &In) -> Result<O::With<In::With<Array>>, Error>
     where
         In: Tree<Array> + ?Sized,
         O: Tree<Tensor>,
         F: Traceable<In::With<Tensor>, Out = O>,
     {
+        let (flat, out, cols) = jacobian_blocks(&self.f, self.kind, args, Location::caller())?;
+        let rows: Vec<Type> = out.leaves().into_iter().map(|t| t.ty().clone()).collect();
+        let rows = rows_of_blocks(args, &rows, &cols, flat)?;
+        unflatten(&out, rows).ok_or_else(|| Error::Arguments("jacobian: output structure".into()))
+    }
+
+    /// The blocks as a flat table: `result[o][i]` is the derivative of float output leaf
+    /// `o` with respect to float argument leaf `i` (what `call` returned before it gave
+    /// the tree).
+    #[track_caller]
+    pub fn blocks<In, O>(&self, args: &In) -> Result<Vec<Vec<Array>>, Error>
+    where
+        In: Tree<Array> + ?Sized,
+        O: Tree<Tensor>,
+        F: Traceable<In::With<Tensor>, Out = O>,
+    {
+        let (flat, _, cols) = jacobian_blocks(&self.f, self.kind, args, Location::caller())?;
+        let n = cols.iter().filter(|t| t.dtype.is_float()).count().max(1);
+        Ok(flat.chunks(n).map(<[Array]>::to_vec).collect())
+    }
+}
+
+impl<F> Jacobian<F> {
+    /// Emits the Jacobian into the open trace, as the tree `call` gives (what makes
+    /// `jit(jacrev(f))` one compiled module and `jacfwd(jacrev(f))` compose).
+    #[track_caller]
+    pub fn apply<T, O>(&self, args: &T) -> O::With<T::With<Tensor>>
+    where
+        T: Tree<Tensor> + ?Sized,
+        O: Tree<Tensor>,
+        F: Traceable<T::With<Tensor>, Out = O>,
+    {
         let location = Location::caller();
-        let inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
-        let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
-        let rebuild = |params| unflatten(args, params);
-        let (traced, _) = trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location)?;
-        let wrt: Vec<usize> = types.iter().enumerate().filter(|(_, t)| t.dtype.is_float()).map(|(i, _)| i).collect();
-        let w = transform::Wrt::Params(wrt.clone());
-        let module: Module = match self.kind {
-            JacKind::Fwd => transform::jacfwd(&traced.module, &w),
-            JacKind::Rev => transform::jacrev(&traced.module, &w),
-            JacKind::Hessian => transform::hessian(&traced.module, &w),
-        }
-        .map_err(|e| transform_at(location, e))?;
-        let mut all = inputs;
-        all.extend(traced.consts);
-        let flat = ferrax_ir::eval_entry(&module, &all, &EvalOptions::default())?;
-        let n = wrt.len().max(1);
+        let leaves: Vec<Tensor> = args.leaves().into_iter().cloned().collect();
+        let cols: Vec<Type> = leaves.iter().map(|t| t.ty().clone()).collect();
+        let wrt = transform::Wrt::Params(
+            cols.iter().enumerate().filter(|(_, t)| t.dtype.is_float()).map(|(i, _)| i).collect(),
+        );
+        let kind = self.kind;
+        let template: std::cell::RefCell<Option<O>> = std::cell::RefCell::new(None);
+        let outputs = crate::autodiff::apply_transform(
+            |params| {
+                let out = self.f.trace_apply(unflatten(args, params).expect("Tree walks agree"));
+                let results: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
+                *template.borrow_mut() = Some(out);
+                results
+            },
+            &leaves,
+            &[],
+            |module| match kind {
+                JacKind::Fwd => transform::jacfwd(module, &wrt),
+                JacKind::Rev | JacKind::Hessian => transform::jacrev(module, &wrt),
+            },
+            location,
+            None,
+        );
+        let template = template.into_inner().expect("apply_transform traces its function");
+        let mut outputs = outputs.into_iter();
+        let rows: Vec<T::With<Tensor>> = template
+            .leaves()
+            .into_iter()
+            .map(|row| {
+                let blocks: Vec<Tensor> = cols
+                    .iter()
+                    .map(|col| {
+                        let shape: Vec<usize> = row.shape().iter().chain(&col.shape).copied().collect();
+                        let dtype = [row.dtype(), col.dtype].into_iter().find(|d| d.is_float()).unwrap_or(DType::F32);
+                        let computed = row.dtype().is_float() && col.dtype.is_float();
+                        let block = if computed { outputs.next() } else { None };
+                        block.unwrap_or_else(|| Tensor::zeros(dtype, &shape))
+                    })
+                    .collect();
+                unflatten(args, blocks).expect("Tree walks agree")
+            })
+            .collect();
+        unflatten(&template, rows).expect("Tree walks agree")
+    }
+}
+
+/// A Jacobian is traceable: inside a trace it emits the Jacobian tree (as
+/// [`Jacobian::apply`]), so `jit(jacrev(f))` compiles it and `jacfwd(jacrev(f))` nests.
+impl<G, T> Traceable<T> for Jacobian<G>
+where
+    T: Tree<Tensor>,
+    G: Traceable<T::With<Tensor>>,
+    <G::Out as Tree<Tensor>>::With<T::With<Tensor>>: Tree<Tensor>,
+{
+    type Out = <G::Out as Tree<Tensor>>::With<T::With<Tensor>>;
+
+    #[track_caller]
+    fn trace_apply(&self, args: T) -> Self::Out {
+        self.apply::<T, G::Out>(&args)
+    }
+}
+
+impl<F> Hessian<F> {
+    /// Evaluates at `args`: a tree of the argument's structure over the argument's
+    /// structure, the block of leaves `a` and `b` of shape `a.shape + b.shape` (zeros
+    /// where either is an integer leaf).
+    #[track_caller]
+    pub fn call<In>(&self, args: &In) -> Result<In::With<In::With<Array>>, Error>
+    where
+        In: Tree<Array> + ?Sized,
+        F: Traceable<In::With<Tensor>, Out = Tensor>,
+    {
+        let (flat, _, types) = jacobian_blocks(&self.f, JacKind::Hessian, args, Location::caller())?;
+        let rows = rows_of_blocks(args, &types, &types, flat)?;
+        unflatten(args, rows).ok_or_else(|| Error::Arguments("hessian: argument structure".into()))
+    }
+
+    /// The blocks as a flat table over the float argument leaves: `result[i][j]`.
+    #[track_caller]
+    pub fn blocks<In>(&self, args: &In) -> Result<Vec<Vec<Array>>, Error>
+    where
+        In: Tree<Array> + ?Sized,
+        F: Traceable<In::With<Tensor>, Out = Tensor>,
+    {
+        let (flat, _, types) = jacobian_blocks(&self.f, JacKind::Hessian, args, Location::caller())?;
+        let n = types.iter().filter(|t| t.dtype.is_float()).count().max(1);
         Ok(flat.chunks(n).map(<[Array]>::to_vec).collect())
     }
 }

@@ -88,3 +88,25 @@ fn a_compiled_hessian_vector_product_is_jvp_of_grad_under_jit() {
     close(&ferrax::jvp(grad(f), &x, &v).unwrap().1, &want);
     close(&ferrax::hvp(jit(f), &x, &v).unwrap(), &want);
 }
+
+#[test]
+fn jacobians_compose_and_compile() {
+    use ferrax::{hessian, jacfwd, jacrev};
+    let g = |x: Tensor| (x.powi(3) * x.sin()).sum_all() + x.sum_all().powi(2);
+    let x = Array::from(vec![0.5f64, -1.25, 2.0]);
+    // jit(jacrev(f)) is one compiled module; it agrees with the interpreted Jacobian.
+    let square = |x: Tensor| &x * &x.sin();
+    let compiled = jit(jacrev(square));
+    let j: Array = compiled.call(&x).unwrap();
+    let want: Array = jacrev(square).call(&x).unwrap();
+    close(&j, &want.to_f64_vec());
+    assert_eq!(compiled.compiles(), 1);
+    // jacfwd(jacrev(g)) is the Hessian: diag(d2f) + 2 (the sum squared gives 2·ones).
+    let h: Array = jacfwd(jacrev(g)).call(&x).unwrap();
+    let xs = x.to_f64_vec();
+    let want: Vec<f64> = (0..9).map(|k| 2.0 + if k % 4 == 0 { d2f(xs[k / 4]) } else { 0.0 }).collect();
+    close(&h, &want);
+    let direct: Array = hessian(g).call(&x).unwrap();
+    close(&direct, &want);
+    close(&jit(jacfwd(jacrev(g))).call(&x).unwrap(), &want);
+}

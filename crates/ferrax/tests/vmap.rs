@@ -130,3 +130,32 @@ fn vmap_apply_with_nothing_batched_is_an_error() {
     let err = result.unwrap_err().to_string();
     assert!(err.contains("no argument is batched"), "{err}");
 }
+
+#[test]
+fn jacobians_are_trees_of_the_outputs_over_the_arguments() {
+    // f(x, n) = (x * n, [sum(x^2)]): an f64 argument beside an i32 one, two outputs.
+    let f = |(x, n): (Tensor, Tensor)| (&x * &n.cast(ferrax::DType::F64), vec![x.powi(2).sum_all()]);
+    let x = Array::from(vec![1.0f64, -2.0, 0.5]);
+    let n = Array::from_i32(&[3], vec![2, 3, 4]).unwrap();
+    let args = (x.clone(), n.clone());
+    for jac in [jacfwd(f).call(&args).unwrap(), jacrev(f).call(&args).unwrap()] {
+        let ((d_prod_dx, d_prod_dn), sums) = jac;
+        // d(x n)/dx = diag(n); the i32 argument's block is zeros of the output's dtype.
+        let diag: Vec<f64> = (0..9).map(|k| if k % 4 == 0 { [2.0, 3.0, 4.0][k / 4] } else { 0.0 }).collect();
+        assert_eq!((d_prod_dx.shape(), d_prod_dx.to_f64_vec()), (&[3, 3][..], diag));
+        assert_eq!((d_prod_dn.shape(), d_prod_dn.dtype()), (&[3, 3][..], ferrax::DType::F64));
+        assert!(d_prod_dn.to_f64_vec().iter().all(|&v| v == 0.0));
+        // d sum(x^2)/dx = 2x, of shape [] + [3].
+        let [(d_sum_dx, d_sum_dn)] = sums.try_into().unwrap();
+        assert_eq!((d_sum_dx.shape(), d_sum_dx.to_f64_vec()), (&[3][..], vec![2.0, -4.0, 1.0]));
+        assert_eq!(d_sum_dn.shape(), &[3]);
+    }
+    // The Hessian of a scalar function of a tuple: the tuple over the tuple.
+    let g = |(a, b): (Tensor, Tensor)| (&a * &b).sum_all() + a.powi(3).sum_all();
+    let a = Array::from(vec![1.0f64, 2.0]);
+    let b = Array::from(vec![3.0f64, 5.0]);
+    let ((haa, hab), (hba, hbb)) = hessian(g).call(&(a, b)).unwrap();
+    assert_eq!(haa.to_f64_vec(), [6.0, 0.0, 0.0, 12.0]); // diag(6 a)
+    assert_eq!((hab.to_f64_vec(), hba.to_f64_vec()), (vec![1.0, 0.0, 0.0, 1.0], vec![1.0, 0.0, 0.0, 1.0]));
+    assert_eq!(hbb.to_f64_vec(), [0.0; 4]);
+}
