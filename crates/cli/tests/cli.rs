@@ -139,6 +139,61 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
+fn help_goes_to_stdout_with_examples() {
+    for args in [&["--help"][..], &["-h"], &["help"], &["grad", "--help"], &["help", "grad"]] {
+        let out = ferrax(args, b"");
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{args:?}");
+        assert!(out.stdout.contains("ferrax grad model.fx --wrt 0"), "{args:?}: {}", out.stdout);
+    }
+    let out = ferrax(&["--help"], b"");
+    for sub in ["print", "verify", "run", "value-and-grad", "jvp", "vjp", "hvp", "linearize", "transpose", "vmap"] {
+        assert!(out.stdout.contains(&format!("ferrax {sub} ")), "no example of {sub}: {}", out.stdout);
+    }
+    for sub in ["jacfwd", "jacrev", "hessian", "opt", "cost", "dot", "fuse", "completions"] {
+        assert!(out.stdout.contains(&format!("ferrax {sub} ")), "no example of {sub}: {}", out.stdout);
+        let help = ferrax(&[sub, "--help"], b"");
+        assert_eq!(help.code, 0, "{sub}: {}", help.stderr);
+        assert!(help.stdout.contains(&format!("Example: ferrax {sub} ")), "{sub}: {}", help.stdout);
+    }
+    let version = ferrax(&["--version"], b"");
+    assert_eq!((version.code, version.stdout.trim()), (0, concat!("ferrax ", env!("CARGO_PKG_VERSION"))));
+}
+
+#[test]
+fn misspellings_get_one_line_with_a_suggestion() {
+    let out = ferrax(&["grad", "f.fx", "--wrtt", "0"], b"");
+    assert_fails(&out, 2, "unexpected argument '--wrtt' found; tip: a similar argument exists: '--wrt'");
+    let out = ferrax(&["gard", "f.fx"], b"");
+    assert_fails(&out, 2, "unrecognized subcommand 'gard'; tip: a similar subcommand exists: 'grad'");
+    let out = ferrax(&["run", "f.fx", "--backend", "interpreter"], b"");
+    assert_fails(&out, 2, "invalid value 'interpreter' for '--backend <BACKEND>'");
+    assert!(out.stderr.contains("interp"), "{}", out.stderr);
+}
+
+#[test]
+fn completions_print_a_script() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = ferrax(&["completions", shell], b"");
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{shell}");
+        assert!(out.stdout.contains("ferrax") && out.stdout.contains("value-and-grad"), "{shell}: {}", out.stdout);
+        assert!(out.stdout.contains("wrt") && out.stdout.contains("in-axes"), "{shell}: {}", out.stdout);
+    }
+    assert_fails(&ferrax(&["completions", "tcsh"], b""), 2, "invalid value 'tcsh'");
+    assert_fails(&ferrax(&["completions"], b""), 2, "<SHELL>");
+}
+
+#[test]
+fn options_take_their_value_either_way() {
+    let dir = scratch("opt-equals");
+    let prog = write(&dir, "double.fx", DOUBLE.as_bytes());
+    let x = write(&dir, "x.npy", &npy::write(&Array::from_f32(&[3], vec![1.0, 2.0, 3.0]).unwrap()));
+    let spaced = ferrax(&["run", &prog, &x, "--backend", "interp", "--fuel", "10"], b"");
+    let joined = ferrax(&["run", &prog, "--backend=interp", &x, "--fuel=10"], b"");
+    assert_eq!((spaced.code, &spaced.stdout), (0, &joined.stdout), "{}{}", spaced.stderr, joined.stderr);
+    assert_eq!(joined.stdout, "out0: f32[3] = [2.0, 4.0, 6.0]\n");
+}
+
+#[test]
 fn bad_modules_name_their_place() {
     let dir = scratch("modules");
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
