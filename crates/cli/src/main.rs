@@ -5,7 +5,7 @@
 
 mod args;
 
-use args::{Backend, Command, Pass, RunArgs, USAGE, parse_args};
+use args::{Backend, Command, Pass, RunArgs, parse_args};
 use ferrax_array::{Array, Budget, npy};
 use ferrax_ir::{Error, EvalOptions, Module, PrintOptions, SourceMap};
 use std::io::{Read, Write};
@@ -52,7 +52,11 @@ fn install_panic_hook() {
 fn run_command(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
     let command = parse_args(args).map_err(Failure::usage)?;
     match command {
-        Command::Help => write_out(out, USAGE),
+        Command::Help(text) => write_out(out, text.trim_end()),
+        Command::Completions { shell } => {
+            let script = args::completions(shell);
+            write_out(out, String::from_utf8_lossy(&script).trim_end())
+        }
         Command::Print { input, locs } => {
             let (module, _) = load(&input)?;
             write_out(out, ferrax_ir::print_with(&module, &PrintOptions { locs }).trim_end())

@@ -123,19 +123,74 @@ fn run_accepts_int64_for_i32_params() {
 
 #[test]
 fn usage_errors_exit_2() {
-    for args in [
-        &[][..],
-        &["frobnicate"],
-        &["print"],
-        &["print", "a", "b"],
-        &["run", "x.fx", "--fuel", "many"],
-        &["print", "x", "--what"],
+    for (args, fragment) in [
+        (&[][..], "requires a subcommand"),
+        (&["frobnicate"], "unrecognized subcommand 'frobnicate'"),
+        (&["print"], "not provided: <FILE>"),
+        (&["print", "a", "b"], "unexpected argument 'b'"),
+        (&["run", "x.fx", "--fuel", "many"], "invalid value 'many' for '--fuel <N>'"),
+        (&["print", "x", "--what"], "unexpected argument '--what'"),
     ] {
         let out = ferrax(args, b"");
-        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
-        assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
+        assert_fails(&out, 2, fragment);
+        assert!(out.stderr.starts_with("ferrax: ") && !out.stderr.contains("error:"), "{args:?}: {}", out.stderr);
     }
     assert_eq!(ferrax(&["help"], b"").code, 0);
+}
+
+#[test]
+fn help_goes_to_stdout_with_examples() {
+    for args in [&["--help"][..], &["-h"], &["help"], &["grad", "--help"], &["help", "grad"]] {
+        let out = ferrax(args, b"");
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{args:?}");
+        assert!(out.stdout.contains("ferrax grad model.fx --wrt 0"), "{args:?}: {}", out.stdout);
+    }
+    let out = ferrax(&["--help"], b"");
+    for sub in ["print", "verify", "run", "value-and-grad", "jvp", "vjp", "hvp", "linearize", "transpose", "vmap"] {
+        assert!(out.stdout.contains(&format!("ferrax {sub} ")), "no example of {sub}: {}", out.stdout);
+    }
+    for sub in ["jacfwd", "jacrev", "hessian", "opt", "cost", "dot", "fuse", "completions"] {
+        assert!(out.stdout.contains(&format!("ferrax {sub} ")), "no example of {sub}: {}", out.stdout);
+        let help = ferrax(&[sub, "--help"], b"");
+        assert_eq!(help.code, 0, "{sub}: {}", help.stderr);
+        assert!(help.stdout.contains(&format!("Example: ferrax {sub} ")), "{sub}: {}", help.stdout);
+    }
+    let version = ferrax(&["--version"], b"");
+    assert_eq!((version.code, version.stdout.trim()), (0, concat!("ferrax ", env!("CARGO_PKG_VERSION"))));
+}
+
+#[test]
+fn misspellings_get_one_line_with_a_suggestion() {
+    let out = ferrax(&["grad", "f.fx", "--wrtt", "0"], b"");
+    assert_fails(&out, 2, "unexpected argument '--wrtt' found; tip: a similar argument exists: '--wrt'");
+    let out = ferrax(&["gard", "f.fx"], b"");
+    assert_fails(&out, 2, "unrecognized subcommand 'gard'; tip: a similar subcommand exists: 'grad'");
+    let out = ferrax(&["run", "f.fx", "--backend", "interpreter"], b"");
+    assert_fails(&out, 2, "invalid value 'interpreter' for '--backend <BACKEND>'");
+    assert!(out.stderr.contains("interp"), "{}", out.stderr);
+}
+
+#[test]
+fn completions_print_a_script() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = ferrax(&["completions", shell], b"");
+        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{shell}");
+        assert!(out.stdout.contains("ferrax") && out.stdout.contains("value-and-grad"), "{shell}: {}", out.stdout);
+        assert!(out.stdout.contains("wrt") && out.stdout.contains("in-axes"), "{shell}: {}", out.stdout);
+    }
+    assert_fails(&ferrax(&["completions", "tcsh"], b""), 2, "invalid value 'tcsh'");
+    assert_fails(&ferrax(&["completions"], b""), 2, "<SHELL>");
+}
+
+#[test]
+fn options_take_their_value_either_way() {
+    let dir = scratch("opt-equals");
+    let prog = write(&dir, "double.fx", DOUBLE.as_bytes());
+    let x = write(&dir, "x.npy", &npy::write(&Array::from_f32(&[3], vec![1.0, 2.0, 3.0]).unwrap()));
+    let spaced = ferrax(&["run", &prog, &x, "--backend", "interp", "--fuel", "10"], b"");
+    let joined = ferrax(&["run", &prog, "--backend=interp", &x, "--fuel=10"], b"");
+    assert_eq!((spaced.code, &spaced.stdout), (0, &joined.stdout), "{}{}", spaced.stderr, joined.stderr);
+    assert_eq!(joined.stdout, "out0: f32[3] = [2.0, 4.0, 6.0]\n");
 }
 
 #[test]
@@ -576,14 +631,29 @@ fn vmap_usage_errors_exit_2_with_one_line() {
     let dir = scratch("vmap-usage");
     let f = write(&dir, "loss.fx", TANH_LAYER.as_bytes());
     for (args, fragment) in [
-        (vec!["vmap", &f, "--in-axes", "none,0"], "missing --axis-size"),
-        (vec!["vmap", &f, "--axis-size", "3"], "missing --in-axes"),
-        (vec!["vmap", &f, "--in-axes", "zero,0", "--axis-size", "3"], "--in-axes expects integers or none, got 'zero'"),
-        (vec!["vmap", &f, "--in-axes", "0,1.5", "--axis-size", "3"], "got '1.5'"),
-        (vec!["vmap", &f, "--in-axes", "0,0", "--axis-size", "three"], "--axis-size expects a non-negative integer"),
-        (vec!["vmap", &f, "--in-axes", "0,0", "--axis-size", "3", "--out-axes", "x"], "--out-axes expects integers"),
-        (vec!["vmap", "--in-axes", "0,0", "--axis-size", "3"], "missing the module file"),
-        (vec!["vmap", &f, "--in-axes", "0,0", "--axis-size", "3", "--wrt", "0"], "unknown option '--wrt'"),
+        (
+            vec!["vmap", &f, "--in-axes", "none,0"],
+            "the following required arguments were not provided: --axis-size <N>",
+        ),
+        (vec!["vmap", &f, "--axis-size", "3"], "the following required arguments were not provided: --in-axes <AXES>"),
+        (
+            vec!["vmap", &f, "--in-axes", "zero,0", "--axis-size", "3"],
+            "invalid value 'zero' for '--in-axes <AXES>': expects integers or none",
+        ),
+        (vec!["vmap", &f, "--in-axes", "0,1.5", "--axis-size", "3"], "invalid value '1.5'"),
+        (
+            vec!["vmap", &f, "--in-axes", "0,0", "--axis-size", "three"],
+            "invalid value 'three' for '--axis-size <N>': expects a non-negative integer",
+        ),
+        (
+            vec!["vmap", &f, "--in-axes", "0,0", "--axis-size", "3", "--out-axes", "x"],
+            "invalid value 'x' for '--out-axes <AXES>': expects integers",
+        ),
+        (
+            vec!["vmap", "--in-axes", "0,0", "--axis-size", "3"],
+            "the following required arguments were not provided: <FILE>",
+        ),
+        (vec!["vmap", &f, "--in-axes", "0,0", "--axis-size", "3", "--wrt", "0"], "unexpected argument '--wrt'"),
     ] {
         assert_fails(&ferrax(&args, b""), 2, fragment);
     }

@@ -134,9 +134,17 @@ fn grad_with_max_bytes_fits_and_keeps_the_values() {
 fn budget_and_usage_errors() {
     let text = chain();
     assert_fails(&ferrax(&["grad", "-", "--max-bytes", "100"], text.as_bytes()), 1, "the best peak found is");
-    assert_fails(&ferrax(&["grad", "-", "--max-bytes", "lots"], text.as_bytes()), 2, "non-negative integer");
-    assert_fails(&ferrax(&["jvp", "-", "--max-bytes", "100"], text.as_bytes()), 2, "unknown option");
-    assert_fails(&ferrax(&["cost", "-", "--wrt", "x"], text.as_bytes()), 2, "--wrt expects indices");
+    assert_fails(
+        &ferrax(&["grad", "-", "--max-bytes", "lots"], text.as_bytes()),
+        2,
+        "invalid value 'lots' for '--max-bytes <N>': expects a non-negative integer",
+    );
+    assert_fails(&ferrax(&["jvp", "-", "--max-bytes", "100"], text.as_bytes()), 2, "unexpected argument '--max-bytes'");
+    assert_fails(
+        &ferrax(&["cost", "-", "--wrt", "x"], text.as_bytes()),
+        2,
+        "invalid value 'x' for '--wrt <INDICES>': expects parameter indices",
+    );
     assert_fails(&ferrax(&["cost", "-", "--wrt", "99"], text.as_bytes()), 1, "out of range");
-    assert_fails(&ferrax(&["dot"], b""), 2, "missing the module file");
+    assert_fails(&ferrax(&["dot"], b""), 2, "the following required arguments were not provided: <FILE>");
 }
