@@ -26,10 +26,11 @@ use crate::tracer::{self, Scope, TraceError, emit, new_trace, with_trace};
 use crate::tree::{Tree, unflatten};
 use ferrax_ir::{Array, EvalOptions, Func, Module, Prim, Type};
 use ferrax_transform as transform;
+use std::any::Any;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 pub use ferrax_transform::CheckpointReport;
 
@@ -45,10 +46,17 @@ enum Pass {
 pub struct Grad<F> {
     f: F,
     pass: Pass,
-    cache: Mutex<HashMap<Vec<Type>, (Module, Vec<Array>)>>,
+    /// `f` returns `(loss, aux)`: the aux tree is carried out, not differentiated.
+    has_aux: bool,
+    cache: Mutex<HashMap<Vec<Type>, Cached>>,
     max_bytes: Option<u64>,
     report: Mutex<Option<transform::CheckpointReport>>,
 }
+
+/// A differentiated module per signature: the module, the captured constants, and the
+/// traced result structure as types (`Out::With<Type>`; the aux tree's is what `has_aux`
+/// needs to rebuild it).
+type Cached = (Module, Vec<Array>, Arc<dyn Any + Send + Sync>);
 
 /// The gradient of `f` (a closure from a tree of tensors to a float scalar) with
 /// respect to every float leaf of its argument.
@@ -63,7 +71,7 @@ pub struct Grad<F> {
 /// }
 /// ```
 pub fn grad<F>(f: F) -> Grad<F> {
-    Grad { f, pass: Pass::Grad, cache: Mutex::default(), max_bytes: None, report: Mutex::default() }
+    Grad { f, pass: Pass::Grad, has_aux: false, cache: Mutex::default(), max_bytes: None, report: Mutex::default() }
 }
 
 /// Like [`grad`], and the value too: `call` gives `(value, gradient)` and `apply`
@@ -79,6 +87,7 @@ pub fn value_and_grad<F>(f: F) -> ValueAndGrad<F> {
     ValueAndGrad(Grad {
         f,
         pass: Pass::ValueAndGrad,
+        has_aux: false,
         cache: Mutex::default(),
         max_bytes: None,
         report: Mutex::default(),
@@ -191,39 +200,41 @@ impl<F> Grad<F> {
     fn differentiate(&self, module: &Module, wrt: &transform::Wrt) -> Result<Module, ferrax_ir::Error> {
         let Some(max_bytes) = self.max_bytes else {
             return match self.pass {
-                Pass::Grad => transform::grad(module, wrt, false),
-                Pass::ValueAndGrad => transform::value_and_grad(module, wrt, false),
+                Pass::Grad => transform::grad(module, wrt, self.has_aux),
+                Pass::ValueAndGrad => transform::value_and_grad(module, wrt, self.has_aux),
             };
         };
         let (module, report) = match self.pass {
-            Pass::Grad => transform::grad_with_budget(module, wrt, false, max_bytes)?,
-            Pass::ValueAndGrad => transform::value_and_grad_with_budget(module, wrt, false, max_bytes)?,
+            Pass::Grad => transform::grad_with_budget(module, wrt, self.has_aux, max_bytes)?,
+            Pass::ValueAndGrad => transform::value_and_grad_with_budget(module, wrt, self.has_aux, max_bytes)?,
         };
         *self.report.lock().unwrap_or_else(PoisonError::into_inner) = Some(report);
         Ok(module)
     }
 
-    /// The transformed module for arguments of `types` (cached).
-    fn module_for<In>(&self, args: &In, location: &'static Location<'static>) -> Result<(Module, Vec<Array>), Error>
+    /// The transformed module for arguments of `types` (cached), with the captured
+    /// constants and the traced result structure as types.
+    fn module_for<In, O>(&self, args: &In, location: &'static Location<'static>) -> Result<Cached, Error>
     where
         In: Tree<Array> + ?Sized,
-        F: Traceable<In::With<Tensor>, Out = Tensor>,
+        O: Tree<Tensor>,
+        O::With<Type>: Send + Sync + 'static,
+        F: Traceable<In::With<Tensor>, Out = O>,
     {
         let types: Vec<Type> = args.leaves().iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
         if let Some(hit) = self.cache.lock().unwrap_or_else(PoisonError::into_inner).get(&types) {
             return Ok(hit.clone());
         }
         let rebuild = |params| unflatten(args, params);
-        let (traced, _) = trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location)?;
+        let (traced, out) = trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location)?;
         let wrt = transform::Wrt::Params(float_indices(&types));
         let module = self.differentiate(&traced.module, &wrt).map_err(|e| transform_at(location, e))?;
         let module = transform::dce(&module);
         ferrax_ir::verify(&module)?;
-        self.cache
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(types, (module.clone(), traced.consts.clone()));
-        Ok((module, traced.consts))
+        let structure: Arc<dyn Any + Send + Sync> = Arc::new(out.map_leaves(&mut |t: &Tensor| t.ty().clone()));
+        let entry: Cached = (module, traced.consts, structure);
+        self.cache.lock().unwrap_or_else(PoisonError::into_inner).insert(types, entry.clone());
+        Ok(entry)
     }
 
     /// Evaluates on host arrays: the gradient, in the structure of `args`.
@@ -259,7 +270,7 @@ impl<F> Grad<F> {
         In: Tree<Array> + ?Sized,
         F: Traceable<In::With<Tensor>, Out = Tensor>,
     {
-        let (module, consts) = self.module_for(args, location)?;
+        let (module, consts, _) = self.module_for::<In, Tensor>(args, location)?;
         let mut inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
         let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
         inputs.extend(consts);
@@ -610,6 +621,210 @@ where
 
     #[track_caller]
     fn trace_apply(&self, args: T) -> T::With<Tensor> {
+        self.apply(&args)
+    }
+}
+
+impl<F> Grad<F> {
+    /// JAX's `has_aux=True`: `f` returns `(loss, aux)`, where `aux` is any tree of
+    /// tensors (metrics, predictions, new state) carried out beside the gradient and not
+    /// differentiated. `call` then gives `(gradient, aux)`.
+    ///
+    /// ```
+    /// use ferrax::{Array, Tensor, grad};
+    /// let loss_and_error = |[w, x]: [Tensor; 2]| {
+    ///     let error = &w * &x - 1.0f64;
+    ///     (error.powi(2).sum_all(), error) // the loss, and the errors as aux
+    /// };
+    /// let (g, error) = grad(loss_and_error).has_aux().call(&[Array::scalar(2.0f64), Array::scalar(3.0f64)]).unwrap();
+    /// assert_eq!(error.to_f64_vec(), [5.0]);
+    /// assert_eq!((g[0].to_f64_vec(), g[1].to_f64_vec()), (vec![30.0], vec![20.0])); // 2 e x, 2 e w
+    /// ```
+    pub fn has_aux(self) -> GradAux<F> {
+        GradAux(Grad { has_aux: true, cache: Mutex::default(), report: Mutex::default(), ..self })
+    }
+
+    /// On host arrays, for `has_aux`: the value (`value_and_grad` only), the aux tree
+    /// and the gradient.
+    fn run_aux<In, Aux>(
+        &self,
+        args: &In,
+        location: &'static Location<'static>,
+    ) -> Result<(Option<Array>, Aux::With<Array>, In::With<Array>), Error>
+    where
+        In: Tree<Array> + ?Sized,
+        Aux: Tree<Tensor>,
+        Aux::With<Type>: Tree<Type, With<Array> = Aux::With<Array>> + Send + Sync + 'static,
+        F: Traceable<In::With<Tensor>, Out = (Tensor, Aux)>,
+    {
+        let (module, consts, structure) = self.module_for::<In, (Tensor, Aux)>(args, location)?;
+        let Some((_, aux_types)) = structure.downcast_ref::<(Type, Aux::With<Type>)>() else {
+            return Err(Error::Arguments("grad: the aux structure changed".into()));
+        };
+        let mut inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
+        let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+        inputs.extend(consts);
+        let mut outputs = ferrax_ir::eval_entry(&module, &inputs, &EvalOptions::default())?.into_iter();
+        let value = if self.pass == Pass::ValueAndGrad { outputs.next() } else { None };
+        let aux: Vec<Array> = outputs.by_ref().take(aux_types.leaf_count()).collect();
+        let aux = unflatten(aux_types, aux).ok_or_else(|| Error::Arguments("grad: aux structure".into()))?;
+        let grads = fill_grads(&types, outputs.collect())?;
+        let grads = unflatten(args, grads).ok_or_else(|| Error::Arguments("gradient structure".into()))?;
+        Ok((value, aux, grads))
+    }
+
+    /// Inside a trace, for `has_aux`: the value (`value_and_grad` only), the aux tree
+    /// and the gradient, as tensors of the open trace.
+    fn apply_aux<T, Aux>(
+        &self,
+        args: &T,
+        location: &'static Location<'static>,
+    ) -> (Option<Tensor>, Aux::With<Tensor>, T::With<Tensor>)
+    where
+        T: Tree<Tensor> + ?Sized,
+        Aux: Tree<Tensor>,
+        F: Traceable<T::With<Tensor>, Out = (Tensor, Aux)>,
+    {
+        let leaves: Vec<Tensor> = args.leaves().into_iter().cloned().collect();
+        let types: Vec<Type> = leaves.iter().map(|t| t.ty().clone()).collect();
+        let wrt = transform::Wrt::Params(float_indices(&types));
+        let template: RefCell<Option<Aux>> = RefCell::new(None);
+        let outputs = apply_transform(
+            |params| {
+                let (loss, aux) = self.f.trace_apply(unflatten(args, params).expect("Tree walks agree"));
+                let mut results = vec![loss];
+                results.extend(aux.leaves().into_iter().cloned());
+                *template.borrow_mut() = Some(aux);
+                results
+            },
+            &leaves,
+            &[],
+            |module| self.differentiate(module, &wrt),
+            location,
+            None,
+        );
+        let template = template.into_inner().expect("apply_transform traces its function");
+        let mut outputs = outputs.into_iter();
+        let value = if self.pass == Pass::ValueAndGrad { outputs.next() } else { None };
+        let aux: Vec<Tensor> =
+            template.leaves().into_iter().map(|t| outputs.next().unwrap_or_else(|| t.zeros_like())).collect();
+        let grads: Vec<Tensor> = leaves
+            .iter()
+            .map(|leaf| match leaf.dtype().is_float() {
+                true => outputs.next().unwrap_or_else(|| leaf.zeros_like()),
+                false => leaf.zeros_like(),
+            })
+            .collect();
+        let aux = unflatten(&template, aux).expect("Tree walks agree");
+        (value, aux, unflatten(args, grads).expect("Tree walks agree"))
+    }
+}
+
+/// `grad(f).has_aux()`: `f` returns `(loss, aux)`; see [`Grad::has_aux`].
+pub struct GradAux<F>(Grad<F>);
+
+impl<F> GradAux<F> {
+    /// Evaluates on host arrays: `(gradient, aux)`, as JAX's `grad(f, has_aux=True)`.
+    #[track_caller]
+    pub fn call<In, Aux>(&self, args: &In) -> Result<(In::With<Array>, Aux::With<Array>), Error>
+    where
+        In: Tree<Array> + ?Sized,
+        Aux: Tree<Tensor>,
+        Aux::With<Type>: Tree<Type, With<Array> = Aux::With<Array>> + Send + Sync + 'static,
+        F: Traceable<In::With<Tensor>, Out = (Tensor, Aux)>,
+    {
+        let (_, aux, grads) = self.0.run_aux(args, Location::caller())?;
+        Ok((grads, aux))
+    }
+
+    /// Emits `(gradient, aux)` into the open trace.
+    #[track_caller]
+    pub fn apply<T, Aux>(&self, args: &T) -> (T::With<Tensor>, Aux::With<Tensor>)
+    where
+        T: Tree<Tensor> + ?Sized,
+        Aux: Tree<Tensor>,
+        F: Traceable<T::With<Tensor>, Out = (Tensor, Aux)>,
+    {
+        let (_, aux, grads) = self.0.apply_aux(args, Location::caller());
+        (grads, aux)
+    }
+}
+
+impl<F> ValueAndGrad<F> {
+    /// JAX's `has_aux=True`: `f` returns `(loss, aux)`; `call` then gives
+    /// `((value, aux), gradient)`, as `jax.value_and_grad(f, has_aux=True)`.
+    pub fn has_aux(self) -> ValueAndGradAux<F> {
+        ValueAndGradAux(self.0.has_aux().0)
+    }
+}
+
+/// `value_and_grad(f).has_aux()`; see [`ValueAndGrad::has_aux`].
+pub struct ValueAndGradAux<F>(Grad<F>);
+
+impl<F> ValueAndGradAux<F> {
+    /// Evaluates on host arrays: `((value, aux), gradient)`.
+    #[track_caller]
+    pub fn call<In, Aux>(&self, args: &In) -> Result<((Array, Aux::With<Array>), In::With<Array>), Error>
+    where
+        In: Tree<Array> + ?Sized,
+        Aux: Tree<Tensor>,
+        Aux::With<Type>: Tree<Type, With<Array> = Aux::With<Array>> + Send + Sync + 'static,
+        F: Traceable<In::With<Tensor>, Out = (Tensor, Aux)>,
+    {
+        let (value, aux, grads) = self.0.run_aux(args, Location::caller())?;
+        let value = value.ok_or_else(|| Error::Arguments("value_and_grad: the value is missing".into()))?;
+        Ok(((value, aux), grads))
+    }
+
+    /// Emits `((value, aux), gradient)` into the open trace.
+    #[track_caller]
+    pub fn apply<T, Aux>(&self, args: &T) -> ((Tensor, Aux::With<Tensor>), T::With<Tensor>)
+    where
+        T: Tree<Tensor> + ?Sized,
+        Aux: Tree<Tensor>,
+        F: Traceable<T::With<Tensor>, Out = (Tensor, Aux)>,
+    {
+        let location = Location::caller();
+        let (value, aux, grads) = self.0.apply_aux(args, location);
+        let value = value.unwrap_or_else(|| {
+            let error = TraceError::at(location, "value_and_grad: no value");
+            crate::tracer::fail_with(error, Type::scalar(ferrax_ir::DType::F32))
+        });
+        ((value, aux), grads)
+    }
+}
+
+/// `grad(f).has_aux()` is traceable: inside a trace it emits `(gradient, aux)`.
+impl<G, T, Aux> Traceable<T> for GradAux<G>
+where
+    T: Tree<Tensor>,
+    T::With<Tensor>: Tree<Tensor>,
+    Aux: Tree<Tensor>,
+    Aux::With<Tensor>: Tree<Tensor>,
+    G: Traceable<T::With<Tensor>, Out = (Tensor, Aux)>,
+{
+    type Out = (T::With<Tensor>, Aux::With<Tensor>);
+
+    #[track_caller]
+    fn trace_apply(&self, args: T) -> Self::Out {
+        self.apply(&args)
+    }
+}
+
+/// `value_and_grad(f).has_aux()` is traceable: inside a trace it emits
+/// `((value, aux), gradient)`.
+impl<G, T, Aux> Traceable<T> for ValueAndGradAux<G>
+where
+    T: Tree<Tensor>,
+    T::With<Tensor>: Tree<Tensor>,
+    Aux: Tree<Tensor>,
+    Aux::With<Tensor>: Tree<Tensor>,
+    G: Traceable<T::With<Tensor>, Out = (Tensor, Aux)>,
+{
+    type Out = ((Tensor, Aux::With<Tensor>), T::With<Tensor>);
+
+    #[track_caller]
+    fn trace_apply(&self, args: T) -> Self::Out {
         self.apply(&args)
     }
 }

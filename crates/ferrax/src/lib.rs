@@ -35,7 +35,9 @@ mod tracer;
 pub mod tree;
 
 pub use api::{Error, Traced, eval, make_ir, trace, trace_with_consts};
-pub use autodiff::{CheckpointReport, Grad, grad, hvp, jvp, jvp_apply, value_and_grad, vjp};
+pub use autodiff::{
+    CheckpointReport, Grad, GradAux, ValueAndGrad, ValueAndGradAux, grad, hvp, jvp, jvp_apply, value_and_grad, vjp,
+};
 pub use batching::{Hessian, Jacobian, Vmap, hessian, jacfwd, jacrev, vmap};
 pub use constant::constant;
 pub use control::{Branch, ScanOptions, cond, fori_loop, scan, scan_with, switch, while_loop};

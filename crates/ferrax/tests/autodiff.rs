@@ -295,3 +295,31 @@ fn value_and_grad_gives_the_value_on_arrays_and_in_a_trace() {
     let old = value_and_grad(f).call_with_value(&x).unwrap();
     assert_eq!(old, (value, g));
 }
+
+#[test]
+fn has_aux_carries_a_tree_out_beside_the_gradient() {
+    // loss = sum((w x - y)^2); aux = (the residuals, the loss's square root), not differentiated.
+    let f = |[w, x, y]: [Tensor; 3]| {
+        let r = &(&w * &x) - &y;
+        let loss = r.powi(2).sum_all();
+        let root = loss.sqrt();
+        (loss, (r, root))
+    };
+    let args = [Array::from(vec![2.0f64, -1.0]), Array::from(vec![3.0f64, 4.0]), Array::from(vec![1.0f64, 1.0])];
+    // r = [5, -5], loss = 50; dL/dw = 2 r x = [30, -40]; dL/dx = 2 r w = [20, 10]; dL/dy = -2 r.
+    let (g, (r, root)) = grad(f).has_aux().call(&args).unwrap();
+    assert_eq!((r.to_f64_vec(), root.to_f64_vec()), (vec![5.0, -5.0], vec![50f64.sqrt()]));
+    assert_eq!(g[0].to_f64_vec(), [30.0, -40.0]);
+    assert_eq!(g[1].to_f64_vec(), [20.0, 10.0]);
+    assert_eq!(g[2].to_f64_vec(), [-10.0, 10.0]);
+    let ((value, (r2, _)), g2) = value_and_grad(f).has_aux().call(&args).unwrap();
+    assert_eq!((value.to_f64_vec(), r2.to_f64_vec()), (vec![50.0], vec![5.0, -5.0]));
+    assert_eq!(g2, g);
+    // Compiled: jit of the has_aux transform gives the same tree.
+    let (g3, (r3, root3)) = ferrax::jit(grad(f).has_aux()).call(&args).unwrap();
+    assert_eq!((g3, r3, root3), (g, r, root));
+    // Inside a trace, apply emits both.
+    let vg = value_and_grad(f).has_aux();
+    let ((v4, _), _) = ferrax::jit(|a: [Tensor; 3]| vg.apply(&a)).call(&args).unwrap();
+    assert_eq!(v4, value);
+}
