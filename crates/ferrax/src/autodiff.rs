@@ -20,7 +20,7 @@
 //! chose.
 
 use crate::Tensor;
-use crate::api::{Error, check_leaves, trace_flat, transform_at};
+use crate::api::{Error, arguments_at, check_leaves, trace_flat, transform_at};
 use crate::traceable::Traceable;
 use crate::tracer::{self, Scope, TraceError, emit, new_trace, with_trace};
 use crate::tree::{Tree, unflatten};
@@ -48,6 +48,8 @@ pub struct Grad<F> {
     pass: Pass,
     /// `f` returns `(loss, aux)`: the aux tree is carried out, not differentiated.
     has_aux: bool,
+    /// The top-level arguments differentiated (`None`: all of them).
+    argnums: Option<Vec<usize>>,
     cache: Mutex<HashMap<Vec<Type>, Cached>>,
     max_bytes: Option<u64>,
     report: Mutex<Option<transform::CheckpointReport>>,
@@ -71,7 +73,15 @@ type Cached = (Module, Vec<Array>, Arc<dyn Any + Send + Sync>);
 /// }
 /// ```
 pub fn grad<F>(f: F) -> Grad<F> {
-    Grad { f, pass: Pass::Grad, has_aux: false, cache: Mutex::default(), max_bytes: None, report: Mutex::default() }
+    Grad {
+        f,
+        pass: Pass::Grad,
+        has_aux: false,
+        argnums: None,
+        cache: Mutex::default(),
+        max_bytes: None,
+        report: Mutex::default(),
+    }
 }
 
 /// Like [`grad`], and the value too: `call` gives `(value, gradient)` and `apply`
@@ -88,6 +98,7 @@ pub fn value_and_grad<F>(f: F) -> ValueAndGrad<F> {
         f,
         pass: Pass::ValueAndGrad,
         has_aux: false,
+        argnums: None,
         cache: Mutex::default(),
         max_bytes: None,
         report: Mutex::default(),
@@ -101,6 +112,12 @@ impl<F> ValueAndGrad<F> {
     /// Checkpointed to a peak of `max_bytes`, as [`Grad::with_max_bytes`].
     pub fn with_max_bytes(self, max_bytes: u64) -> ValueAndGrad<F> {
         ValueAndGrad(self.0.with_max_bytes(max_bytes))
+    }
+
+    /// Differentiate only with respect to these top-level arguments, as
+    /// [`Grad::argnums`].
+    pub fn argnums(self, argnums: &[usize]) -> ValueAndGrad<F> {
+        ValueAndGrad(self.0.argnums(argnums))
     }
 
     /// What the latest checkpointed transform chose, as [`Grad::checkpoint_report`].
@@ -168,6 +185,20 @@ fn float_indices(types: &[Type]) -> Vec<usize> {
     types.iter().enumerate().filter(|(_, t)| t.dtype.is_float()).map(|(i, _)| i).collect()
 }
 
+/// Gradients for every leaf: the computed ones for the leaves in `wrt` (in order), zeros
+/// for the others (integer leaves, arguments outside `argnums`).
+fn fill_wrt(types: &[Type], wrt: &[usize], computed: Vec<Array>) -> Result<Vec<Array>, Error> {
+    let mut computed = computed.into_iter();
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match wrt.contains(&i) {
+            true => computed.next().ok_or_else(|| Error::Arguments("missing gradient".into())),
+            false => Ok(Array::zeros(t.dtype, &t.shape, &Default::default())?),
+        })
+        .collect()
+}
+
 /// Gradients for every leaf: the computed ones for float leaves, zeros for the others.
 fn fill_grads(types: &[Type], computed: Vec<Array>) -> Result<Vec<Array>, Error> {
     let mut computed = computed.into_iter();
@@ -194,6 +225,61 @@ impl<F> Grad<F> {
     /// [`Grad::with_max_bytes`] only).
     pub fn checkpoint_report(&self) -> Option<transform::CheckpointReport> {
         self.report.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// JAX's `argnums`: differentiate only with respect to these top-level arguments
+    /// (elements of the tuple, array or `Vec` the function takes); the others get zero
+    /// gradients, which are not computed. The result keeps the argument's structure.
+    ///
+    /// ```
+    /// use ferrax::{Array, Tensor, grad};
+    /// let f = |(w, x, b): (Tensor, Tensor, Tensor)| (&(&w * &x) + &b).sum_all();
+    /// let args = (Array::scalar(2.0f64), Array::scalar(3.0f64), Array::scalar(1.0f64));
+    /// let (dw, dx, db) = grad(f).argnums(&[0, 2]).call(&args).unwrap();
+    /// assert_eq!((dw.to_f64_vec(), dx.to_f64_vec(), db.to_f64_vec()), (vec![3.0], vec![0.0], vec![1.0]));
+    /// ```
+    pub fn argnums(self, argnums: &[usize]) -> Grad<F> {
+        Grad { argnums: Some(argnums.to_vec()), cache: Mutex::default(), report: Mutex::default(), ..self }
+    }
+
+    /// The leaves differentiated: the float leaves of the selected top-level arguments
+    /// (every float leaf without `argnums`). `children` is the argument's
+    /// [`Tree::child_leaf_counts`].
+    fn wrt(&self, children: Option<Vec<usize>>, types: &[Type]) -> Result<Vec<usize>, String> {
+        let Some(argnums) = &self.argnums else { return Ok(float_indices(types)) };
+        let Some(children) = children else {
+            return Err("argnums: the function's argument is not a tuple, an array or a Vec of arguments".into());
+        };
+        let mut starts = Vec::with_capacity(children.len());
+        let mut at = 0;
+        for &n in &children {
+            starts.push(at..at + n);
+            at += n;
+        }
+        let mut wrt = Vec::new();
+        for &k in argnums {
+            let leaves = starts.get(k).ok_or_else(|| {
+                format!("argnums: argument {k} does not exist: the function takes {} arguments", children.len())
+            })?;
+            wrt.extend(leaves.clone().filter(|&i| types[i].dtype.is_float()));
+        }
+        wrt.sort_unstable();
+        wrt.dedup();
+        Ok(wrt)
+    }
+
+    /// [`Grad::wrt`] inside a trace: a bad `argnums` fails the trace at `location` (the
+    /// first error is what the trace reports) and differentiates every float leaf.
+    fn wrt_in_trace(
+        &self,
+        children: Option<Vec<usize>>,
+        types: &[Type],
+        location: &'static Location<'static>,
+    ) -> Vec<usize> {
+        self.wrt(children, types).unwrap_or_else(|message| {
+            crate::tracer::fail_with(TraceError::at(location, message), Type::scalar(ferrax_ir::DType::F32));
+            float_indices(types)
+        })
     }
 
     /// The gradient module of `module`: plain, or checkpointed to the budget.
@@ -226,8 +312,9 @@ impl<F> Grad<F> {
             return Ok(hit.clone());
         }
         let rebuild = |params| unflatten(args, params);
+        let wrt = self.wrt(args.child_leaf_counts(), &types).map_err(|m| arguments_at(location, m))?;
         let (traced, out) = trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location)?;
-        let wrt = transform::Wrt::Params(float_indices(&types));
+        let wrt = transform::Wrt::Params(wrt);
         let module = self.differentiate(&traced.module, &wrt).map_err(|e| transform_at(location, e))?;
         let module = transform::dce(&module);
         ferrax_ir::verify(&module)?;
@@ -279,7 +366,8 @@ impl<F> Grad<F> {
             Pass::ValueAndGrad if !outputs.is_empty() => Some(outputs.remove(0)),
             _ => None,
         };
-        let grads = fill_grads(&types, outputs)?;
+        let wrt = self.wrt(args.child_leaf_counts(), &types).map_err(|m| arguments_at(location, m))?;
+        let grads = fill_wrt(&types, &wrt, outputs)?;
         let grads = unflatten(args, grads).ok_or_else(|| Error::Arguments("gradient structure".into()))?;
         Ok((value, grads))
     }
@@ -303,7 +391,9 @@ impl<F> Grad<F> {
     {
         let leaves: Vec<Tensor> = args.leaves().into_iter().cloned().collect();
         let types: Vec<Type> = leaves.iter().map(|t| t.ty().clone()).collect();
-        let wrt = transform::Wrt::Params(float_indices(&types));
+        let wrt = self.wrt_in_trace(args.child_leaf_counts(), &types, location);
+        let selected = wrt.clone();
+        let wrt = transform::Wrt::Params(wrt);
         let pass = self.pass;
         let outputs = apply_transform(
             |params| self.f.trace_apply(unflatten(args, params).expect("Tree walks agree")),
@@ -316,8 +406,8 @@ impl<F> Grad<F> {
         let mut outputs = outputs.into_iter();
         let value = if pass == Pass::ValueAndGrad { outputs.next() } else { None };
         let mut grads: Vec<Tensor> = Vec::with_capacity(leaves.len());
-        for leaf in &leaves {
-            grads.push(match leaf.dtype().is_float() {
+        for (i, leaf) in leaves.iter().enumerate() {
+            grads.push(match selected.contains(&i) {
                 true => outputs.next().unwrap_or_else(|| leaf.zeros_like()),
                 false => leaf.zeros_like(),
             });
@@ -668,7 +758,8 @@ impl<F> Grad<F> {
         let value = if self.pass == Pass::ValueAndGrad { outputs.next() } else { None };
         let aux: Vec<Array> = outputs.by_ref().take(aux_types.leaf_count()).collect();
         let aux = unflatten(aux_types, aux).ok_or_else(|| Error::Arguments("grad: aux structure".into()))?;
-        let grads = fill_grads(&types, outputs.collect())?;
+        let wrt = self.wrt(args.child_leaf_counts(), &types).map_err(|m| arguments_at(location, m))?;
+        let grads = fill_wrt(&types, &wrt, outputs.collect())?;
         let grads = unflatten(args, grads).ok_or_else(|| Error::Arguments("gradient structure".into()))?;
         Ok((value, aux, grads))
     }
@@ -687,7 +778,9 @@ impl<F> Grad<F> {
     {
         let leaves: Vec<Tensor> = args.leaves().into_iter().cloned().collect();
         let types: Vec<Type> = leaves.iter().map(|t| t.ty().clone()).collect();
-        let wrt = transform::Wrt::Params(float_indices(&types));
+        let wrt = self.wrt_in_trace(args.child_leaf_counts(), &types, location);
+        let selected = wrt.clone();
+        let wrt = transform::Wrt::Params(wrt);
         let template: RefCell<Option<Aux>> = RefCell::new(None);
         let outputs = apply_transform(
             |params| {
@@ -710,7 +803,8 @@ impl<F> Grad<F> {
             template.leaves().into_iter().map(|t| outputs.next().unwrap_or_else(|| t.zeros_like())).collect();
         let grads: Vec<Tensor> = leaves
             .iter()
-            .map(|leaf| match leaf.dtype().is_float() {
+            .enumerate()
+            .map(|(i, leaf)| match selected.contains(&i) {
                 true => outputs.next().unwrap_or_else(|| leaf.zeros_like()),
                 false => leaf.zeros_like(),
             })

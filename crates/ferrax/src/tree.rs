@@ -98,6 +98,13 @@ pub trait Tree<L> {
     /// The same structure with every leaf replaced by `f(leaf)`, in order.
     fn map_leaves<M>(&self, f: &mut dyn FnMut(&L) -> M) -> Self::With<M>;
 
+    /// For a tuple, an array, a `Vec` or a slice (the shapes a function's positional
+    /// arguments take), how many leaves each top-level element holds, in order; `None`
+    /// for any other structure. What `argnums` counts in.
+    fn child_leaf_counts(&self) -> Option<Vec<usize>> {
+        None
+    }
+
     /// The leaves, in order.
     fn leaves(&self) -> Vec<&L> {
         let mut out = Vec::new();
@@ -269,6 +276,10 @@ impl<L, T: Tree<L>> Tree<L> for Vec<T> {
         self.iter().map(|item| item.map_leaves(f)).collect()
     }
 
+    fn child_leaf_counts(&self) -> Option<Vec<usize>> {
+        Some(self.iter().map(Tree::leaf_count).collect())
+    }
+
     fn write_structure(&self, out: &mut String) {
         write_list(self, out);
     }
@@ -283,6 +294,10 @@ impl<L, T: Tree<L>> Tree<L> for [T] {
 
     fn map_leaves<M>(&self, f: &mut dyn FnMut(&L) -> M) -> Self::With<M> {
         self.iter().map(|item| item.map_leaves(f)).collect()
+    }
+
+    fn child_leaf_counts(&self) -> Option<Vec<usize>> {
+        Some(self.iter().map(Tree::leaf_count).collect())
     }
 
     fn write_structure(&self, out: &mut String) {
@@ -304,6 +319,10 @@ impl<L, T: Tree<L>, const N: usize> Tree<L> for [T; N] {
             i += 1;
             out
         })
+    }
+
+    fn child_leaf_counts(&self) -> Option<Vec<usize>> {
+        Some(self.iter().map(Tree::leaf_count).collect())
     }
 
     fn write_structure(&self, out: &mut String) {
@@ -375,6 +394,10 @@ macro_rules! tuple {
 
             fn map_leaves<M>(&self, f: &mut dyn FnMut(&L) -> M) -> Self::With<M> {
                 ($(self.$index.map_leaves(f),)+)
+            }
+
+            fn child_leaf_counts(&self) -> Option<Vec<usize>> {
+                Some(vec![$(self.$index.leaf_count()),+])
             }
 
             fn write_structure(&self, out: &mut String) {

@@ -323,3 +323,31 @@ fn has_aux_carries_a_tree_out_beside_the_gradient() {
     let ((v4, _), _) = ferrax::jit(|a: [Tensor; 3]| vg.apply(&a)).call(&args).unwrap();
     assert_eq!(v4, value);
 }
+
+#[test]
+fn argnums_differentiates_only_the_chosen_arguments() {
+    // f(w, x, b) = sum(w x + b) over a tuple of arguments; d/dw = x, d/dx = w, d/db = 1.
+    let f = |(w, x, b): (Tensor, Tensor, Tensor)| (&(&w * &x) + &b).sum_all();
+    let args = (Array::from(vec![2.0f64, -1.0]), Array::from(vec![3.0f64, 4.0]), Array::from(vec![0.5f64, 0.5]));
+    let (dw, dx, db) = grad(f).argnums(&[0, 2]).call(&args).unwrap();
+    assert_eq!((dw.to_f64_vec(), dx.to_f64_vec(), db.to_f64_vec()), (vec![3.0, 4.0], vec![0.0, 0.0], vec![1.0, 1.0]));
+    let (value, (_, dx, _)) = value_and_grad(f).argnums(&[1]).call(&args).unwrap();
+    assert_eq!((value.to_f64_vec(), dx.to_f64_vec()), (vec![3.0], vec![2.0, -1.0]));
+    // Compiled, and inside a trace.
+    let (dw, dx, _) = ferrax::jit(grad(f).argnums(&[1])).call(&args).unwrap();
+    assert_eq!((dw.to_f64_vec(), dx.to_f64_vec()), (vec![0.0, 0.0], vec![2.0, -1.0]));
+    // A Vec of arguments counts its elements; a child that is itself a tree counts as one.
+    let g = |p: Vec<(Tensor, Tensor)>| (&(&p[0].0 * &p[0].1) * &p[1].0).sum_all() + p[1].1.sum_all();
+    let pairs = vec![(Array::scalar(2.0f64), Array::scalar(3.0f64)), (Array::scalar(5.0f64), Array::scalar(7.0f64))];
+    let grads = grad(g).argnums(&[1]).call(&pairs).unwrap();
+    assert_eq!((grads[0].0.to_f64_vec(), grads[0].1.to_f64_vec()), (vec![0.0], vec![0.0]));
+    assert_eq!((grads[1].0.to_f64_vec(), grads[1].1.to_f64_vec()), (vec![6.0], vec![1.0]));
+    // Mistakes name the call and the counts.
+    let err = grad(f).argnums(&[3]).call(&args).unwrap_err().to_string();
+    assert!(
+        err.contains("tests/autodiff.rs:") && err.contains("argument 3 does not exist: the function takes 3"),
+        "{err}"
+    );
+    let err = grad(|x: Tensor| x.sum_all()).argnums(&[0]).call(&Array::scalar(1.0f64)).unwrap_err().to_string();
+    assert!(err.contains("not a tuple, an array or a Vec"), "{err}");
+}
