@@ -25,7 +25,7 @@ use std::panic::Location;
 #[track_caller]
 pub fn softmax(x: &Tensor, axis: usize) -> Tensor {
     let unnormalized = (x - stable_shift(x, &[axis])).exp();
-    &unnormalized / unnormalized.sum_axes(&[axis], true)
+    &unnormalized / unnormalized.sum_axes([axis], true)
 }
 
 /// `log(softmax(x, axis))`, computed as `x - logsumexp(x)` without the round trip
@@ -33,7 +33,7 @@ pub fn softmax(x: &Tensor, axis: usize) -> Tensor {
 #[track_caller]
 pub fn log_softmax(x: &Tensor, axis: usize) -> Tensor {
     let shifted = x - stable_shift(x, &[axis]);
-    &shifted - shifted.exp().sum_axes(&[axis], true).log()
+    &shifted - shifted.exp().sum_axes([axis], true).log()
 }
 
 /// `log(sum(exp(x)))` over `axes`, which are removed; stable for large entries, and
@@ -60,7 +60,7 @@ pub fn cross_entropy(logits: &Tensor, labels: &Tensor) -> Tensor {
         let message = format!("{operands}: labels must broadcast to the logits' shape");
         return fail(Location::caller(), message, Type::scalar(logits.dtype()));
     }
-    let per_example = -(labels * log_softmax(logits, classes)).sum_axes(&[classes], false);
+    let per_example = -(labels * log_softmax(logits, classes)).sum_axes([classes], false);
     if per_example.rank() == 0 { per_example } else { per_example.mean_all() }
 }
 

@@ -10,7 +10,7 @@ fn chain(p: Vec<Tensor>) -> Tensor {
     for a in &p[1..] {
         h = (&h * a).tanh();
     }
-    h.sum(&[0])
+    h.sum([0])
 }
 
 fn args() -> Vec<Array> {

@@ -160,7 +160,7 @@ fn control_flow_errors_are_reported_with_the_callers_line() {
 
     let err = trace(
         |(x,): (Tensor,)| {
-            while_loop(|(y,): (Tensor,)| y.sum(&[0]).is_finite(), |(y,): (Tensor,)| (y.sum(&[0]),), &(x,), None)
+            while_loop(|(y,): (Tensor,)| y.sum([0]).is_finite(), |(y,): (Tensor,)| (y.sum([0]),), &(x,), None)
         },
         &(Type::new(DType::F32, &[2]),),
     )
@@ -196,7 +196,7 @@ fn captures_pass_through_every_level_of_nesting() {
                 |(xs,): (Tensor,)| {
                     scan(|(c, x): (Tensor, Tensor)| (&c + &(&x * &k), ()), &constant(&scalar(0.0)), &xs).0
                 },
-                |(xs,): (Tensor,)| xs.sum(&[0]),
+                |(xs,): (Tensor,)| xs.sum([0]),
                 &(xs.clone(),),
             )
         },
@@ -211,7 +211,7 @@ fn captures_pass_through_every_level_of_nesting() {
                 |(xs,): (Tensor,)| {
                     scan(|(c, x): (Tensor, Tensor)| (&c + &(&x * &k), ()), &constant(&scalar(0.0)), &xs).0
                 },
-                |(xs,): (Tensor,)| xs.sum(&[0]),
+                |(xs,): (Tensor,)| xs.sum([0]),
                 &(xs.clone(),),
             )
         },

@@ -77,11 +77,11 @@ fn atan2_rem_max_min() {
     assert_eq!(run1(|k| k.rem(3), &i32a(&[2], &[7, -7])).as_i32().unwrap(), &[1, -1]);
     let a = f32a(&[3], &[1.0, 5.0, f32::NAN]);
     let b = f32a(&[3], &[3.0, 2.0, 0.0]);
-    let max = run2(|(a, b)| a.max(&b), &a, &b);
+    let max = run2(|(a, b)| a.maximum(&b), &a, &b);
     assert_eq!(&max.as_f32().unwrap()[..2], &[3.0, 5.0]);
     assert!(max.as_f32().unwrap()[2].is_nan());
-    assert_eq!(&run2(|(a, b)| a.min(&b), &a, &b).as_f32().unwrap()[..2], &[1.0, 2.0]);
-    assert_eq!(&run1(|a| a.min(2.0), &a).as_f32().unwrap()[..2], &[1.0, 2.0]);
+    assert_eq!(&run2(|(a, b)| a.minimum(&b), &a, &b).as_f32().unwrap()[..2], &[1.0, 2.0]);
+    assert_eq!(&run1(|a| a.minimum(2.0), &a).as_f32().unwrap()[..2], &[1.0, 2.0]);
 }
 
 #[test]
@@ -146,26 +146,26 @@ fn where_selects_and_broadcasts_all_three() {
 #[test]
 fn reductions_with_and_without_keepdims() {
     let x = f32a(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-    let sum = run1(|x| x.sum_axes(&[1], true), &x);
+    let sum = run1(|x| x.sum_axes([1], true), &x);
     assert_eq!((sum.shape(), sum.as_f32().unwrap()), (&[2, 1][..], &[6.0, 15.0][..]));
-    assert_eq!(run1(|x| x.sum_axes(&[0], false), &x).as_f32().unwrap(), &[5.0, 7.0, 9.0]);
+    assert_eq!(run1(|x| x.sum_axes([0], false), &x).as_f32().unwrap(), &[5.0, 7.0, 9.0]);
     assert_eq!(run1(|x| x.sum_all(), &x).as_f32().unwrap(), &[21.0]);
-    let mean = run1(|x| x.mean(&[0], true), &x);
+    let mean = run1(|x| x.mean([0], true), &x);
     assert_eq!((mean.shape(), mean.as_f32().unwrap()), (&[1, 3][..], &[2.5, 3.5, 4.5][..]));
     assert_eq!(run1(|x| x.mean_all(), &x).as_f32().unwrap(), &[3.5]);
-    assert_eq!(run1(|x| x.max_axes(&[1], false), &x).as_f32().unwrap(), &[3.0, 6.0]);
-    assert_eq!(run1(|x| x.min_axes(&[0, 1], false), &x).as_f32().unwrap(), &[1.0]);
-    assert_eq!(run1(|x| x.prod_axes(&[1], true), &x).as_f32().unwrap(), &[6.0, 120.0]);
+    assert_eq!(run1(|x| x.max_axes([1], false), &x).as_f32().unwrap(), &[3.0, 6.0]);
+    assert_eq!(run1(|x| x.min_axes([0, 1], false), &x).as_f32().unwrap(), &[1.0]);
+    assert_eq!(run1(|x| x.prod_axes([1], true), &x).as_f32().unwrap(), &[6.0, 120.0]);
 }
 
 #[test]
 fn integer_and_bool_reductions() {
     let k = i32a(&[4], &[1, 2, 3, 4]);
-    let mean = run1(|k| k.mean(&[0], false), &k);
+    let mean = run1(|k| k.mean([0], false), &k);
     assert_eq!((mean.dtype(), mean.as_f32().unwrap()), (DType::F32, &[2.5][..]));
     let mask = bools(&[4], &[true, false, true, true]);
     assert_eq!(run1(|m| m.sum_all(), &mask).as_i32().unwrap(), &[3]);
-    assert_eq!(run1(|m| m.max_axes(&[0], false), &mask).as_bool().unwrap(), &[true]);
+    assert_eq!(run1(|m| m.max_axes([0], false), &mask).as_bool().unwrap(), &[true]);
     assert_eq!(run1(|m| m.cumsum(0, false), &mask).as_i32().unwrap(), &[1, 1, 2, 3]);
 }
 
@@ -441,7 +441,7 @@ fn assert_error_at<T: std::fmt::Debug>(result: Result<T, ferrax::Error>, line: u
 fn shape_mismatch_names_both_operands() {
     let types = (f32t(&[2, 3]), f32t(&[4]));
     let line = line!() + 1;
-    let result = trace(|(a, b): (Tensor, Tensor)| a.max(&b), &types);
+    let result = trace(|(a, b): (Tensor, Tensor)| a.maximum(&b), &types);
     assert_error_at(result, line, &["max: cannot broadcast f32[2,3] with f32[4]"]);
     let line = line!() + 1;
     let result = trace(|(a, b): (Tensor, Tensor)| a.lt(&b), &types);
@@ -467,7 +467,7 @@ fn matmul_contracting_mismatch_names_both_operands() {
 #[test]
 fn bad_axis_names_the_operand() {
     let line = line!() + 1;
-    let result = trace(|x: Tensor| x.sum_axes(&[5], false), &f32t(&[2, 3]));
+    let result = trace(|x: Tensor| x.sum_axes([5], false), &f32t(&[2, 3]));
     assert_error_at(result, line, &["reduce_sum: f32[2,3]: axis 5 is out of range for rank 2"]);
 }
 
@@ -501,7 +501,7 @@ fn convenience_mistakes_are_errors_not_panics() {
         (Box::new(|x| x.swap_axes(0, 2)), "swap_axes: f32[2,3]: axes 0 and 2 must be < the rank 2"),
         (Box::new(|x| x.permute(&[0, 0])), "transpose: f32[2,3]: perm entry 0 is repeated"),
         (Box::new(|x| x.argmax(2)), "argmax: f32[2,3]: axis 2 is out of range for rank 2"),
-        (Box::new(|x| x.mean(&[1, 1], true)), "reduce_sum: f32[2,3]: axis 1 is repeated"),
+        (Box::new(|x| x.mean([1, 1], true)), "reduce_sum: f32[2,3]: axis 1 is repeated"),
         (Box::new(|x| x.matmul(&x)), "matmul: f32[2,3] x f32[2,3]: contracting dims 3 vs 2"),
         (Box::new(|x| x.gt(true).matmul(&x.gt(0.0))), "matmul: bool[2,3] x bool[2,3]: operands must be numeric"),
         (Box::new(|x| x.sum_all().matmul(&x)), "matmul: f32[] x f32[2,3]: operands must have rank >= 1"),
@@ -531,9 +531,28 @@ fn only_the_first_error_is_reported_and_later_operations_carry_on() {
     let result = trace(
         |x: Tensor| {
             let bad = x.reshape(&[4]);
-            bad.sum_axes(&[0], true).exp().matmul(&x)
+            bad.sum_axes([0], true).exp().matmul(&x)
         },
         &f32t(&[2, 3]),
     );
     assert_error_at(result, line, &["reshape"]);
+}
+
+#[test]
+fn reductions_take_axes_as_jnp_does() {
+    let x = Array::from_f64(&[2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    let all = ferrax::eval(|x: Tensor| x.sum(..), &x).unwrap();
+    assert_eq!((all.shape(), all.to_f64_vec()), (&[][..], vec![21.0]));
+    let rows = ferrax::eval(|x: Tensor| x.sum([1]), &x).unwrap();
+    assert_eq!(rows.to_f64_vec(), [6.0, 15.0]);
+    let axes = vec![0];
+    let cols = ferrax::eval(|x: Tensor| x.sum(&axes), &x).unwrap();
+    assert_eq!(cols.to_f64_vec(), [5.0, 7.0, 9.0]);
+    let peak = ferrax::eval(|x: Tensor| x.max_axes(.., false), &x).unwrap();
+    assert_eq!(peak.to_f64_vec(), [6.0]);
+    let mean = ferrax::eval(|x: Tensor| x.mean([0], true), &x).unwrap();
+    assert_eq!((mean.shape(), mean.to_f64_vec()), (&[1, 3][..], vec![2.5, 3.5, 4.5]));
+    // Elementwise extremes are maximum/minimum, as jnp's.
+    let clipped = ferrax::eval(|x: Tensor| x.maximum(3.0f64).minimum(5.0f64), &x).unwrap();
+    assert_eq!(clipped.to_f64_vec(), [3.0, 3.0, 3.0, 4.0, 5.0, 5.0]);
 }

@@ -151,7 +151,7 @@ fn mlp_values() -> Mlp<Array> {
 fn forward(p: &Mlp<Tensor>, x: &Tensor) -> Tensor {
     let mut h = x.clone();
     for (i, layer) in p.layers.iter().enumerate() {
-        let y = (&layer.w * &h).sum(&[1]) + &layer.b;
+        let y = (&layer.w * &h).sum([1]) + &layer.b;
         h = if i + 1 < p.layers.len() { y.tanh() } else { y };
     }
     match &p.scale {

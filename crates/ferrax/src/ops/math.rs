@@ -36,18 +36,33 @@ impl Tensor {
         binary_operands(BinaryOp::Rem, &self.into(), &y.into(), false, Location::caller())
     }
 
-    /// Elementwise maximum with a tensor or scalar (NaN propagates). For the maximum
-    /// over axes, see [`Tensor::max_axes`].
+    /// Elementwise maximum with a tensor or scalar (NaN propagates), as
+    /// `jnp.maximum`. For the maximum over axes, see [`Tensor::max_axes`].
     #[track_caller]
-    pub fn max(&self, other: impl Into<Operand>) -> Tensor {
+    pub fn maximum(&self, other: impl Into<Operand>) -> Tensor {
         binary_operands(BinaryOp::Max, &self.into(), &other.into(), false, Location::caller())
     }
 
-    /// Elementwise minimum with a tensor or scalar (NaN propagates). For the minimum
-    /// over axes, see [`Tensor::min_axes`].
+    /// Elementwise minimum with a tensor or scalar (NaN propagates), as
+    /// `jnp.minimum`. For the minimum over axes, see [`Tensor::min_axes`].
+    #[track_caller]
+    pub fn minimum(&self, other: impl Into<Operand>) -> Tensor {
+        binary_operands(BinaryOp::Min, &self.into(), &other.into(), false, Location::caller())
+    }
+
+    /// The old name of [`Tensor::maximum`]: in `jax.numpy`, `max` reduces over axes,
+    /// which is what this name will mean after the deprecation period.
+    #[deprecated(note = "use `maximum` (elementwise, as jnp.maximum); `max` will reduce over axes as jnp.max")]
+    #[track_caller]
+    pub fn max(&self, other: impl Into<Operand>) -> Tensor {
+        self.maximum(other)
+    }
+
+    /// The old name of [`Tensor::minimum`]; see [`Tensor::max`].
+    #[deprecated(note = "use `minimum` (elementwise, as jnp.minimum); `min` will reduce over axes as jnp.min")]
     #[track_caller]
     pub fn min(&self, other: impl Into<Operand>) -> Tensor {
-        binary_operands(BinaryOp::Min, &self.into(), &other.into(), false, Location::caller())
+        self.minimum(other)
     }
 
     /// Limits every element to `[lo, hi]` (NumPy's `clip`); the bounds are tensors or

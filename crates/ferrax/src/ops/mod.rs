@@ -22,6 +22,7 @@ mod reduce;
 pub mod shape;
 
 pub use arith::Scalar;
+pub use reduce::Axes;
 
 use crate::Tensor;
 use crate::tracer::{emit1, fail};

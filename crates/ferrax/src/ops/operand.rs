@@ -17,7 +17,7 @@ use std::panic::Location;
 /// An operand of an elementwise operation: a tensor or a weakly typed Rust scalar.
 ///
 /// Operations taking `impl Into<Operand>` accept `&Tensor`, `Tensor`, `f32`, `f64`,
-/// `i32` and `bool`: `x.max(0.0)`, `x.max(&y)`.
+/// `i32` and `bool`: `x.maximum(0.0)`, `x.maximum(&y)`.
 #[derive(Clone, Debug)]
 pub enum Operand {
     /// A traced value.

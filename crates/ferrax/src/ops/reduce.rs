@@ -13,33 +13,86 @@ use crate::tracer::emit1;
 use ferrax_ir::prim::ReductionOp;
 use ferrax_ir::prim::{ArgOp, BinaryOp, ReduceOp};
 use ferrax_ir::{DType, Prim, Shape, Type};
+use std::ops::RangeFull;
 use std::panic::Location;
 
+/// The axes a reduction runs over, as `jnp`'s `axis` argument: `..` for every axis, or
+/// a list (`[0]`, `&[0, 2]`, a `Vec` or slice). A bare integer is not an `Axes`, so a
+/// scalar operand can never be mistaken for an axis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Axes(Option<Vec<usize>>);
+
+impl Axes {
+    /// The axes of a tensor of rank `rank` this selects.
+    fn of_rank(&self, rank: usize) -> Vec<usize> {
+        self.0.clone().unwrap_or_else(|| (0..rank).collect())
+    }
+}
+
+impl From<RangeFull> for Axes {
+    fn from(_: RangeFull) -> Axes {
+        Axes(None)
+    }
+}
+
+impl From<&[usize]> for Axes {
+    fn from(axes: &[usize]) -> Axes {
+        Axes(Some(axes.to_vec()))
+    }
+}
+
+impl<const N: usize> From<[usize; N]> for Axes {
+    fn from(axes: [usize; N]) -> Axes {
+        Axes(Some(axes.to_vec()))
+    }
+}
+
+impl<const N: usize> From<&[usize; N]> for Axes {
+    fn from(axes: &[usize; N]) -> Axes {
+        Axes(Some(axes.to_vec()))
+    }
+}
+
+impl From<Vec<usize>> for Axes {
+    fn from(axes: Vec<usize>) -> Axes {
+        Axes(Some(axes))
+    }
+}
+
+impl From<&Vec<usize>> for Axes {
+    fn from(axes: &Vec<usize>) -> Axes {
+        Axes(Some(axes.clone()))
+    }
+}
+
 impl Tensor {
-    /// Sum over `axes` (all axes when empty is not what you want: pass them).
+    /// Sum over `axes` (`..` for all, as `jnp.sum(x)`; `[0]`; `&[0, 1]`).
     #[track_caller]
-    pub fn sum(&self, axes: &[usize]) -> Tensor {
-        reduce_at(ReduceOp::Sum, self, axes, false, Location::caller())
+    pub fn sum(&self, axes: impl Into<Axes>) -> Tensor {
+        let axes = axes.into().of_rank(self.rank());
+        reduce_at(ReduceOp::Sum, self, &axes, false, Location::caller())
     }
 
     /// Sum over `axes`; with `keepdims` they stay as axes of size 1. A bool tensor
     /// counts its `true`s (as i32). An empty `axes` reduces nothing.
     #[track_caller]
-    pub fn sum_axes(&self, axes: &[usize], keepdims: bool) -> Tensor {
+    pub fn sum_axes(&self, axes: impl Into<Axes>, keepdims: bool) -> Tensor {
+        let axes = &axes.into().of_rank(self.rank())[..];
         reduce_at(ReduceOp::Sum, &bool_as_i32(self, Location::caller()), axes, keepdims, Location::caller())
     }
 
     /// Sum of every element (a scalar).
     #[track_caller]
     pub fn sum_all(&self) -> Tensor {
-        self.sum_axes(&all_axes(self), false)
+        self.sum_axes(all_axes(self), false)
     }
 
     /// Mean over `axes` (sum / count), in the tensor's float dtype (f32 for i32 and
     /// bool tensors); with `keepdims` the axes stay with size 1. The mean of zero
     /// elements is NaN.
     #[track_caller]
-    pub fn mean(&self, axes: &[usize], keepdims: bool) -> Tensor {
+    pub fn mean(&self, axes: impl Into<Axes>, keepdims: bool) -> Tensor {
+        let axes = &axes.into().of_rank(self.rank())[..];
         let location = Location::caller();
         let x = if self.dtype().is_float() { self.clone() } else { cast_at(self, DType::F32, location) };
         let sum = reduce_at(ReduceOp::Sum, &x, axes, keepdims, location);
@@ -50,28 +103,31 @@ impl Tensor {
     /// Mean of every element (a scalar).
     #[track_caller]
     pub fn mean_all(&self) -> Tensor {
-        self.mean(&all_axes(self), false)
+        self.mean(all_axes(self), false)
     }
 
     /// Maximum over `axes` (NaN propagates; -inf or i32::MIN over zero elements); with
     /// `keepdims` the axes stay with size 1. For the elementwise maximum, see
-    /// [`Tensor::max`].
+    /// [`Tensor::maximum`].
     #[track_caller]
-    pub fn max_axes(&self, axes: &[usize], keepdims: bool) -> Tensor {
+    pub fn max_axes(&self, axes: impl Into<Axes>, keepdims: bool) -> Tensor {
+        let axes = &axes.into().of_rank(self.rank())[..];
         extreme_at(ReduceOp::Max, self, axes, keepdims, Location::caller())
     }
 
     /// Minimum over `axes` (NaN propagates; +inf or i32::MAX over zero elements); with
     /// `keepdims` the axes stay with size 1.
     #[track_caller]
-    pub fn min_axes(&self, axes: &[usize], keepdims: bool) -> Tensor {
+    pub fn min_axes(&self, axes: impl Into<Axes>, keepdims: bool) -> Tensor {
+        let axes = &axes.into().of_rank(self.rank())[..];
         extreme_at(ReduceOp::Min, self, axes, keepdims, Location::caller())
     }
 
     /// Product over `axes` (1 over zero elements); with `keepdims` the axes stay with
     /// size 1. Bool tensors multiply as i32.
     #[track_caller]
-    pub fn prod_axes(&self, axes: &[usize], keepdims: bool) -> Tensor {
+    pub fn prod_axes(&self, axes: impl Into<Axes>, keepdims: bool) -> Tensor {
+        let axes = &axes.into().of_rank(self.rank())[..];
         reduce_at(ReduceOp::Prod, &bool_as_i32(self, Location::caller()), axes, keepdims, Location::caller())
     }
 
