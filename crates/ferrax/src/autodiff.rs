@@ -2,8 +2,9 @@
 //!
 //! A closure is traced into a Func, the IR pass of `ferrax_transform` rewrites it, and
 //! the result either runs (on host [`Array`]s, `call`) or is emitted into the trace
-//! that is open (on [`Tensor`]s, `apply`), which is what makes transforms compose:
-//! `grad(|x| g.apply(&x))` differentiates a gradient. Inside a trace, the closure is
+//! that is open (on [`Tensor`]s, `apply`, which the [`Traceable`] impls call), which
+//! is what makes transforms compose: `grad(grad(f))` differentiates a gradient, and
+//! `jit(grad(f))` compiles one. Inside a trace, the closure is
 //! traced as a body of the module being built: tensors of the outer trace that it uses
 //! become extra parameters of its Func, outside `wrt`, so an inner transform never
 //! differentiates an outer variable (no perturbation confusion); the transformed Func

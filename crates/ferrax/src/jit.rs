@@ -2,9 +2,10 @@
 //!
 //! [`jit`] wraps a closure; [`Jit::call`] traces it once per argument signature (as
 //! `grad` does), compiles the traced module, and on later calls with the same types
-//! runs the cached executable. It composes with the transforms: `jit(|x| g.apply(x))`
-//! of a `grad`/`vmap` object compiles the transformed program. [`jit_module`] compiles
-//! a module as it is.
+//! runs the cached executable. It composes with the transforms (any
+//! [`Traceable`](crate::Traceable)): `jit(grad(f))` compiles the gradient, and inside
+//! another trace a `Jit` traces its function inline. [`Jit::lower`] traces ahead of
+//! time from types; [`jit_module`] compiles a module as it is.
 
 use crate::Tensor;
 use crate::api::{Error, trace_flat};
