@@ -184,9 +184,10 @@ pub struct Jacobian<F> {
     kind: JacKind,
 }
 
-/// The Hessian of a scalar closure ([`hessian`]), evaluated on host arrays.
+/// The Hessian of a scalar closure ([`hessian`]): `jacfwd(jacrev(f))`.
 pub struct Hessian<F> {
-    f: F,
+    /// `jacfwd(jacrev(f))`, which is what it is inside a trace (and under `jit`).
+    nested: Jacobian<Jacobian<F>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,7 +233,7 @@ pub fn jacrev<F>(f: F) -> Jacobian<F> {
 /// assert_eq!(flat, [0.0, 1.0, 1.0, 0.0]);
 /// ```
 pub fn hessian<F>(f: F) -> Hessian<F> {
-    Hessian { f }
+    Hessian { nested: Jacobian { f: Jacobian { f, kind: JacKind::Rev }, kind: JacKind::Fwd } }
 }
 
 /// The flat blocks of a Jacobian pass of `f` at `args` (float output leaves outer, float
@@ -414,7 +415,7 @@ impl<F> Hessian<F> {
         In: Tree<Array> + ?Sized,
         F: Traceable<In::With<Tensor>, Out = Tensor>,
     {
-        let (flat, _, types) = jacobian_blocks(&self.f, JacKind::Hessian, args, Location::caller())?;
+        let (flat, _, types) = jacobian_blocks(&self.nested.f.f, JacKind::Hessian, args, Location::caller())?;
         let rows = rows_of_blocks(args, &types, &types, flat)?;
         unflatten(args, rows).ok_or_else(|| Error::Arguments("hessian: argument structure".into()))
     }
@@ -426,7 +427,7 @@ impl<F> Hessian<F> {
         In: Tree<Array> + ?Sized,
         F: Traceable<In::With<Tensor>, Out = Tensor>,
     {
-        let (flat, _, types) = jacobian_blocks(&self.f, JacKind::Hessian, args, Location::caller())?;
+        let (flat, _, types) = jacobian_blocks(&self.nested.f.f, JacKind::Hessian, args, Location::caller())?;
         let n = types.iter().filter(|t| t.dtype.is_float()).count().max(1);
         Ok(flat.chunks(n).map(<[Array]>::to_vec).collect())
     }
@@ -445,5 +446,19 @@ where
     #[track_caller]
     fn trace_apply(&self, args: T) -> Self::Out {
         self.apply::<T, G::Out>(&args)
+    }
+}
+
+/// A Hessian is traceable as the `jacfwd(jacrev(f))` it is, so `jit(hessian(f))` is one
+/// compiled module.
+impl<G, T> Traceable<T> for Hessian<G>
+where
+    Jacobian<Jacobian<G>>: Traceable<T>,
+{
+    type Out = <Jacobian<Jacobian<G>> as Traceable<T>>::Out;
+
+    #[track_caller]
+    fn trace_apply(&self, args: T) -> Self::Out {
+        self.nested.trace_apply(args)
     }
 }

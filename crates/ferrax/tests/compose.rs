@@ -109,4 +109,5 @@ fn jacobians_compose_and_compile() {
     let direct: Array = hessian(g).call(&x).unwrap();
     close(&direct, &want);
     close(&jit(jacfwd(jacrev(g))).call(&x).unwrap(), &want);
+    close(&jit(hessian(g)).call(&x).unwrap(), &want);
 }
