@@ -724,7 +724,7 @@ impl<F> Grad<F> {
     /// ```
     /// use ferrax::{Array, Tensor, grad};
     /// let loss_and_error = |[w, x]: [Tensor; 2]| {
-    ///     let error = &w * &x - 1.0f64;
+    ///     let error = &w * &x - 1.0;
     ///     (error.powi(2).sum_all(), error) // the loss, and the errors as aux
     /// };
     /// let (g, error) = grad(loss_and_error).has_aux().call(&[Array::scalar(2.0f64), Array::scalar(3.0f64)]).unwrap();

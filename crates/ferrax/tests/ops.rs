@@ -556,3 +556,19 @@ fn reductions_take_axes_as_jnp_does() {
     let clipped = ferrax::eval(|x: Tensor| x.maximum(3.0f64).minimum(5.0f64), &x).unwrap();
     assert_eq!(clipped.to_f64_vec(), [3.0, 3.0, 3.0, 4.0, 5.0, 5.0]);
 }
+
+#[test]
+fn unsuffixed_float_literals_are_weak_scalars_wherever_they_appear() {
+    // A literal on the right of an operator needs no suffix, even when a method is
+    // called on the result at once; the tensor's dtype wins (f32 stays f32).
+    let f = |[w, x]: [Tensor; 2]| {
+        let e = &w * &x - 1.0;
+        (e.powi(2).sum_all() * 0.5).sqrt()
+    };
+    let args = [Array::from(vec![2.0f32, 1.0]), Array::from(vec![1.0f32, 2.0])];
+    let out = ferrax::eval(f, &args).unwrap();
+    assert_eq!((out.dtype(), out.to_f64_vec()), (ferrax::DType::F32, vec![1.0]));
+    let g = |x: Tensor| (x.maximum(0.0) / 2.0 + 1).sum_all();
+    let out = ferrax::eval(g, &Array::from(vec![-1.0f64, 4.0])).unwrap();
+    assert_eq!((out.dtype(), out.to_f64_vec()), (ferrax::DType::F64, vec![4.0]));
+}

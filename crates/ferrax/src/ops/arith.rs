@@ -118,25 +118,29 @@ macro_rules! binary_operator {
             }
         }
 
-        binary_operator!(@scalars $trait, $method, $op, f32, f64, i32);
-    };
-    (@scalars $trait:ident, $method:ident, $op:ident, $($scalar:ty),*) => {$(
-        impl $trait<$scalar> for Tensor {
+        // A scalar on the right: one generic impl, so `x * 2.0` picks it before the
+        // literal's type is settled and the result is known to be a `Tensor` at once
+        // (per-type impls for f32 and f64 left the literal ambiguous until fallback,
+        // and a method call on the result failed with "type annotations needed").
+        impl<S: Into<Scalar>> $trait<S> for Tensor {
             type Output = Tensor;
             #[track_caller]
-            fn $method(self, rhs: $scalar) -> Tensor {
+            fn $method(self, rhs: S) -> Tensor {
                 with_scalar(BinaryOp::$op, &self, rhs.into(), false, Location::caller())
             }
         }
 
-        impl $trait<$scalar> for &Tensor {
+        impl<S: Into<Scalar>> $trait<S> for &Tensor {
             type Output = Tensor;
             #[track_caller]
-            fn $method(self, rhs: $scalar) -> Tensor {
+            fn $method(self, rhs: S) -> Tensor {
                 with_scalar(BinaryOp::$op, self, rhs.into(), false, Location::caller())
             }
         }
 
+        binary_operator!(@scalars $trait, $method, $op, f32, f64, i32);
+    };
+    (@scalars $trait:ident, $method:ident, $op:ident, $($scalar:ty),*) => {$(
         impl $trait<Tensor> for $scalar {
             type Output = Tensor;
             #[track_caller]
