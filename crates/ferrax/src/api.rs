@@ -117,6 +117,37 @@ where
     unflatten(&out, outputs).ok_or_else(|| Error::Arguments("the traced function's results changed shape".into()))
 }
 
+/// The leaves a transform with `argnums` differentiates: the float leaves of the
+/// selected top-level arguments (every float leaf without `argnums`). `children` is the
+/// argument's [`Tree::child_leaf_counts`].
+pub(crate) fn argnum_leaves(
+    argnums: Option<&[usize]>,
+    children: Option<Vec<usize>>,
+    types: &[Type],
+) -> Result<Vec<usize>, String> {
+    let floats = |range: std::ops::Range<usize>| range.filter(|&i| types[i].dtype.is_float());
+    let Some(argnums) = argnums else { return Ok(floats(0..types.len()).collect()) };
+    let Some(children) = children else {
+        return Err("argnums: the function's argument is not a tuple, an array or a Vec of arguments".into());
+    };
+    let mut ranges = Vec::with_capacity(children.len());
+    let mut at = 0;
+    for &n in &children {
+        ranges.push(at..at + n);
+        at += n;
+    }
+    let mut wrt = Vec::new();
+    for &k in argnums {
+        let leaves = ranges.get(k).ok_or_else(|| {
+            format!("argnums: argument {k} does not exist: the function takes {} arguments", children.len())
+        })?;
+        wrt.extend(floats(leaves.clone()));
+    }
+    wrt.sort_unstable();
+    wrt.dedup();
+    Ok(wrt)
+}
+
 /// A misuse found before anything runs (arguments that do not fit the function), at
 /// the user's call site: `file:line:col: message`.
 pub(crate) fn arguments_at(location: &'static Location<'static>, message: impl fmt::Display) -> Error {

@@ -247,26 +247,7 @@ impl<F> Grad<F> {
     /// (every float leaf without `argnums`). `children` is the argument's
     /// [`Tree::child_leaf_counts`].
     fn wrt(&self, children: Option<Vec<usize>>, types: &[Type]) -> Result<Vec<usize>, String> {
-        let Some(argnums) = &self.argnums else { return Ok(float_indices(types)) };
-        let Some(children) = children else {
-            return Err("argnums: the function's argument is not a tuple, an array or a Vec of arguments".into());
-        };
-        let mut starts = Vec::with_capacity(children.len());
-        let mut at = 0;
-        for &n in &children {
-            starts.push(at..at + n);
-            at += n;
-        }
-        let mut wrt = Vec::new();
-        for &k in argnums {
-            let leaves = starts.get(k).ok_or_else(|| {
-                format!("argnums: argument {k} does not exist: the function takes {} arguments", children.len())
-            })?;
-            wrt.extend(leaves.clone().filter(|&i| types[i].dtype.is_float()));
-        }
-        wrt.sort_unstable();
-        wrt.dedup();
-        Ok(wrt)
+        crate::api::argnum_leaves(self.argnums.as_deref(), children, types)
     }
 
     /// [`Grad::wrt`] inside a trace: a bad `argnums` fails the trace at `location` (the

@@ -7,7 +7,7 @@
 //! uses are shared by every example), so `vmap(grad(f))` gives per-example gradients.
 
 use crate::Tensor;
-use crate::api::{Error, arguments_at, trace_flat, transform_at};
+use crate::api::{Error, argnum_leaves, arguments_at, trace_flat, transform_at};
 use crate::traceable::Traceable;
 use crate::tree::{Tree, unflatten};
 use ferrax_ir::{Array, DType, EvalOptions, Module, Type};
@@ -182,6 +182,8 @@ impl<F> Vmap<F> {
 pub struct Jacobian<F> {
     f: F,
     kind: JacKind,
+    /// The top-level arguments differentiated (`None`: all of them).
+    argnums: Option<Vec<usize>>,
 }
 
 /// The Hessian of a scalar closure ([`hessian`]): `jacfwd(jacrev(f))`.
@@ -205,7 +207,7 @@ enum JacKind {
 /// assert_eq!(j.to_f64_vec(), [2.0, 0.0, 0.0, 6.0]); // diag(2 x), of shape [2, 2]
 /// ```
 pub fn jacfwd<F>(f: F) -> Jacobian<F> {
-    Jacobian { f, kind: JacKind::Fwd }
+    Jacobian { f, kind: JacKind::Fwd, argnums: None }
 }
 
 /// The reverse-mode Jacobian of `f` with respect to every float leaf of its argument.
@@ -220,7 +222,7 @@ pub fn jacfwd<F>(f: F) -> Jacobian<F> {
 /// assert_eq!((dsin_dx.to_f64_vec(), dsin_dy.to_f64_vec()), (vec![2f64.cos()], vec![0.0]));
 /// ```
 pub fn jacrev<F>(f: F) -> Jacobian<F> {
-    Jacobian { f, kind: JacKind::Rev }
+    Jacobian { f, kind: JacKind::Rev, argnums: None }
 }
 
 /// The Hessian of `f` (`jacfwd(jacrev(f))`) with respect to every float leaf.
@@ -233,7 +235,9 @@ pub fn jacrev<F>(f: F) -> Jacobian<F> {
 /// assert_eq!(flat, [0.0, 1.0, 1.0, 0.0]);
 /// ```
 pub fn hessian<F>(f: F) -> Hessian<F> {
-    Hessian { nested: Jacobian { f: Jacobian { f, kind: JacKind::Rev }, kind: JacKind::Fwd } }
+    Hessian {
+        nested: Jacobian { f: Jacobian { f, kind: JacKind::Rev, argnums: None }, kind: JacKind::Fwd, argnums: None },
+    }
 }
 
 /// The flat blocks of a Jacobian pass of `f` at `args` (float output leaves outer, float
@@ -241,9 +245,10 @@ pub fn hessian<F>(f: F) -> Hessian<F> {
 fn jacobian_blocks<In, O, F>(
     f: &F,
     kind: JacKind,
+    argnums: Option<&[usize]>,
     args: &In,
     location: &'static Location<'static>,
-) -> Result<(Vec<Array>, O, Vec<Type>), Error>
+) -> Result<(Vec<Array>, O, Vec<Type>, Vec<usize>), Error>
 where
     In: Tree<Array> + ?Sized,
     O: Tree<Tensor>,
@@ -252,9 +257,9 @@ where
     let inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
     let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
     let rebuild = |params| unflatten(args, params);
+    let wrt = argnum_leaves(argnums, args.child_leaf_counts(), &types).map_err(|m| arguments_at(location, m))?;
     let (traced, out) = trace_flat(|a| f.trace_apply(a), rebuild, &types, location)?;
-    let wrt: Vec<usize> = types.iter().enumerate().filter(|(_, t)| t.dtype.is_float()).map(|(i, _)| i).collect();
-    let w = transform::Wrt::Params(wrt);
+    let w = transform::Wrt::Params(wrt.clone());
     let module: Module = match kind {
         JacKind::Fwd => transform::jacfwd(&traced.module, &w),
         JacKind::Rev => transform::jacrev(&traced.module, &w),
@@ -264,25 +269,25 @@ where
     let mut all = inputs;
     all.extend(traced.consts);
     let flat = ferrax_ir::eval_entry(&module, &all, &EvalOptions::default())?;
-    Ok((flat, out, types))
+    Ok((flat, out, types, wrt))
 }
 
-/// One tree of `args`' structure per row (an output leaf of type `rows[r]`): the block
-/// of row `r` and argument leaf `c` has shape `rows[r].shape + cols[c].shape`; the pass
-/// computed those of float rows and float columns (in `flat`, rows outer), the others
-/// are zeros of the row's float dtype, else the column's, else f32.
+/// One tree of `args`' structure per row (an output leaf of type `rows[r].0`): the
+/// block of row `r` and argument leaf `c` has shape `rows[r].0.shape + cols[c].0.shape`;
+/// the pass computed those whose row and column are both marked (in `flat`, rows
+/// outer), the others are zeros of the row's float dtype, else the column's, else f32.
 fn rows_of_blocks<In: Tree<Array> + ?Sized>(
     args: &In,
-    rows: &[Type],
-    cols: &[Type],
+    rows: &[(Type, bool)],
+    cols: &[(Type, bool)],
     flat: Vec<Array>,
 ) -> Result<Vec<In::With<Array>>, Error> {
     let mut flat = flat.into_iter();
     let mut out = Vec::with_capacity(rows.len());
-    for row in rows {
+    for (row, row_computed) in rows {
         let mut blocks = Vec::with_capacity(cols.len());
-        for col in cols {
-            let computed = if row.dtype.is_float() && col.dtype.is_float() { flat.next() } else { None };
+        for (col, col_computed) in cols {
+            let computed = if *row_computed && *col_computed { flat.next() } else { None };
             let block = match computed {
                 Some(block) => block,
                 None => {
@@ -298,7 +303,19 @@ fn rows_of_blocks<In: Tree<Array> + ?Sized>(
     Ok(out)
 }
 
+/// Each type with whether its leaf is in `wrt`.
+fn marked(types: &[Type], wrt: &[usize]) -> Vec<(Type, bool)> {
+    types.iter().enumerate().map(|(i, t)| (t.clone(), wrt.contains(&i))).collect()
+}
+
 impl<F> Jacobian<F> {
+    /// JAX's `argnums`: the Jacobian with respect to these top-level arguments only
+    /// (elements of the tuple, array or `Vec` the function takes); the blocks of the
+    /// others are zeros, not computed.
+    pub fn argnums(self, argnums: &[usize]) -> Jacobian<F> {
+        Jacobian { argnums: Some(argnums.to_vec()), ..self }
+    }
+
     /// Evaluates at `args`: the Jacobian as a tree, as JAX gives it: `f`'s output
     /// structure whose every leaf is a tree of the argument's structure, the block of
     /// output leaf `o` and argument leaf `a` of shape `o.shape + a.shape`. Blocks of an
@@ -310,8 +327,11 @@ impl<F> Jacobian<F> {
         O: Tree<Tensor>,
         F: Traceable<In::With<Tensor>, Out = O>,
     {
-        let (flat, out, cols) = jacobian_blocks(&self.f, self.kind, args, Location::caller())?;
-        let rows: Vec<Type> = out.leaves().into_iter().map(|t| t.ty().clone()).collect();
+        let argnums = self.argnums.as_deref();
+        let (flat, out, types, wrt) = jacobian_blocks(&self.f, self.kind, argnums, args, Location::caller())?;
+        let rows: Vec<(Type, bool)> =
+            out.leaves().into_iter().map(|t| (t.ty().clone(), t.dtype().is_float())).collect();
+        let cols = marked(&types, &wrt);
         let rows = rows_of_blocks(args, &rows, &cols, flat)?;
         unflatten(&out, rows).ok_or_else(|| Error::Arguments("jacobian: output structure".into()))
     }
@@ -326,8 +346,9 @@ impl<F> Jacobian<F> {
         O: Tree<Tensor>,
         F: Traceable<In::With<Tensor>, Out = O>,
     {
-        let (flat, _, cols) = jacobian_blocks(&self.f, self.kind, args, Location::caller())?;
-        let n = cols.iter().filter(|t| t.dtype.is_float()).count().max(1);
+        let argnums = self.argnums.as_deref();
+        let (flat, _, _, wrt) = jacobian_blocks(&self.f, self.kind, argnums, args, Location::caller())?;
+        let n = wrt.len().max(1);
         Ok(flat.chunks(n).map(<[Array]>::to_vec).collect())
     }
 }
@@ -345,9 +366,11 @@ impl<F> Jacobian<F> {
         let location = Location::caller();
         let leaves: Vec<Tensor> = args.leaves().into_iter().cloned().collect();
         let cols: Vec<Type> = leaves.iter().map(|t| t.ty().clone()).collect();
-        let wrt = transform::Wrt::Params(
-            cols.iter().enumerate().filter(|(_, t)| t.dtype.is_float()).map(|(i, _)| i).collect(),
-        );
+        let selected = argnum_leaves(self.argnums.as_deref(), args.child_leaf_counts(), &cols).unwrap_or_else(|m| {
+            crate::tracer::fail_with(crate::TraceError::at(location, m), Type::scalar(DType::F32));
+            (0..cols.len()).filter(|&i| cols[i].dtype.is_float()).collect()
+        });
+        let wrt = transform::Wrt::Params(selected.clone());
         let kind = self.kind;
         let template: std::cell::RefCell<Option<O>> = std::cell::RefCell::new(None);
         let outputs = crate::autodiff::apply_transform(
@@ -374,10 +397,11 @@ impl<F> Jacobian<F> {
             .map(|row| {
                 let blocks: Vec<Tensor> = cols
                     .iter()
-                    .map(|col| {
+                    .enumerate()
+                    .map(|(c, col)| {
                         let shape: Vec<usize> = row.shape().iter().chain(&col.shape).copied().collect();
                         let dtype = [row.dtype(), col.dtype].into_iter().find(|d| d.is_float()).unwrap_or(DType::F32);
-                        let computed = row.dtype().is_float() && col.dtype.is_float();
+                        let computed = row.dtype().is_float() && selected.contains(&c);
                         let block = if computed { outputs.next() } else { None };
                         block.unwrap_or_else(|| Tensor::zeros(dtype, &shape))
                     })
@@ -406,6 +430,13 @@ where
 }
 
 impl<F> Hessian<F> {
+    /// JAX's `argnums`: the second derivatives with respect to these top-level arguments
+    /// only; the other blocks are zeros, not computed.
+    pub fn argnums(self, argnums: &[usize]) -> Hessian<F> {
+        let Jacobian { f: inner, kind, .. } = self.nested;
+        Hessian { nested: Jacobian { f: inner.argnums(argnums), kind, argnums: Some(argnums.to_vec()) } }
+    }
+
     /// Evaluates at `args`: a tree of the argument's structure over the argument's
     /// structure, the block of leaves `a` and `b` of shape `a.shape + b.shape` (zeros
     /// where either is an integer leaf).
@@ -415,8 +446,11 @@ impl<F> Hessian<F> {
         In: Tree<Array> + ?Sized,
         F: Traceable<In::With<Tensor>, Out = Tensor>,
     {
-        let (flat, _, types) = jacobian_blocks(&self.nested.f.f, JacKind::Hessian, args, Location::caller())?;
-        let rows = rows_of_blocks(args, &types, &types, flat)?;
+        let argnums = self.nested.argnums.as_deref();
+        let (flat, _, types, wrt) =
+            jacobian_blocks(&self.nested.f.f, JacKind::Hessian, argnums, args, Location::caller())?;
+        let both = marked(&types, &wrt);
+        let rows = rows_of_blocks(args, &both, &both, flat)?;
         unflatten(args, rows).ok_or_else(|| Error::Arguments("hessian: argument structure".into()))
     }
 
@@ -427,8 +461,9 @@ impl<F> Hessian<F> {
         In: Tree<Array> + ?Sized,
         F: Traceable<In::With<Tensor>, Out = Tensor>,
     {
-        let (flat, _, types) = jacobian_blocks(&self.nested.f.f, JacKind::Hessian, args, Location::caller())?;
-        let n = types.iter().filter(|t| t.dtype.is_float()).count().max(1);
+        let argnums = self.nested.argnums.as_deref();
+        let (flat, _, _, wrt) = jacobian_blocks(&self.nested.f.f, JacKind::Hessian, argnums, args, Location::caller())?;
+        let n = wrt.len().max(1);
         Ok(flat.chunks(n).map(<[Array]>::to_vec).collect())
     }
 }

@@ -111,3 +111,27 @@ fn jacobians_compose_and_compile() {
     close(&jit(jacfwd(jacrev(g))).call(&x).unwrap(), &want);
     close(&jit(hessian(g)).call(&x).unwrap(), &want);
 }
+
+#[test]
+fn jacobians_and_hessians_take_argnums() {
+    use ferrax::{hessian, jacfwd, jacrev};
+    // f(a, b) = a * b (elementwise): d/da = diag(b), d/db = diag(a).
+    let f = |(a, b): (Tensor, Tensor)| &a * &b;
+    let args = (Array::from(vec![1.0f64, 2.0]), Array::from(vec![3.0f64, 5.0]));
+    for j in [jacfwd(f).argnums(&[1]).call(&args).unwrap(), jacrev(f).argnums(&[1]).call(&args).unwrap()] {
+        let (d_da, d_db) = j;
+        close(&d_da, &[0.0; 4]);
+        close(&d_db, &[1.0, 0.0, 0.0, 2.0]);
+    }
+    let (d_da, _) = jit(jacrev(f).argnums(&[0])).call(&args).unwrap();
+    close(&d_da, &[3.0, 0.0, 0.0, 5.0]);
+    // g(a, b) = sum(a^2 b): d2/da2 = diag(2b), d2/dadb = diag(2a), d2/db2 = 0.
+    let g = |(a, b): (Tensor, Tensor)| (a.powi(2) * &b).sum_all();
+    let ((haa, hab), (hba, hbb)) = hessian(g).argnums(&[0]).call(&args).unwrap();
+    close(&haa, &[6.0, 0.0, 0.0, 10.0]);
+    for zero in [&hab, &hba, &hbb] {
+        close(zero, &[0.0; 4]);
+    }
+    let ((haa2, _), _) = jit(hessian(g).argnums(&[0])).call(&args).unwrap();
+    close(&haa2, &[6.0, 0.0, 0.0, 10.0]);
+}
