@@ -429,3 +429,42 @@ fn bwd_with_captures(
     register(func);
     Ok(name)
 }
+
+/// A function with a custom jvp rule is traceable: `grad(custom_jvp(f, rule))` and
+/// `jit(custom_jvp(f, rule))` take it as they take `f`, emitting its `custom_jvp`
+/// equation (as [`CustomJvp::call`]).
+impl<F, J, T, O> crate::Traceable<T> for CustomJvp<F, J>
+where
+    T: Tree<Tensor>,
+    O: Tree<Tensor>,
+    O::With<Tensor>: Tree<Tensor>,
+    F: Fn(T::With<Tensor>) -> O,
+    J: Fn(T::With<Tensor>, T::With<Tensor>) -> (O, O),
+{
+    type Out = O::With<Tensor>;
+
+    #[track_caller]
+    fn trace_apply(&self, args: T) -> Self::Out {
+        self.call(&args)
+    }
+}
+
+/// A function with a custom vjp rule is traceable, as [`CustomJvp`] is.
+impl<F, Fw, Bw, T, O, R, G> crate::Traceable<T> for CustomVjp<F, Fw, Bw>
+where
+    T: Tree<Tensor>,
+    O: Tree<Tensor>,
+    O::With<Tensor>: Tree<Tensor>,
+    R: Tree<Tensor>,
+    G: Tree<Tensor>,
+    F: Fn(T::With<Tensor>) -> O,
+    Fw: Fn(T::With<Tensor>) -> (O, R),
+    Bw: Fn(R::With<Tensor>, O::With<Tensor>) -> G,
+{
+    type Out = O::With<Tensor>;
+
+    #[track_caller]
+    fn trace_apply(&self, args: T) -> Self::Out {
+        self.call::<T, O, R, G>(&args)
+    }
+}

@@ -285,3 +285,24 @@ fn captures_a_function_cannot_be_differentiated_in_are_an_error_at_the_call() {
         .unwrap();
     assert_eq!((g[0].to_f64_vec(), g[1].to_f64_vec()), (vec![1.0], vec![0.0]));
 }
+
+#[test]
+fn custom_rule_wrappers_are_traceable() {
+    // jvp, grad and jit take a custom_jvp wrapper as they take a closure.
+    let x = f64s(&[1.0, -2.0]);
+    let (f, rule) = (|x: Tensor| x.powi(2), |x: Tensor, t: Tensor| (x.powi(2), t * 3.0f64));
+    let (_, direct) = jvp(custom_jvp(f, rule), &x, &f64s(&[1.0, 1.0])).unwrap();
+    assert_eq!(direct.to_f64_vec(), [3.0, 3.0]);
+    let compiled = ferrax::jit(custom_jvp(f, rule)).call(&x).unwrap();
+    assert_eq!(compiled.to_f64_vec(), [1.0, 4.0]);
+    let scalar = |x: Tensor| x.powi(2).sum_all();
+    let scalar_rule = |x: Tensor, t: Tensor| (x.powi(2).sum_all(), (t * 3.0f64).sum_all());
+    assert_eq!(grad(custom_jvp(scalar, scalar_rule)).call(&x).unwrap().to_f64_vec(), [3.0, 3.0]);
+    // And a custom_vjp: grad through the clipping rule.
+    let clip = custom_vjp(
+        |x: Tensor| (&x * 10.0).sum_all(),
+        |x: Tensor| ((&x * 10.0).sum_all(), x),
+        |x: Tensor, g: Tensor| (&x * 0.0 + 1.0) * g,
+    );
+    assert_eq!(grad(clip).call(&x).unwrap().to_f64_vec(), [1.0, 1.0]);
+}
