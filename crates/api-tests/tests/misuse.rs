@@ -12,7 +12,7 @@ fn v(values: &[f64]) -> Array {
 #[track_caller]
 fn says(error: ferrax::Error, parts: &[&str]) {
     let text = error.to_string();
-    assert!(text.starts_with("crates/ferrax/tests/misuse.rs:"), "no caller location: {text}");
+    assert!(text.starts_with("crates/api-tests/tests/misuse.rs:"), "no caller location: {text}");
     assert!(!text.contains("in @"), "an IR-internal place: {text}");
     for part in parts {
         assert!(text.contains(part), "{text:?} does not say {part:?}");
