@@ -135,3 +135,30 @@ fn jacobians_and_hessians_take_argnums() {
     let ((haa2, _), _) = jit(hessian(g).argnums(&[0])).call(&args).unwrap();
     close(&haa2, &[6.0, 0.0, 0.0, 10.0]);
 }
+
+#[test]
+fn a_new_tree_structure_with_the_same_leaf_types_is_a_new_signature() {
+    // f(x, a, b) = (x + a) * b, with a or b absent: the same leaf types, two functions.
+    let f = |(x, a, b): (Tensor, Option<Tensor>, Option<Tensor>)| {
+        let s = match a {
+            Some(a) => &x + &a,
+            None => x.clone(),
+        };
+        match b {
+            Some(b) => &s * &b,
+            None => s,
+        }
+    };
+    let two = Array::scalar(2.0f64);
+    let three = Array::scalar(3.0f64);
+    let compiled = jit(f);
+    close(&compiled.call(&(two.clone(), Some(three.clone()), None::<Array>)).unwrap(), &[5.0]);
+    close(&compiled.call(&(two.clone(), None::<Array>, Some(three.clone()))).unwrap(), &[6.0]);
+    assert_eq!(compiled.compiles(), 2);
+    let scalar = |(x, a, b): (Tensor, Option<Tensor>, Option<Tensor>)| f((x, a, b)).sum_all();
+    let g = grad(scalar);
+    let (dx, _, _) = g.call(&(two.clone(), Some(three.clone()), None::<Array>)).unwrap();
+    close(&dx, &[1.0]);
+    let (dx, _, _) = g.call(&(two, None::<Array>, Some(three))).unwrap();
+    close(&dx, &[3.0]);
+}

@@ -128,7 +128,14 @@ pub(crate) fn argnum_leaves(
     let floats = |range: std::ops::Range<usize>| range.filter(|&i| types[i].dtype.is_float());
     let Some(argnums) = argnums else { return Ok(floats(0..types.len()).collect()) };
     let Some(children) = children else {
-        return Err("argnums: the function's argument is not a tuple, an array or a Vec of arguments".into());
+        // One argument that is not a tuple of arguments: argnums=0 is the whole of it.
+        if argnums.iter().all(|&k| k == 0) {
+            return Ok(floats(0..types.len()).collect());
+        }
+        return Err(
+            "argnums: the function takes one argument (not a tuple, an array or a Vec of them); only 0 selects it"
+                .into(),
+        );
     };
     let mut ranges = Vec::with_capacity(children.len());
     let mut at = 0;

@@ -11,8 +11,9 @@
 //! is then called from the outer trace.
 //!
 //! The structure of a closure's argument is any [`Tree`]; `grad` differentiates with
-//! respect to every float leaf of it (JAX's `grad` of a one-argument function), and
-//! returns gradients in the same structure (zeros for integer leaves).
+//! respect to every float leaf of it (JAX's `grad` of a one-argument function), or of
+//! the top-level arguments [`Grad::argnums`] selects, and returns gradients in the same
+//! structure (zeros for integer leaves and unselected arguments).
 //!
 //! Memory: [`Grad::with_max_bytes`] checkpoints the gradient so that its peak live
 //! bytes (the cost model of `ferrax_transform::cost`, arguments and captured constants
@@ -51,7 +52,7 @@ pub struct Grad<F> {
     has_aux: bool,
     /// The top-level arguments differentiated (`None`: all of them).
     argnums: Option<Vec<usize>>,
-    cache: Mutex<HashMap<Vec<Type>, Cached>>,
+    cache: Mutex<HashMap<(Vec<Type>, String), Cached>>,
     max_bytes: Option<u64>,
     report: Mutex<Option<transform::CheckpointReport>>,
 }
@@ -290,7 +291,9 @@ impl<F> Grad<F> {
         F: Traceable<In::With<Tensor>, Out = O>,
     {
         let types: Vec<Type> = args.leaves().iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
-        if let Some(hit) = self.cache.lock().unwrap_or_else(PoisonError::into_inner).get(&types) {
+        // The structure too: `(Some(a), None)` and `(None, Some(a))` have the same leaves.
+        let key = (types.clone(), crate::tree::tree_structure(args));
+        if let Some(hit) = self.cache.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
             return Ok(hit.clone());
         }
         let rebuild = |params| unflatten(args, params);
@@ -302,7 +305,7 @@ impl<F> Grad<F> {
         ferrax_ir::verify(&module)?;
         let structure: Arc<dyn Any + Send + Sync> = Arc::new(out.map_leaves(&mut |t: &Tensor| t.ty().clone()));
         let entry: Cached = (module, traced.consts, structure);
-        self.cache.lock().unwrap_or_else(PoisonError::into_inner).insert(types, entry.clone());
+        self.cache.lock().unwrap_or_else(PoisonError::into_inner).insert(key, entry.clone());
         Ok(entry)
     }
 
@@ -800,6 +803,17 @@ impl<F> Grad<F> {
 pub struct GradAux<F>(Grad<F>);
 
 impl<F> GradAux<F> {
+    /// Differentiate only with respect to these top-level arguments, as
+    /// [`Grad::argnums`] (the builders apply in any order).
+    pub fn argnums(self, argnums: &[usize]) -> GradAux<F> {
+        GradAux(self.0.argnums(argnums))
+    }
+
+    /// Checkpointed to a peak of `max_bytes`, as [`Grad::with_max_bytes`].
+    pub fn with_max_bytes(self, max_bytes: u64) -> GradAux<F> {
+        GradAux(self.0.with_max_bytes(max_bytes))
+    }
+
     /// Evaluates on host arrays: `(gradient, aux)`, as JAX's `grad(f, has_aux=True)`.
     #[track_caller]
     pub fn call<In, Aux>(&self, args: &In) -> Result<(In::With<Array>, Aux::With<Array>), Error>
@@ -838,6 +852,17 @@ impl<F> ValueAndGrad<F> {
 pub struct ValueAndGradAux<F>(Grad<F>);
 
 impl<F> ValueAndGradAux<F> {
+    /// Differentiate only with respect to these top-level arguments, as
+    /// [`Grad::argnums`].
+    pub fn argnums(self, argnums: &[usize]) -> ValueAndGradAux<F> {
+        ValueAndGradAux(self.0.argnums(argnums))
+    }
+
+    /// Checkpointed to a peak of `max_bytes`, as [`Grad::with_max_bytes`].
+    pub fn with_max_bytes(self, max_bytes: u64) -> ValueAndGradAux<F> {
+        ValueAndGradAux(self.0.with_max_bytes(max_bytes))
+    }
+
     /// Evaluates on host arrays: `((value, aux), gradient)`.
     #[track_caller]
     pub fn call<In, Aux>(&self, args: &In) -> Result<((Array, Aux::With<Array>), In::With<Array>), Error>

@@ -10,7 +10,7 @@
 use crate::Tensor;
 use crate::api::{Error, trace_flat};
 use crate::traceable::Traceable;
-use crate::tree::{Tree, unflatten};
+use crate::tree::{Tree, tree_structure, unflatten};
 use ferrax_ir::{Array, Module, Type};
 use ferrax_jit::{Executable, JitOptions};
 use std::any::Any;
@@ -29,16 +29,21 @@ pub struct Jit<F> {
     f: F,
     options: JitOptions,
     /// The first signature compiled and its entry, set once, read without a lock.
-    first: OnceLock<(Vec<Type>, Entry)>,
+    first: OnceLock<(Signature, Entry)>,
     /// Per signature, a slot filled once under its own lock (a failed compile leaves it
     /// empty, so the next call retries and reports its own error).
-    cache: RwLock<HashMap<Vec<Type>, Arc<Mutex<Option<Entry>>>>>,
+    cache: RwLock<HashMap<Signature, Arc<Mutex<Option<Entry>>>>>,
     compiles: AtomicUsize,
 }
 
 /// A compiled signature: the executable, the captured constants, and the result
 /// structure (the traced results' types in the structure `f` returned).
 type Entry = (Arc<Executable>, Arc<Vec<Array>>, Arc<dyn Any + Send + Sync>);
+
+/// What a compiled function is specific to: the argument leaves' types and the
+/// argument tree's structure (two trees with the same leaf types, say `(Some(a), None)`
+/// and `(None, Some(a))`, are different functions of their leaves).
+type Signature = (Vec<Type>, String);
 
 /// Whether `leaves` have exactly the types `types`.
 fn same_types(leaves: &[&Array], types: &[Type]) -> bool {
@@ -89,7 +94,9 @@ impl<F> Jit<F> {
         let leaves: Vec<&Array> = args.leaves();
         let looked_up;
         let (exe, consts, shape) = match self.first.get() {
-            Some((types, entry)) if same_types(&leaves, types) => entry,
+            Some(((types, structure), entry)) if same_types(&leaves, types) && *structure == tree_structure(args) => {
+                entry
+            }
             _ => {
                 looked_up = self.entry(args, &leaves, location)?;
                 &looked_up
@@ -118,12 +125,13 @@ impl<F> Jit<F> {
         F: Traceable<A::With<Tensor>, Out = Out>,
     {
         let types: Vec<Type> = leaves.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
-        let known = self.cache.read().unwrap_or_else(PoisonError::into_inner).get(&types).cloned();
+        let signature: Signature = (types.clone(), tree_structure(args));
+        let known = self.cache.read().unwrap_or_else(PoisonError::into_inner).get(&signature).cloned();
         let slot = match known {
             Some(slot) => slot,
             None => {
                 let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
-                cache.entry(types.clone()).or_default().clone()
+                cache.entry(signature.clone()).or_default().clone()
             }
         };
         let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
@@ -138,7 +146,7 @@ impl<F> Jit<F> {
         let entry: Entry = (exe, Arc::new(traced.consts), Arc::new(template));
         *slot = Some(entry.clone());
         // The first signature compiled is the lock-free one; later ones stay in the map.
-        let _ = self.first.set((types, entry.clone()));
+        let _ = self.first.set((signature, entry.clone()));
         Ok(entry)
     }
 

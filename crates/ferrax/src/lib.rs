@@ -42,6 +42,7 @@ pub use batching::{Hessian, Jacobian, Vmap, hessian, jacfwd, jacrev, vmap};
 pub use constant::constant;
 pub use control::{Branch, ScanOptions, cond, fori_loop, scan, scan_with, switch, while_loop};
 pub use custom::{CustomJvp, CustomVjp, custom_jvp, custom_vjp};
+pub use ferrax_jit::{Executable, JitOptions};
 pub use jit::{Compiled, Jit, Lowered, jit, jit_module, jit_with};
 pub use ops::compare::where_;
 pub use ops::create::{arange, iota};

@@ -348,6 +348,9 @@ fn argnums_differentiates_only_the_chosen_arguments() {
         err.contains("tests/autodiff.rs:") && err.contains("argument 3 does not exist: the function takes 3"),
         "{err}"
     );
-    let err = grad(|x: Tensor| x.sum_all()).argnums(&[0]).call(&Array::scalar(1.0f64)).unwrap_err().to_string();
-    assert!(err.contains("not a tuple, an array or a Vec"), "{err}");
+    // One argument that is not a tuple: argnums 0 is all of it (JAX's default), 1 an error.
+    let one = grad(|x: Tensor| x.powi(2).sum_all()).argnums(&[0]).call(&Array::scalar(3.0f64)).unwrap();
+    assert_eq!(one.to_f64_vec(), [6.0]);
+    let err = grad(|x: Tensor| x.sum_all()).argnums(&[1]).call(&Array::scalar(1.0f64)).unwrap_err().to_string();
+    assert!(err.contains("takes one argument") && err.contains("only 0 selects it"), "{err}");
 }
