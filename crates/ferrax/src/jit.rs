@@ -14,6 +14,7 @@ use crate::tree::{Tree, tree_structure, unflatten};
 use ferrax_ir::{Array, Module, Type};
 use ferrax_jit::{Executable, JitOptions};
 use std::any::Any;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -44,6 +45,20 @@ type Entry = (Arc<Executable>, Arc<Vec<Array>>, Arc<dyn Any + Send + Sync>);
 /// argument tree's structure (two trees with the same leaf types, say `(Some(a), None)`
 /// and `(None, Some(a))`, are different functions of their leaves).
 type Signature = (Vec<Type>, String);
+
+/// Whether `args` has the tree structure `structure`, written into a per-thread buffer
+/// so that the per-call check allocates nothing.
+fn same_structure<A: Tree<Array> + ?Sized>(args: &A, structure: &str) -> bool {
+    thread_local! {
+        static BUFFER: RefCell<String> = const { RefCell::new(String::new()) };
+    }
+    BUFFER.with(|buffer| {
+        let mut buffer = buffer.borrow_mut();
+        buffer.clear();
+        args.write_structure(&mut buffer);
+        *buffer == structure
+    })
+}
 
 /// Whether `leaves` have exactly the types `types`.
 fn same_types(leaves: &[&Array], types: &[Type]) -> bool {
@@ -94,9 +109,7 @@ impl<F> Jit<F> {
         let leaves: Vec<&Array> = args.leaves();
         let looked_up;
         let (exe, consts, shape) = match self.first.get() {
-            Some(((types, structure), entry)) if same_types(&leaves, types) && *structure == tree_structure(args) => {
-                entry
-            }
+            Some(((types, structure), entry)) if same_types(&leaves, types) && same_structure(args, structure) => entry,
             _ => {
                 looked_up = self.entry(args, &leaves, location)?;
                 &looked_up
