@@ -57,3 +57,26 @@ fn batching_errors_name_the_axis_and_the_type() {
         &["vmap: 2 in_axes for 1 argument leaves"],
     );
 }
+
+/// A jitted function whose traced body calls that same jit with the same types: an
+/// error at the call, not a thread waiting for itself.
+#[test]
+fn a_jit_that_calls_itself_while_traced_is_an_error_not_a_deadlock() {
+    use std::sync::OnceLock;
+    type SelfCalling = ferrax::Jit<fn(Tensor) -> Tensor>;
+    static J: OnceLock<SelfCalling> = OnceLock::new();
+    static INNER: OnceLock<String> = OnceLock::new();
+    fn body(x: Tensor) -> Tensor {
+        if let Some(j) = J.get()
+            && let Err(e) = j.call(&Array::scalar(1.0f64))
+        {
+            let _ = INNER.set(e.to_string());
+        }
+        x.sin()
+    }
+    let j = J.get_or_init(|| jit(body as fn(Tensor) -> Tensor));
+    let out = j.call(&Array::scalar(0.0f64)).unwrap();
+    assert_eq!(out.to_f64_vec(), [0.0]);
+    let inner = INNER.get().expect("the inner call returned an error");
+    assert!(inner.contains("calls its own jit") && inner.contains("tests/misuse.rs:"), "{inner}");
+}

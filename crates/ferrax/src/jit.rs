@@ -46,6 +46,28 @@ type Entry = (Arc<Executable>, Arc<Vec<Array>>, Arc<dyn Any + Send + Sync>);
 /// and `(None, Some(a))`, are different functions of their leaves).
 type Signature = (Vec<Type>, String);
 
+thread_local! {
+    /// The cache slots this thread is tracing a function for (by address).
+    static TRACING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks a slot as being traced by this thread until dropped (also when the traced
+/// function panics).
+struct Tracing(usize);
+
+impl Tracing {
+    fn enter(id: usize) -> Tracing {
+        TRACING.with(|tracing| tracing.borrow_mut().push(id));
+        Tracing(id)
+    }
+}
+
+impl Drop for Tracing {
+    fn drop(&mut self) {
+        TRACING.with(|tracing| tracing.borrow_mut().retain(|&t| t != self.0));
+    }
+}
+
 /// Whether `args` has the tree structure `structure`, written into a per-thread buffer
 /// so that the per-call check allocates nothing.
 fn same_structure<A: Tree<Array> + ?Sized>(args: &A, structure: &str) -> bool {
@@ -147,12 +169,23 @@ impl<F> Jit<F> {
                 cache.entry(signature.clone()).or_default().clone()
             }
         };
+        // A function that calls its own compiled form (same signature) while being traced
+        // would wait for itself on the slot's lock: an error instead.
+        let id = Arc::as_ptr(&slot) as usize;
+        if TRACING.with(|tracing| tracing.borrow().contains(&id)) {
+            let message = "jit: the function calls its own jit with the same argument types while it is traced";
+            return Err(crate::api::arguments_at(location, message));
+        }
         let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(entry) = slot.as_ref() {
             return Ok(entry.clone());
         }
         let rebuild = |params| unflatten(args, params);
-        let (traced, out) = trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location)?;
+        let traced = {
+            let _tracing = Tracing::enter(id);
+            trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location)
+        };
+        let (traced, out) = traced?;
         let exe = Arc::new(ferrax_jit::compile(&traced.module, &self.options)?);
         self.compiles.fetch_add(1, Ordering::Relaxed);
         let template: Out::With<Type> = out.map_leaves(&mut |t: &Tensor| t.ty().clone());
