@@ -7,7 +7,7 @@
 use crate::Result;
 use crate::data::{Rng, Scale};
 use crate::workloads::{Program, Workload, load};
-use ferrax::{Array, Tensor, grad, jvp_apply, s};
+use ferrax::{Array, Tensor, grad, s, transforms};
 
 fn size(scale: Scale) -> usize {
     match scale {
@@ -40,11 +40,7 @@ fn grad_program() -> Program {
 }
 
 fn hvp_program() -> Program {
-    Box::new(|args: Vec<Tensor>| {
-        let g = grad(|x: Tensor| rosenbrock(&x));
-        let (_, hv) = jvp_apply(|x: Tensor| g.apply(&x), &args[0], &args[1]);
-        vec![hv]
-    })
+    Box::new(|args: Vec<Tensor>| vec![transforms::hvp(|x: Tensor| rosenbrock(&x)).apply(&args[0], &args[1])])
 }
 
 pub(crate) fn workloads() -> Vec<Workload> {

@@ -10,7 +10,7 @@
 use crate::Result;
 use crate::data::{Inputs, Rng, Scale, unstack};
 use crate::workloads::{Program, Workload};
-use ferrax::{Array, Tensor, grad, jvp_apply};
+use ferrax::{Array, Tensor, grad, transforms};
 
 /// (width, layers) at a scale.
 fn sizes(scale: Scale) -> (usize, usize) {
@@ -50,9 +50,7 @@ fn grad_program() -> Program {
 fn hvp_program() -> Program {
     Box::new(|args: Vec<Tensor>| {
         let ws = &args[2..];
-        let g = grad(|x: Tensor| deep(&x, ws));
-        let (_, hv) = jvp_apply(|x: Tensor| g.apply(&x), &args[0], &args[1]);
-        vec![hv]
+        vec![transforms::hvp(|x: Tensor| deep(&x, ws)).apply(&args[0], &args[1])]
     })
 }
 

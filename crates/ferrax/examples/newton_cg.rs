@@ -8,7 +8,8 @@
 //!
 //!     cargo run --release --example newton_cg
 
-use ferrax::{Array, Tensor, grad, i, jit, jvp_apply, s};
+use ferrax::transforms::hvp;
+use ferrax::{Array, Tensor, grad, i, jit, s};
 
 /// The extended Rosenbrock function (Moré, Garbow and Hillstrom): over the pairs
 /// `(u, v) = (x[2i], x[2i+1])`, `sum(100 (v - u^2)^2 + (1 - u)^2)`; minimum 0 at all ones.
@@ -36,8 +37,8 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n = 10_000;
     let value = jit(rosenbrock);
     let gradient = jit(grad(rosenbrock));
-    // H·v = the directional derivative of the gradient along v: the jvp of grad, compiled.
-    let hessian_vector = jit(|[x, v]: [Tensor; 2]| jvp_apply(grad(rosenbrock), &x, &v).1);
+    // H·v = the directional derivative of the gradient along v (the jvp of grad), compiled.
+    let hessian_vector = jit(hvp(rosenbrock));
 
     // The classic start: every pair at (-1.2, 1).
     let mut x: Vec<f64> = (0..n).map(|k| if k % 2 == 0 { -1.2 } else { 1.0 }).collect();
@@ -61,7 +62,7 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut rr = dot(&r, &r);
         let mut iterations = 0;
         for _ in 0..200 {
-            let hd = hessian_vector.call(&[xa.clone(), Array::from(d.clone())])?.to_f64_vec();
+            let hd = hessian_vector.call(&(xa.clone(), Array::from(d.clone())))?.to_f64_vec();
             let curvature = dot(&d, &hd);
             iterations += 1;
             if curvature <= 0.0 {

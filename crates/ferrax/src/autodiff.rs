@@ -1,4 +1,5 @@
-//! Transforms of closures: [`grad`], [`value_and_grad`], [`jvp`], [`vjp`], [`hvp`].
+//! Transforms of closures: [`grad`], [`value_and_grad`], and the eager [`jvp`], [`vjp`],
+//! [`hvp`] (their transform objects are in [`crate::transforms`]).
 //!
 //! A closure is traced into a Func, the IR pass of `ferrax_transform` rewrites it, and
 //! the result either runs (on host [`Array`]s, `call`) or is emitted into the trace
@@ -186,7 +187,7 @@ where
     }
 }
 
-fn float_indices(types: &[Type]) -> Vec<usize> {
+pub(crate) fn float_indices(types: &[Type]) -> Vec<usize> {
     types.iter().enumerate().filter(|(_, t)| t.dtype.is_float()).map(|(i, _)| i).collect()
 }
 
@@ -205,7 +206,7 @@ fn fill_wrt(types: &[Type], wrt: &[usize], computed: Vec<Array>) -> Result<Vec<A
 }
 
 /// Gradients for every leaf: the computed ones for float leaves, zeros for the others.
-fn fill_grads(types: &[Type], computed: Vec<Array>) -> Result<Vec<Array>, Error> {
+pub(crate) fn fill_grads(types: &[Type], computed: Vec<Array>) -> Result<Vec<Array>, Error> {
     fill_wrt(types, &float_indices(types), computed)
 }
 
@@ -530,21 +531,26 @@ where
     Ok((primal, tangent))
 }
 
-/// Forward mode inside a trace: the outputs of `f` at `primals` and their tangents
-/// along `tangents` (same structure), as tensors of the open trace; so `grad` of a
-/// function that uses `jvp_apply` differentiates a forward-mode derivative.
-///
-/// ```
-/// use ferrax::{Array, Tensor, grad, jit, jvp_apply};
-/// // A compiled Hessian-vector product: the jvp of the gradient, under jit.
-/// let g = grad(|x: Tensor| x.powi(3).sum_all());
-/// let hvp = jit(|[x, v]: [Tensor; 2]| jvp_apply(|x: Tensor| g.apply(&x), &x, &v).1);
-/// let x = Array::from(vec![1.0f64, 2.0]);
-/// let hv = hvp.call(&[x, Array::from(vec![1.0f64, 1.0])]).unwrap();
-/// assert_eq!(hv.to_f64_vec(), [6.0, 12.0]); // H = diag(6 x)
-/// ```
+/// Forward mode inside a trace; now [`crate::transforms::jvp`]`(f).apply(..)`.
+#[deprecated(note = "use `ferrax::transforms::jvp(f).apply(&primals, &tangents)`")]
 #[track_caller]
 pub fn jvp_apply<T, O>(
+    f: impl Traceable<T::With<Tensor>, Out = O>,
+    primals: &T,
+    tangents: &T,
+) -> (O::With<Tensor>, O::With<Tensor>)
+where
+    T: Tree<Tensor> + ?Sized,
+    O: Tree<Tensor>,
+{
+    jvp_traced(f, primals, tangents)
+}
+
+/// Forward mode inside a trace: the outputs of `f` at `primals` and their tangents
+/// along `tangents` (same structure), as tensors of the open trace; so `grad` of a
+/// function that uses it differentiates a forward-mode derivative.
+#[track_caller]
+pub(crate) fn jvp_traced<T, O>(
     f: impl Traceable<T::With<Tensor>, Out = O>,
     primals: &T,
     tangents: &T,

@@ -27,7 +27,7 @@ pub(crate) struct Body<O> {
 /// Traces `f` on parameters of `template`'s structure and types into a Func named
 /// after `prefix`. The body's result comes back even when tracing it failed, so that
 /// the caller can shape poisoned results like it.
-fn trace_body<T, O>(
+pub(crate) fn trace_body<T, O>(
     prefix: &str,
     template: &T,
     f: impl FnOnce(T::With<Tensor>) -> O,

@@ -5,6 +5,8 @@
 //! it, with the user's source lines), and [`eval`] runs it with the reference
 //! interpreter; the transforms (`grad`, `jvp`, `vjp`, `hvp`, `vmap`, Jacobians) work on
 //! closures, and [`jit`] compiles any of them to native code with Cranelift.
+//! [`transforms`] has every transform as a function of `f` whose result the others
+//! take again (`jit(transforms::hvp(f))`, `vmap(transforms::jvp(f))`).
 //!
 //! ```
 //! use ferrax::{DType, Type, make_ir};
@@ -32,11 +34,14 @@ pub mod optim;
 pub mod random;
 mod traceable;
 mod tracer;
+pub mod transforms;
 pub mod tree;
 
 pub use api::{Error, Traced, eval, make_ir, trace, trace_with_consts};
+#[allow(deprecated)]
+pub use autodiff::jvp_apply;
 pub use autodiff::{
-    CheckpointReport, Grad, GradAux, ValueAndGrad, ValueAndGradAux, grad, hvp, jvp, jvp_apply, value_and_grad, vjp,
+    CheckpointReport, Grad, GradAux, ValueAndGrad, ValueAndGradAux, grad, hvp, jvp, value_and_grad, vjp,
 };
 pub use batching::{Hessian, Jacobian, Vmap, hessian, jacfwd, jacrev, vmap};
 pub use constant::constant;

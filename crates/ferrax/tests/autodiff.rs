@@ -4,7 +4,7 @@
 //! `jvp(grad(f))` (the Hessian-vector product), `grad` of a jvp, and the classic
 //! perturbation-confusion example.
 
-use ferrax::{Array, DType, Tensor, Tree, grad, hvp, jvp, jvp_apply, nn, value_and_grad, vjp};
+use ferrax::{Array, DType, Tensor, Tree, grad, hvp, jvp, nn, transforms, value_and_grad, vjp};
 use std::f64::consts::FRAC_PI_2;
 
 fn s(x: f64) -> Array {
@@ -240,7 +240,7 @@ fn grad_of_a_jvp() {
     // The jvp of f(x) = x^3 along 1 is 3x^2, whose derivative is 6x.
     let d = grad(|x: Tensor| {
         let one = x.ones_like();
-        let (_, t) = jvp_apply(|x: Tensor| x.powi(3), &x, &one);
+        let (_, t) = transforms::jvp(|x: Tensor| x.powi(3)).apply(&x, &one);
         t
     });
     assert_eq!(get(&d.call(&s(2.0)).unwrap()), 12.0);
@@ -248,7 +248,7 @@ fn grad_of_a_jvp() {
     // d/d(x, y) of [jvp of x*y*y along (1, 1)] = d/d(x, y) (y^2 + 2xy) = (2y, 2y + 2x).
     let d = grad(|p: [Tensor; 2]| {
         let ones = [p[0].ones_like(), p[1].ones_like()];
-        jvp_apply(|[x, y]: [Tensor; 2]| &x * &y * &y, &p, &ones).1
+        transforms::jvp(|[x, y]: [Tensor; 2]| &x * &y * &y).apply(&p, &ones).1
     });
     let g = d.call(&[s(2.0), s(3.0)]).unwrap();
     assert_eq!((get(&g[0]), get(&g[1])), (6.0, 10.0));

@@ -3,7 +3,7 @@
 //! tensors, composition with `grad`/`jvp`/`vmap`/`jit`, errors, and the IR.
 
 use ferrax::{
-    Array, DType, Error, Tensor, Type, custom_jvp, custom_vjp, eval, grad, hvp, jit, jvp, jvp_apply, make_ir, vjp, vmap,
+    Array, DType, Error, Tensor, Type, custom_jvp, custom_vjp, eval, grad, hvp, jit, jvp, make_ir, vjp, vmap,
 };
 
 fn f64s(values: &[f64]) -> Array {
@@ -194,7 +194,7 @@ fn grad_of_a_custom_rule_inside_jvp() {
     let hv = |x: Tensor| {
         let g = grad(|x: Tensor| sinx_times_x(&x).sum_all());
         let ones = x.ones_like();
-        jvp_apply(|x: Tensor| g.apply(&x), &x, &ones).1
+        ferrax::transforms::jvp(|x: Tensor| g.apply(&x)).apply(&x, &ones).1
     };
     let x = [0.7, -0.4];
     let out = eval(hv, &f64s(&x)).unwrap().to_f64_vec();

@@ -70,6 +70,14 @@ fn transform_wrappers_of_thread_safe_closures_are_send_and_sync() {
     shared(&ferrax::custom_vjp(f, |x: Tensor| (x.sin(), x.cos()), |c: Tensor, g: Tensor| &c * &g));
     let g = grad(f);
     shared(&jit(move |x: Tensor| g.apply(&x)));
+    use ferrax::transforms as t;
+    shared(&t::jvp(f));
+    shared(&t::vjp(f));
+    shared(&t::hvp(f));
+    shared(&t::linearize(f));
+    shared(&t::checkpoint(f));
+    let (_, linear) = t::linearize(f).call(&ferrax::Array::scalar(1.0f64)).unwrap();
+    shared(&linear);
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! written with: a jvp rule is a few lines of them.
 
 use crate::prim::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
-use crate::prim::{ReductionOp, ShapeOp, TernaryOp};
+use crate::prim::{ShapeOp, TernaryOp};
 use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 use smallvec::SmallVec;
@@ -220,11 +220,7 @@ impl Emitter {
 
     /// `reduce_<op>[axes](x)` (no equation for no axes).
     pub fn reduce(&mut self, op: ReduceOp, x: Value, axes: &[usize]) -> Result<Value, String> {
-        if axes.is_empty() {
-            Ok(x)
-        } else {
-            self.op(Prim::Reduction(ReductionOp::Reduce { op, axes: axes.to_vec() }), &[x])
-        }
+        if axes.is_empty() { Ok(x) } else { self.op(Prim::reduce(op, axes), &[x]) }
     }
 
     /// `iota`: an i32 array of `shape` counting 0, 1, ... along `dim`.

@@ -207,7 +207,7 @@ fn accumulate_into(
             let sum = em.add(window, ct)?;
             let mut update = vec![acc, sum];
             update.extend(&residuals);
-            em.op(Prim::Index(IndexOp::DynamicUpdateSlice), &update)?
+            em.op(Prim::dynamic_update_slice(), &update)?
         }
         Prim::Shape(ShapeOp::Slice { start, limit, strides }) if strides.iter().all(|&s| s == 1) => {
             let window = em.op(
@@ -221,7 +221,7 @@ fn accumulate_into(
                 let ty = ferrax_ir::Type::scalar(ferrax_ir::DType::I32);
                 update.push(em.full(&ty, f64::from(index))?);
             }
-            em.op(Prim::Index(IndexOp::DynamicUpdateSlice), &update)?
+            em.op(Prim::dynamic_update_slice(), &update)?
         }
         _ => return Ok(None),
     };

@@ -154,7 +154,7 @@ impl Tensor {
         let update = cast_at(update, self.dtype(), location);
         let mut inputs = vec![self, &update];
         inputs.extend(starts);
-        emit1(Prim::Index(IndexOp::DynamicUpdateSlice), &inputs, location, self.ty().clone())
+        emit1(Prim::dynamic_update_slice(), &inputs, location, self.ty().clone())
     }
 }
 

@@ -10,7 +10,7 @@
 
 use crate::Tensor;
 use crate::tracer::emit1;
-use ferrax_ir::prim::{BinaryOp, CompareOp, ReduceOp, ReductionOp, ShapeOp, TernaryOp, UnaryOp};
+use ferrax_ir::prim::{BinaryOp, CompareOp, ReduceOp, ShapeOp, TernaryOp, UnaryOp};
 use ferrax_ir::{Array, DType, Prim, Shape, Type};
 use std::panic::Location;
 
@@ -101,5 +101,5 @@ pub(crate) fn slice(x: &Tensor, start: Vec<usize>, limit: Vec<usize>, strides: V
 pub(crate) fn reduce(op: ReduceOp, x: &Tensor, axes: &[usize], location: Loc) -> Tensor {
     let kept: Shape = (0..x.rank()).filter(|a| !axes.contains(a)).map(|a| x.shape()[a]).collect();
     let ty = Type { dtype: x.dtype(), shape: kept };
-    emit1(Prim::Reduction(ReductionOp::Reduce { op, axes: axes.to_vec() }), &[x], location, ty)
+    emit1(Prim::reduce(op, axes), &[x], location, ty)
 }

@@ -5,7 +5,7 @@ use super::ad::LinearIn;
 use super::binary::CompareOp;
 use super::elements::{Num, array, axes_last_perm, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
-use super::{IndexOp, check_axes, check_axis, expect_arity, sum_order};
+use super::{IndexOp, Prim, check_axes, check_axis, expect_arity, sum_order};
 use crate::Type;
 use crate::attr::AttrVisitor;
 use crate::{Emitter, Value};
@@ -646,6 +646,13 @@ pub enum ReductionOp {
         /// Scan from the end instead.
         reverse: bool,
     },
+}
+
+impl Prim {
+    /// `reduce_<op>` over `axes`, which leave the result.
+    pub fn reduce(op: ReduceOp, axes: &[usize]) -> Prim {
+        Prim::Reduction(ReductionOp::Reduce { op, axes: axes.to_vec() })
+    }
 }
 
 impl ReductionOp {

@@ -456,6 +456,14 @@ pub enum IndexOp {
     },
 }
 
+impl Prim {
+    /// `dynamic_update_slice(operand, update, starts...)`: the operand with `update`
+    /// written at the (clamped) start indices.
+    pub fn dynamic_update_slice() -> Prim {
+        Prim::Index(IndexOp::DynamicUpdateSlice)
+    }
+}
+
 impl IndexOp {
     /// The name in the text form.
     pub fn name(&self) -> &'static str {
