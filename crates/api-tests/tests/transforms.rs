@@ -153,3 +153,56 @@ fn checkpoint_leaves_values_and_gradients_alone_and_emits_a_remat_region() {
     close(&grad(named).call(&f64s(&XS)).unwrap(), &want);
     close(&jit(grad(named)).call(&f64s(&XS)).unwrap(), &want);
 }
+
+#[test]
+fn make_ir_eval_and_trace_take_transform_objects_owned_or_borrowed() {
+    let f = |x: Tensor| g(x).sum_all();
+    let spec = Type::new(DType::F64, &[3]);
+    // The module of a compiled Hessian-vector product, as jax.make_jaxpr shows it.
+    let pair = (spec.clone(), spec.clone());
+    let ir = make_ir(jit(hvp(f)), &pair).unwrap();
+    assert!(ir.starts_with("func @main(%0: f64[3], %1: f64[3]) -> (f64[3])"), "{ir}");
+    let gradient = grad(f);
+    let ir = make_ir(&gradient, &spec).unwrap();
+    assert!(ir.contains("cos"), "{ir}");
+    let module = ferrax::trace(&gradient, &spec).unwrap();
+    assert_eq!(module.to_string(), ferrax::trace(grad(f), &spec).unwrap().to_string());
+    close(&ferrax::eval(&gradient, &f64s(&XS)).unwrap(), &XS.map(dg));
+    // A borrowed transform nests without giving up the object (and its caches).
+    let compiled = jit(&gradient);
+    close(&compiled.call(&f64s(&XS)).unwrap(), &XS.map(dg));
+    close(&gradient.call(&f64s(&XS)).unwrap(), &XS.map(dg));
+}
+
+#[test]
+fn vjp_and_the_jacobians_take_has_aux() {
+    use ferrax::{jacfwd, jacrev};
+    // Outputs g(x), aux the sum of x and an integer.
+    let f = |x: Tensor| (g(x.clone()), (x.sum_all(), x.argmax(0)));
+    let x = f64s(&XS);
+    let want_ct: Vec<f64> = XS.iter().zip(TS).map(|(&x, c)| dg(x) * c).collect();
+    let (y, ct, (total, at)) = vjp(f).has_aux().call(&x, &f64s(&TS)).unwrap();
+    close(&y, &XS.map(|x| x.sin() * x));
+    close(&ct, &want_ct);
+    close(&total, &[XS.iter().sum()]);
+    assert_eq!(at.to_f64_vec(), [2.0]);
+    let (_, ct, (total, _)) = jit(vjp(f).has_aux()).call(&(x.clone(), f64s(&TS))).unwrap();
+    close(&ct, &want_ct);
+    close(&total, &[XS.iter().sum()]);
+    // The Jacobian is diag(g'); forward and reverse agree, eagerly and compiled.
+    let diag: Vec<f64> = (0..3).flat_map(|i| (0..3).map(move |j| if i == j { dg(XS[i]) } else { 0.0 })).collect();
+    for (j, (total, at)) in [
+        jacfwd(f).has_aux().call(&x).unwrap(),
+        jacrev(f).has_aux().call(&x).unwrap(),
+        jit(jacrev(f).has_aux()).call(&x).unwrap(),
+    ] {
+        close(&j, &diag);
+        close(&total, &[XS.iter().sum()]);
+        assert_eq!(at.to_f64_vec(), [2.0]);
+    }
+    // With argnums: the blocks of the other argument are zeros, the aux is whole.
+    let two = |[a, b]: [Tensor; 2]| (&a * &b, b.clone());
+    let ([da, db], aux) =
+        jacrev(two).has_aux().argnums(&[1]).call(&[Array::scalar(2.0f64), Array::scalar(5.0f64)]).unwrap();
+    assert_eq!((da.to_f64_vec(), db.to_f64_vec(), aux.to_f64_vec()), (vec![0.0], vec![2.0], vec![5.0]));
+}

@@ -18,6 +18,6 @@ fn main() -> Result<(), ferrax::Error> {
     println!("{ys}"); // array([0.        , 0.84147098, 3.63718971])
 
     // The IR of the gradient, with the source line of every equation.
-    println!("{}", make_ir(|x: Tensor| grad(f).apply(&x), &Type::scalar(DType::F64))?);
+    println!("{}", make_ir(grad(f), &Type::scalar(DType::F64))?);
     Ok(())
 }

@@ -66,6 +66,6 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let xs = Array::from(vec![0.0f64, 1.0, 2.0, 3.0]);
     let ys: Array = vmap(f).call(&xs)?;
     println!("   xs       = {xs}\n   vmap(f)  = {ys}");
-    println!("{}", make_ir(|x: Tensor| grad(f).apply(&x), &Type::scalar(DType::F64))?);
+    println!("{}", make_ir(grad(f), &Type::scalar(DType::F64))?);
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! The user-facing entry points: [`trace`], [`make_ir`] and [`eval`].
 
 use crate::Tensor;
+use crate::traceable::TraceOnce;
 use crate::tracer::{self, TraceError, with_trace};
 use crate::tree::{Tree, unflatten};
 use ferrax_ir::{Array, EvalOptions, Module, PrintOptions, Type};
@@ -61,48 +62,62 @@ pub struct Traced {
 /// [`trace`], keeping the large host arrays the closure captured ([`Tensor::constant`]):
 /// the entry takes them as trailing parameters.
 #[track_caller]
-pub fn trace_with_consts<S, Out>(f: impl FnOnce(S::With<Tensor>) -> Out, spec: &S) -> Result<Traced, Error>
+pub fn trace_with_consts<S, Out>(f: impl TraceOnce<S::With<Tensor>, Out = Out>, spec: &S) -> Result<Traced, Error>
 where
     S: Tree<Type> + ?Sized,
     Out: Tree<Tensor>,
 {
     let types: Vec<Type> = spec.leaves().into_iter().cloned().collect();
     let rebuild = |params| unflatten(spec, params);
-    trace_flat(f, rebuild, &types, Location::caller()).map(|(traced, _)| traced)
+    trace_flat(|a| f.trace_once(a), rebuild, &types, Location::caller()).map(|(traced, _)| traced)
 }
 
 /// Traces `f` on symbolic tensors of the types in `spec` (any [`Tree`] of [`Type`]s:
 /// a slice, an array, a tuple, a parameter struct) into a verified module whose entry,
 /// `@main`, takes the leaves in order and returns the leaves of `f`'s result.
 #[track_caller]
-pub fn trace<S, Out>(f: impl FnOnce(S::With<Tensor>) -> Out, spec: &S) -> Result<Module, Error>
+pub fn trace<S, Out>(f: impl TraceOnce<S::With<Tensor>, Out = Out>, spec: &S) -> Result<Module, Error>
 where
     S: Tree<Type> + ?Sized,
     Out: Tree<Tensor>,
 {
     let types: Vec<Type> = spec.leaves().into_iter().cloned().collect();
     let rebuild = |params| unflatten(spec, params);
-    trace_flat(f, rebuild, &types, Location::caller()).map(|(traced, _)| traced.module)
+    trace_flat(|a| f.trace_once(a), rebuild, &types, Location::caller()).map(|(traced, _)| traced.module)
 }
 
 /// [`trace`], then the module as text with source locations (JAX's `make_jaxpr`): the
 /// thing to snapshot-test.
 #[track_caller]
-pub fn make_ir<S, Out>(f: impl FnOnce(S::With<Tensor>) -> Out, spec: &S) -> Result<String, Error>
+pub fn make_ir<S, Out>(f: impl TraceOnce<S::With<Tensor>, Out = Out>, spec: &S) -> Result<String, Error>
 where
     S: Tree<Type> + ?Sized,
     Out: Tree<Tensor>,
 {
     let types: Vec<Type> = spec.leaves().into_iter().cloned().collect();
     let rebuild = |params| unflatten(spec, params);
-    let (traced, _) = trace_flat(f, rebuild, &types, Location::caller())?;
+    let (traced, _) = trace_flat(|a| f.trace_once(a), rebuild, &types, Location::caller())?;
     Ok(ferrax_ir::print_with(&traced.module, &PrintOptions { locs: true }))
 }
 
 /// Traces `f` on the types of `args` and runs it with the reference interpreter,
 /// returning results in the structure `f` returns, with [`Array`] leaves.
 #[track_caller]
-pub fn eval<A, Out>(f: impl FnOnce(A::With<Tensor>) -> Out, args: &A) -> Result<Out::With<Array>, Error>
+pub fn eval<A, Out>(f: impl TraceOnce<A::With<Tensor>, Out = Out>, args: &A) -> Result<Out::With<Array>, Error>
+where
+    A: Tree<Array> + ?Sized,
+    Out: Tree<Tensor>,
+{
+    eval_once(|a| f.trace_once(a), args, Location::caller())
+}
+
+/// [`eval`] of a closure that runs once (the crate's own callers' may move what they
+/// capture).
+pub(crate) fn eval_once<A, Out>(
+    f: impl FnOnce(A::With<Tensor>) -> Out,
+    args: &A,
+    location: &'static Location<'static>,
+) -> Result<Out::With<Array>, Error>
 where
     A: Tree<Array> + ?Sized,
     Out: Tree<Tensor>,
@@ -110,7 +125,7 @@ where
     let inputs: Vec<Array> = args.leaves().into_iter().cloned().collect();
     let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
     let rebuild = |params| unflatten(args, params);
-    let (traced, out) = trace_flat(f, rebuild, &types, Location::caller())?;
+    let (traced, out) = trace_flat(f, rebuild, &types, location)?;
     let mut inputs = inputs;
     inputs.extend(traced.consts);
     let outputs = ferrax_ir::eval_entry(&traced.module, &inputs, &EvalOptions::default())?;

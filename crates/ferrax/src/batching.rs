@@ -497,3 +497,78 @@ where
         self.nested.trace_apply(args)
     }
 }
+
+/// `jacfwd(f).has_aux()` or `jacrev(f).has_aux()`: `f` returns `(outputs, aux)`; see
+/// [`Jacobian::has_aux`].
+pub struct JacobianAux<F>(Jacobian<F>);
+
+impl<F> Jacobian<F> {
+    /// JAX's `has_aux=True`: `f` returns `(outputs, aux)`, and `call` gives
+    /// `(jacobian of outputs, aux)`, the aux tree evaluated, not differentiated.
+    ///
+    /// ```
+    /// use ferrax::{Array, Tensor, jacrev};
+    /// let f = |x: Tensor| (x.sin(), x.argmax(0)); // the index of the maximum as aux
+    /// let (j, at) = jacrev(f).has_aux().call(&Array::from(vec![0.0f64, 1.0])).unwrap();
+    /// assert_eq!(j.to_f64_vec(), [1.0, 0.0, 0.0, 1f64.cos()]);
+    /// assert_eq!(at.to_f64_vec(), [1.0]);
+    /// ```
+    pub fn has_aux(self) -> JacobianAux<F> {
+        JacobianAux(self)
+    }
+}
+
+impl<F> JacobianAux<F> {
+    /// Differentiate only with respect to these top-level arguments ([`Jacobian::argnums`]).
+    pub fn argnums(self, argnums: &[usize]) -> JacobianAux<F> {
+        JacobianAux(self.0.argnums(argnums))
+    }
+
+    /// Evaluates at `args`: the Jacobian tree of the outputs (as [`Jacobian::call`]) and
+    /// the aux tree.
+    #[track_caller]
+    pub fn call<In, O, Aux>(&self, args: &In) -> Result<(O::With<In::With<Array>>, Aux::With<Array>), Error>
+    where
+        In: Tree<Array> + ?Sized,
+        O: Tree<Tensor>,
+        Aux: Tree<Tensor>,
+        F: Traceable<In::With<Tensor>, Out = (O, Aux)>,
+    {
+        let location = Location::caller();
+        let outputs = |a: In::With<Tensor>| self.0.f.trace_apply(a).0;
+        let jacobian = Jacobian { f: outputs, kind: self.0.kind, argnums: self.0.argnums.clone() }.call(args)?;
+        let aux = crate::api::eval_once(|a| self.0.f.trace_apply(a).1, args, location)?;
+        Ok((jacobian, aux))
+    }
+
+    /// Emits the Jacobian of the outputs and the aux tree into the open trace.
+    #[track_caller]
+    pub fn apply<T, O, Aux>(&self, args: &T) -> (O::With<T::With<Tensor>>, Aux)
+    where
+        T: Tree<Tensor> + ?Sized,
+        O: Tree<Tensor>,
+        Aux: Tree<Tensor>,
+        F: Traceable<T::With<Tensor>, Out = (O, Aux)>,
+    {
+        let outputs = |a: T::With<Tensor>| self.0.f.trace_apply(a).0;
+        let jacobian = Jacobian { f: outputs, kind: self.0.kind, argnums: self.0.argnums.clone() }.apply(args);
+        let copy = unflatten(args, args.leaves().into_iter().cloned().collect()).expect("Tree walks agree");
+        (jacobian, self.0.f.trace_apply(copy).1)
+    }
+}
+
+impl<G, T, O, Aux> Traceable<T> for JacobianAux<G>
+where
+    T: Tree<Tensor>,
+    O: Tree<Tensor>,
+    Aux: Tree<Tensor>,
+    G: Traceable<T::With<Tensor>, Out = (O, Aux)>,
+    (O::With<T::With<Tensor>>, Aux): Tree<Tensor>,
+{
+    type Out = (O::With<T::With<Tensor>>, Aux);
+
+    #[track_caller]
+    fn trace_apply(&self, args: T) -> Self::Out {
+        self.apply(&args)
+    }
+}

@@ -43,7 +43,7 @@ pub use autodiff::jvp_apply;
 pub use autodiff::{
     CheckpointReport, Grad, GradAux, ValueAndGrad, ValueAndGradAux, grad, hvp, jvp, value_and_grad, vjp,
 };
-pub use batching::{Hessian, Jacobian, Vmap, hessian, jacfwd, jacrev, vmap};
+pub use batching::{Hessian, Jacobian, JacobianAux, Vmap, hessian, jacfwd, jacrev, vmap};
 pub use constant::constant;
 pub use control::{Branch, ScanOptions, cond, fori_loop, scan, scan_with, switch, while_loop};
 pub use custom::{CustomJvp, CustomVjp, custom_jvp, custom_vjp};
@@ -55,7 +55,7 @@ pub use ops::index::{Idx, i, s};
 pub use ops::operand::Operand;
 pub use ops::shape::{concat, stack};
 pub use ops::{Axes, Scalar};
-pub use traceable::Traceable;
+pub use traceable::{TraceOnce, Traceable};
 pub use tracer::{Tensor, TraceError};
 pub use tree::{StructureError, Tree, tree_leaves, tree_map, tree_structure, tree_unflatten, tree_zip_map};
 

@@ -104,7 +104,7 @@ impl Key for Array {
 
     #[track_caller]
     fn with_key<T: Tree<Tensor>>(&self, f: impl FnOnce(&Tensor) -> T) -> Result<T::With<Array>, Error> {
-        crate::eval(|key: Tensor| f(&key), self)
+        crate::api::eval_once(|key: Tensor| f(&key), self, std::panic::Location::caller())
     }
 }
 

@@ -195,6 +195,83 @@ where
     }
 }
 
+impl<F> Vjp<F> {
+    /// JAX's `has_aux=True`: `f` returns `(outputs, aux)`; the cotangents are the
+    /// outputs' only, and the result is `(outputs, argument cotangents, aux)`, the aux
+    /// tree evaluated, not differentiated.
+    ///
+    /// ```
+    /// use ferrax::{Array, Tensor, transforms::vjp};
+    /// let f = |x: Tensor| (&x * 3.0, x.sum_all()); // aux: the sum
+    /// let x = Array::from(vec![1.0f64, 2.0]);
+    /// let (y, ct, total) = vjp(f).has_aux().call(&x, &Array::from(vec![1.0f64, 1.0])).unwrap();
+    /// assert_eq!((y.to_f64_vec(), ct.to_f64_vec(), total.to_f64_vec()), (vec![3.0, 6.0], vec![3.0, 3.0], vec![3.0]));
+    /// ```
+    pub fn has_aux(self) -> VjpAux<F> {
+        VjpAux(self)
+    }
+}
+
+/// `vjp(f).has_aux()`: `f` returns `(outputs, aux)`; see [`Vjp::has_aux`].
+pub struct VjpAux<F>(Vjp<F>);
+
+impl<F> VjpAux<F> {
+    /// Evaluates on host arrays: `(outputs, argument cotangents, aux)`.
+    #[track_caller]
+    #[allow(clippy::type_complexity)]
+    pub fn call<In, O, Aux, C>(
+        &self,
+        primals: &In,
+        cotangents: &C,
+    ) -> Result<(O::With<Array>, In::With<Array>, Aux::With<Array>), Error>
+    where
+        In: Tree<Array> + ?Sized,
+        O: Tree<Tensor>,
+        Aux: Tree<Tensor>,
+        C: Tree<Array> + ?Sized,
+        F: Traceable<In::With<Tensor>, Out = (O, Aux)>,
+    {
+        let location = Location::caller();
+        let f = &self.0.f;
+        let (out, cts) = crate::autodiff::vjp(|a| f.trace_apply(a).0, primals, cotangents)?;
+        let aux = crate::api::eval_once(|a| f.trace_apply(a).1, primals, location)?;
+        Ok((out, cts, aux))
+    }
+
+    /// Emits the outputs, the argument cotangents and the aux tree into the open trace.
+    #[track_caller]
+    pub fn apply<T, O, Aux, C>(&self, primals: &T, cotangents: &C) -> (O::With<Tensor>, T::With<Tensor>, Aux)
+    where
+        T: Tree<Tensor> + ?Sized,
+        O: Tree<Tensor>,
+        Aux: Tree<Tensor>,
+        C: Tree<Tensor> + ?Sized,
+        F: Traceable<T::With<Tensor>, Out = (O, Aux)>,
+    {
+        let f = &self.0.f;
+        let (out, cts) = vjp(|a: T::With<Tensor>| f.trace_apply(a).0).apply(primals, cotangents);
+        let copy = unflatten(primals, primals.leaves().into_iter().cloned().collect()).expect("Tree walks agree");
+        (out, cts, f.trace_apply(copy).1)
+    }
+}
+
+impl<F, T, O, Aux, C> Traceable<(T, C)> for VjpAux<F>
+where
+    T: Tree<Tensor>,
+    O: Tree<Tensor>,
+    Aux: Tree<Tensor>,
+    C: Tree<Tensor>,
+    F: Traceable<T::With<Tensor>, Out = (O, Aux)>,
+    (O::With<Tensor>, T::With<Tensor>, Aux): Tree<Tensor>,
+{
+    type Out = (O::With<Tensor>, T::With<Tensor>, Aux);
+
+    #[track_caller]
+    fn trace_apply(&self, (primals, cotangents): (T, C)) -> Self::Out {
+        self.apply(&primals, &cotangents)
+    }
+}
+
 /// The Hessian-vector product as a function of `(primals, tangents)`; see [`hvp`].
 pub struct Hvp<F> {
     f: F,

@@ -46,7 +46,7 @@ fn softplus_rule(x: &Tensor) -> Tensor {
     let softplus = custom_jvp(
         |x: Tensor| x.exp().log1p(),
         |x: Tensor, t: Tensor| {
-            let slope = 1.0f32 - 1.0f32 / (x.exp() + 1.0f32);
+            let slope = 1.0 - 1.0 / (x.exp() + 1.0);
             (x.exp().log1p(), slope * t)
         },
     );

@@ -138,7 +138,11 @@ macro_rules! binary_operator {
             }
         }
 
-        binary_operator!(@scalars $trait, $method, $op, f32, f64, i32);
+        // A scalar on the left: f64 and i32 only, Python's float and int. A weak scalar
+        // takes the tensor's dtype, so `1.0 - &x` is right for f32 tensors too, and with
+        // one float impl the literal is settled at once (`(1.0 - &x).exp()` type-checks;
+        // an f32 impl beside it made that "type annotations needed").
+        binary_operator!(@scalars $trait, $method, $op, f64, i32);
     };
     (@scalars $trait:ident, $method:ident, $op:ident, $($scalar:ty),*) => {$(
         impl $trait<Tensor> for $scalar {
