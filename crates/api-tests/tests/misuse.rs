@@ -80,3 +80,20 @@ fn a_jit_that_calls_itself_while_traced_is_an_error_not_a_deadlock() {
     let inner = INNER.get().expect("the inner call returned an error");
     assert!(inner.contains("calls its own jit") && inner.contains("tests/misuse.rs:"), "{inner}");
 }
+
+#[test]
+fn composed_transforms_report_the_users_call() {
+    let x = v(&[1.0, 2.0]);
+    says(jit(grad(|x: Tensor| x.sin())).call(&x).unwrap_err(), &["grad:", "got f64[2]"]);
+    says(
+        vmap(grad(|x: Tensor| x.sin()))
+            .call::<_, Tensor>(&ferrax::Array::from_f64(&[2, 2], vec![1.0; 4]).unwrap())
+            .unwrap_err(),
+        &["grad:", "got f64[2]"],
+    );
+    says(grad(jit(|x: Tensor| x.sin())).call(&x).unwrap_err(), &["grad:", "got f64[2]"]);
+    says(
+        jit(ferrax::transforms::hvp(|x: Tensor| x.sin())).call(&(x.clone(), x.clone())).unwrap_err(),
+        &["grad:", "got f64[2]"],
+    );
+}

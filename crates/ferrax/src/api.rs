@@ -173,7 +173,7 @@ pub(crate) fn argnum_leaves(
 /// A misuse found before anything runs (arguments that do not fit the function), at
 /// the user's call site: `file:line:col: message`.
 pub(crate) fn arguments_at(location: &'static Location<'static>, message: impl fmt::Display) -> Error {
-    Error::Arguments(format!("{}: {message}", tracer::location_string(location)))
+    Error::Arguments(format!("{}: {message}", tracer::location_string(tracer::user_site(location))))
 }
 
 /// A transform's refusal (grad of a non-scalar, reverse mode through an unbounded loop,
@@ -229,7 +229,7 @@ where
 {
     let (trace, params) = tracer::new_trace("main", types, tracer::Scope::Root);
     let arguments = rebuild(params).ok_or_else(|| Error::Arguments("argument structure mismatch".into()))?;
-    let out = with_trace(&trace, || f(arguments));
+    let out = tracer::at_user_site(location, || with_trace(&trace, || f(arguments)));
     let results: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
     let (func, captured) = tracer::finish(&trace, &results, location)?;
     if let Some(outer) = captured.first() {

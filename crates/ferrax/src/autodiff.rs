@@ -419,7 +419,7 @@ pub(crate) fn apply_transform<O: Tree<Tensor>>(
     let name = shared.borrow_mut().fresh_name("inner");
     // Traced even outside a trace, so that callers always get `f`'s result structure.
     let (trace, params) = new_trace(&name, &types, Scope::Nested);
-    let out = with_trace(&trace, || f(params));
+    let out = tracer::at_user_site(location, || with_trace(&trace, || f(params)));
     let results: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
     let scalar = Type::scalar(ferrax_ir::DType::F32);
     if outer.is_none() {

@@ -38,12 +38,13 @@ impl TraceError {
     /// An error at the caller's location.
     #[track_caller]
     pub fn here(message: impl Into<String>) -> TraceError {
-        TraceError { location: Some(location_string(Location::caller())), message: message.into() }
+        TraceError::at(Location::caller(), message)
     }
 
-    /// An error at `location`.
+    /// An error at `location`, or, where that is a line of ferrax's own (a transform
+    /// applied by another transform), at the innermost user call being traced.
     pub fn at(location: &'static Location<'static>, message: impl Into<String>) -> TraceError {
-        TraceError { location: Some(location_string(location)), message: message.into() }
+        TraceError { location: Some(location_string(user_site(location))), message: message.into() }
     }
 }
 
@@ -60,6 +61,48 @@ impl std::error::Error for TraceError {}
 
 pub(crate) fn location_string(location: &Location<'_>) -> String {
     format!("{}:{}:{}", location.file(), location.line(), location.column())
+}
+
+thread_local! {
+    /// The user's call sites of the transforms being traced on this thread, innermost
+    /// last: where an error found by a transform that another transform applied (the
+    /// `grad` in `jit(grad(f))`, applied from ferrax's own code) is reported.
+    static USER_SITES: RefCell<Vec<&'static Location<'static>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether `location` is in ferrax's own sources (this file's directory, as the
+/// compiler names it for this build: a workspace path or a registry path alike).
+fn is_internal(location: &Location<'_>) -> bool {
+    let own = file!();
+    let dir = own.rfind(['/', '\\']).map_or("", |i| &own[..=i]);
+    !dir.is_empty() && location.file().starts_with(dir)
+}
+
+/// `location`, unless it is a line of ferrax's own: then the innermost user call site
+/// being traced (`location` when there is none).
+pub(crate) fn user_site(location: &'static Location<'static>) -> &'static Location<'static> {
+    if !is_internal(location) {
+        return location;
+    }
+    USER_SITES.with(|sites| sites.borrow().last().copied()).unwrap_or(location)
+}
+
+/// Runs `f` with `location` as the innermost user call site (when it is the user's).
+pub(crate) fn at_user_site<R>(location: &'static Location<'static>, f: impl FnOnce() -> R) -> R {
+    struct Pop(bool);
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            if self.0 {
+                USER_SITES.with(|sites| sites.borrow_mut().pop());
+            }
+        }
+    }
+    let pushed = !is_internal(location);
+    if pushed {
+        USER_SITES.with(|sites| sites.borrow_mut().push(location));
+    }
+    let _pop = Pop(pushed);
+    f()
 }
 
 /// State shared by a root trace and every trace nested in it: the Funcs traced so far
