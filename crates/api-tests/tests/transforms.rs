@@ -206,3 +206,19 @@ fn vjp_and_the_jacobians_take_has_aux() {
         jacrev(two).has_aux().argnums(&[1]).call(&[Array::scalar(2.0f64), Array::scalar(5.0f64)]).unwrap();
     assert_eq!((da.to_f64_vec(), db.to_f64_vec(), aux.to_f64_vec()), (vec![0.0], vec![2.0], vec![5.0]));
 }
+
+#[test]
+fn vjp_takes_argnums() {
+    // f(w, x) = w x² elementwise: cotangent of w is x² c, of x is 2 w x c.
+    let f = |(w, x): (Tensor, Tensor)| &w * &x * &x;
+    let at = (f64s(&[2.0, 3.0]), f64s(&XS[..2]));
+    let ct = f64s(&TS[..2]);
+    let (_, (dw, dx)) = vjp(f).argnums(&[1]).call(&at, &ct).unwrap();
+    close(&dw, &[0.0, 0.0]);
+    close(&dx, &[2.0 * 2.0 * XS[0] * TS[0], 2.0 * 3.0 * XS[1] * TS[1]]);
+    let (_, (dw, dx)) = jit(vjp(f).argnums(&[0])).call(&(at.clone(), ct.clone())).unwrap();
+    close(&dw, &[XS[0] * XS[0] * TS[0], XS[1] * XS[1] * TS[1]]);
+    close(&dx, &[0.0, 0.0]);
+    let err = vjp(f).argnums(&[2]).call(&at, &ct).unwrap_err().to_string();
+    assert!(err.starts_with("crates/api-tests/tests/transforms.rs:") && err.contains("argnums"), "{err}");
+}

@@ -25,7 +25,7 @@
 mod has_aux;
 
 use crate::Tensor;
-use crate::api::{Error, arguments_at, check_leaves, trace_flat, transform_at};
+use crate::api::{Error, argnum_leaves, arguments_at, check_leaves, trace_flat, transform_at};
 use crate::traceable::Traceable;
 use crate::tracer::{self, Scope, TraceError, emit, new_trace, with_trace};
 use crate::tree::{Tree, unflatten};
@@ -664,23 +664,39 @@ where
     O: Tree<Tensor>,
     C: Tree<Array> + ?Sized,
 {
-    let location = Location::caller();
+    vjp_at(f, primals, cotangents, None, Location::caller())
+}
+
+/// [`vjp`] with respect to the float leaves of the top-level arguments `argnums`
+/// selects (all without it); the others' cotangents are zeros, not computed.
+pub(crate) fn vjp_at<In, O, C>(
+    f: impl Traceable<In::With<Tensor>, Out = O>,
+    primals: &In,
+    cotangents: &C,
+    argnums: Option<&[usize]>,
+    location: &'static Location<'static>,
+) -> Result<(O::With<Array>, In::With<Array>), Error>
+where
+    In: Tree<Array> + ?Sized,
+    O: Tree<Tensor>,
+    C: Tree<Array> + ?Sized,
+{
     let inputs: Vec<Array> = primals.leaves().into_iter().cloned().collect();
     let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+    let wrt = argnum_leaves(argnums, primals.child_leaf_counts(), &types).map_err(|m| arguments_at(location, m))?;
     let rebuild = |params| unflatten(primals, params);
     let (traced, out) = trace_flat(|a| f.trace_apply(a), rebuild, &types, location)?;
     let float_outputs: Vec<Type> =
         out.leaves().into_iter().map(|t| t.ty().clone()).filter(|t| t.dtype.is_float()).collect();
     check_leaves(location, "vjp", "cotangent", &float_outputs, "float output", &cotangents.leaves())?;
-    let wrt = float_indices(&types);
-    let module = transform::vjp(&traced.module, &transform::Wrt::Params(wrt));
+    let module = transform::vjp(&traced.module, &transform::Wrt::Params(wrt.clone()));
     let module = transform::dce(&module.map_err(|e| transform_at(location, e))?);
     let mut all = inputs;
     all.extend(traced.consts);
     all.extend(cotangents.leaves().into_iter().cloned());
     let mut outputs = ferrax_ir::eval_entry(&module, &all, &EvalOptions::default())?;
     let n = out.leaf_count();
-    let in_cts = fill_grads(&types, outputs.split_off(n))?;
+    let in_cts = fill_wrt(&types, &wrt, outputs.split_off(n))?;
     let primal = unflatten(&out, outputs).ok_or_else(|| Error::Arguments("output structure".into()))?;
     let in_cts = unflatten(primals, in_cts).ok_or_else(|| Error::Arguments("cotangent structure".into()))?;
     Ok((primal, in_cts))

@@ -21,7 +21,7 @@
 //! `use ferrax::transforms::*` brings the whole set in one spelling.
 
 use crate::Tensor;
-use crate::api::{Error, check_leaves, trace_flat, transform_at};
+use crate::api::{Error, argnum_leaves, check_leaves, trace_flat, transform_at};
 use crate::autodiff::{apply_transform, fill_grads, float_indices, import, jvp_traced, with_bodies};
 use crate::control::{poisoned_like, rebuild, register, trace_body};
 use crate::traceable::Traceable;
@@ -102,6 +102,8 @@ where
 /// Reverse mode as a function of `(primals, cotangents)`; see [`vjp`].
 pub struct Vjp<F> {
     f: F,
+    /// The top-level arguments whose cotangents are computed (`None`: all of them).
+    argnums: Option<Vec<usize>>,
 }
 
 /// Reverse mode of `f` as a transform: `vjp(f)` maps `(primals, cotangents)` to
@@ -118,10 +120,24 @@ pub struct Vjp<F> {
 /// assert_eq!((y.to_f64_vec(), ct.to_f64_vec()), (vec![1.0, 4.0], vec![2.0, -4.0]));
 /// ```
 pub fn vjp<F>(f: F) -> Vjp<F> {
-    Vjp { f }
+    Vjp { f, argnums: None }
 }
 
 impl<F> Vjp<F> {
+    /// Cotangents for these top-level arguments only (elements of the tuple, array or
+    /// `Vec` `f` takes); the others' are zeros, not computed, as `grad`'s `argnums`.
+    ///
+    /// ```
+    /// use ferrax::{Array, Tensor, transforms::vjp};
+    /// let f = |(w, x): (Tensor, Tensor)| &w * &x;
+    /// let at = (Array::scalar(2.0f64), Array::scalar(5.0f64));
+    /// let (_, (dw, dx)) = vjp(f).argnums(&[0]).call(&at, &Array::scalar(1.0f64)).unwrap();
+    /// assert_eq!((dw.to_f64_vec(), dx.to_f64_vec()), (vec![5.0], vec![0.0]));
+    /// ```
+    pub fn argnums(self, argnums: &[usize]) -> Vjp<F> {
+        Vjp { argnums: Some(argnums.to_vec()), ..self }
+    }
+
     /// Evaluates on host arrays (as [`crate::vjp`]).
     #[track_caller]
     pub fn call<In, O, C>(&self, primals: &In, cotangents: &C) -> Result<(O::With<Array>, In::With<Array>), Error>
@@ -131,7 +147,8 @@ impl<F> Vjp<F> {
         C: Tree<Array> + ?Sized,
         F: Traceable<In::With<Tensor>, Out = O>,
     {
-        crate::autodiff::vjp(|a| self.f.trace_apply(a), primals, cotangents)
+        let location = Location::caller();
+        crate::autodiff::vjp_at(|a| self.f.trace_apply(a), primals, cotangents, self.argnums.as_deref(), location)
     }
 
     /// Emits the outputs and the argument cotangents into the open trace.
@@ -146,7 +163,10 @@ impl<F> Vjp<F> {
         let location = Location::caller();
         let leaves: Vec<Tensor> = primals.leaves().into_iter().cloned().collect();
         let types: Vec<Type> = leaves.iter().map(|t| t.ty().clone()).collect();
-        let wrt = float_indices(&types);
+        let wrt = argnum_leaves(self.argnums.as_deref(), primals.child_leaf_counts(), &types).unwrap_or_else(|m| {
+            tracer::fail_with(TraceError::at(location, m), Type::scalar(ferrax_ir::DType::F32));
+            float_indices(&types)
+        });
         let cts: Vec<Tensor> = cotangents.leaves().into_iter().cloned().collect();
         let mut template: Option<O> = None;
         let outputs = apply_transform(
@@ -212,6 +232,13 @@ impl<F> Vjp<F> {
     }
 }
 
+impl<F> VjpAux<F> {
+    /// Cotangents for these top-level arguments only ([`Vjp::argnums`]).
+    pub fn argnums(self, argnums: &[usize]) -> VjpAux<F> {
+        VjpAux(self.0.argnums(argnums))
+    }
+}
+
 /// `vjp(f).has_aux()`: `f` returns `(outputs, aux)`; see [`Vjp::has_aux`].
 pub struct VjpAux<F>(Vjp<F>);
 
@@ -233,7 +260,8 @@ impl<F> VjpAux<F> {
     {
         let location = Location::caller();
         let f = &self.0.f;
-        let (out, cts) = crate::autodiff::vjp(|a| f.trace_apply(a).0, primals, cotangents)?;
+        let argnums = self.0.argnums.as_deref();
+        let (out, cts) = crate::autodiff::vjp_at(|a| f.trace_apply(a).0, primals, cotangents, argnums, location)?;
         let aux = crate::api::eval_once(|a| f.trace_apply(a).1, primals, location)?;
         Ok((out, cts, aux))
     }
@@ -249,7 +277,8 @@ impl<F> VjpAux<F> {
         F: Traceable<T::With<Tensor>, Out = (O, Aux)>,
     {
         let f = &self.0.f;
-        let (out, cts) = vjp(|a: T::With<Tensor>| f.trace_apply(a).0).apply(primals, cotangents);
+        let outputs = Vjp { f: |a: T::With<Tensor>| f.trace_apply(a).0, argnums: self.0.argnums.clone() };
+        let (out, cts) = outputs.apply(primals, cotangents);
         let copy = unflatten(primals, primals.leaves().into_iter().cloned().collect()).expect("Tree walks agree");
         (out, cts, f.trace_apply(copy).1)
     }
