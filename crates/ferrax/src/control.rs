@@ -11,7 +11,6 @@
 use crate::Tensor;
 use crate::tracer::{self, TraceError, emit, new_trace, with_trace};
 use crate::tree::{Tree, unflatten};
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::ScanParams;
 use ferrax_ir::{DType, Func, Prim, Type, Value, format_types};
 use std::panic::Location;
@@ -205,7 +204,7 @@ where
     inputs.extend(operands.leaves());
     inputs.extend(union.iter());
     let fallback: Vec<Type> = template.leaves().iter().map(|t| t.ty().clone()).collect();
-    let outputs = emit(Prim::Control(ControlOp::Cond { branches: names }), &inputs, location, &fallback);
+    let outputs = emit(Prim::cond(names), &inputs, location, &fallback);
     rebuild(template, outputs, location)
 }
 
@@ -268,7 +267,7 @@ where
     let mut inputs: Vec<&Tensor> = init.leaves();
     inputs.extend(union.iter());
     let fallback: Vec<Type> = inputs.iter().map(|t| t.ty().clone()).collect();
-    let prim = Prim::Control(ControlOp::While { cond: names.0, body: names.1, max_iters });
+    let prim = Prim::while_loop(names.0, names.1, max_iters);
     let mut outputs = emit(prim, &inputs, location, &fallback);
     outputs.truncate(n);
     rebuild(init, outputs, location)
@@ -392,7 +391,7 @@ where
         reverse: options.reverse,
         checkpoint: options.checkpoint,
     };
-    let mut outputs = emit(Prim::Control(ControlOp::Scan(params)), &inputs, location, &fallback);
+    let mut outputs = emit(Prim::scan(params), &inputs, location, &fallback);
     let ys = outputs.split_off(n_carry.min(outputs.len()));
     let ys = match unflatten(&step.out.1, ys) {
         Some(ys) => ys,

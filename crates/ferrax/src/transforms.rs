@@ -27,7 +27,6 @@ use crate::control::{poisoned_like, rebuild, register, trace_body};
 use crate::traceable::Traceable;
 use crate::tracer::{self, TraceError, emit};
 use crate::tree::{Tree, unflatten};
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::{Array, EvalOptions, Module, Prim, Type};
 use ferrax_transform as transform;
 use std::panic::Location;
@@ -599,7 +598,7 @@ impl<F> Checkpoint<F> {
         register(body.func);
         let mut inputs: Vec<&Tensor> = args.leaves();
         inputs.extend(body.captured.iter());
-        let prim = Prim::Control(ControlOp::Remat { func, policy: self.policy.clone() });
+        let prim = Prim::remat(func, self.policy.clone());
         let outputs = emit(prim, &inputs, location, &result_types);
         rebuild(&body.out, outputs, location)
     }

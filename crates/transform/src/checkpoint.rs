@@ -30,7 +30,6 @@
 
 use crate::cost::{cost, peak_live_bytes};
 use crate::wrt::Wrt;
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::{Prim, RematPolicy};
 use ferrax_ir::{Eqn, Error, Func, Module, Value};
 use std::fmt;
@@ -206,14 +205,8 @@ fn segment_counts(n: usize) -> Vec<usize> {
 /// The scan checkpoint intervals to try: none alone if the entry has no unchecked scan,
 /// else also `√length` and the powers of two below the longest length.
 fn scan_intervals(f: &Func) -> Vec<Option<usize>> {
-    let longest = f
-        .eqns
-        .iter()
-        .filter_map(|e| match &e.prim {
-            Prim::Control(ControlOp::Scan(p)) if p.checkpoint.is_none() => Some(p.length),
-            _ => None,
-        })
-        .max();
+    let longest =
+        f.eqns.iter().filter_map(|e| e.prim.scan_params().filter(|p| p.checkpoint.is_none()).map(|p| p.length)).max();
     let mut ks = vec![None];
     if let Some(len) = longest {
         let mut list: Vec<usize> = (1..).map(|i| 1usize << i).take_while(|&k| k < len).collect();
@@ -272,7 +265,7 @@ fn build(module: &Module, f: &Func, plan: &Plan) -> Result<Module, Error> {
     let mut entry = f.clone();
     if let Some(k) = plan.scan_k {
         for eqn in &mut entry.eqns {
-            if let Prim::Control(ControlOp::Scan(p)) = &mut eqn.prim
+            if let Some(p) = eqn.prim.scan_params_mut()
                 && p.checkpoint.is_none()
                 && k < p.length
             {
@@ -302,7 +295,7 @@ fn build(module: &Module, f: &Func, plan: &Plan) -> Result<Module, Error> {
         out.push(region);
         regions.push(name.clone());
         eqns.push(Eqn {
-            prim: Prim::Control(ControlOp::Remat { func: name, policy: RematPolicy::Nothing }),
+            prim: Prim::remat(name, RematPolicy::Nothing),
             inputs: inputs.into_iter().collect(),
             outputs: outputs.into_iter().collect(),
             loc: None,

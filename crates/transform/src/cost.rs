@@ -231,11 +231,7 @@ impl Memo<'_> {
             report.bytes_written = report.bytes_written.saturating_add(step.written);
             report.unbounded_whiles = report.unbounded_whiles.saturating_add(step.unbounded);
             let out_bytes = sum_bytes(func, &eqn.outputs)?;
-            extra[i] = step.extra_peak.saturating_sub(if matches!(eqn.prim, Prim::Control(ControlOp::Scan(_))) {
-                0
-            } else {
-                out_bytes
-            });
+            extra[i] = step.extra_peak.saturating_sub(if eqn.prim.scan_params().is_some() { 0 } else { out_bytes });
             for &o in &eqn.outputs {
                 let b = i128::from(bytes(func, func.ty(o))?);
                 let end = last[o.index()].unwrap_or(i).max(i);

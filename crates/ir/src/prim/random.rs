@@ -148,7 +148,7 @@ pub(crate) fn batch_random_bits(
     let name = cx.add_func(body.finish(&[bits]));
     let length = cx.axis_size();
     let scan = super::ScanParams { body: name, length, num_consts: 0, num_carry: 0, reverse: false, checkpoint: None };
-    let out = em.eqn(cx.module(), super::ControlOp::Scan(scan), &[keys])?;
+    let out = em.eqn(cx.module(), crate::Prim::scan(scan), &[keys])?;
     Ok((out.to_vec(), vec![Some(0)]))
 }
 

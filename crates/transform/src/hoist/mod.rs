@@ -107,7 +107,7 @@ impl Hoister {
     /// inserted before it.
     fn scan(&mut self, func: &mut Func, at: usize) -> usize {
         let eqn = func.eqns[at].clone();
-        let Prim::Control(ControlOp::Scan(params)) = &eqn.prim else { return 0 };
+        let Some(params) = eqn.prim.scan_params() else { return 0 };
         let Some(body) = self.module.func(&params.body).cloned() else { return 0 };
         let k = params.num_consts;
         if body.params.len() < k || eqn.inputs.len() < k {
@@ -128,7 +128,7 @@ impl Hoister {
         scan.body = name;
         scan.num_consts = k + plan.needed.len();
         let mut new_eqn = eqn.clone();
-        new_eqn.prim = Prim::Control(ControlOp::Scan(scan));
+        new_eqn.prim = Prim::scan(scan);
         let extra = plan.needed.iter().map(|v| map[v]);
         new_eqn.inputs = eqn.inputs[..k].iter().copied().chain(extra).chain(eqn.inputs[k..].iter().copied()).collect();
         let count = hoisted.len();
@@ -188,8 +188,7 @@ impl Hoister {
         let new_body_name = self.rename_for_change(body_name, new_body);
         let new_cond_name = self.rename_for_change(cond_name, new_cond);
         let mut new_eqn = eqn.clone();
-        new_eqn.prim =
-            Prim::Control(ControlOp::While { cond: new_cond_name, body: new_body_name, max_iters: *max_iters });
+        new_eqn.prim = Prim::while_loop(new_cond_name, new_body_name, *max_iters);
         new_eqn.inputs.extend(body_plan.needed.iter().map(|v| body_map[v]));
         new_eqn.inputs.extend(cond_plan.needed.iter().map(|v| cond_map[v]));
         let extra_types =

@@ -9,7 +9,6 @@
 //! transpose is a `cond` over the transposed branches.
 
 use super::{Partial, Rewriter, Save, Slot, known_emitter, linear_func, lookup, or_masks, push_func};
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Func, Type, Value};
 
@@ -41,20 +40,13 @@ pub(super) fn partial_cond(rw: &mut Rewriter, branches: &[String], inputs: &[Val
         linear_names.push(linear_branch(rw, part, b, &residual_types, &mask, branch)?);
     }
     let known_operands: Vec<Value> = operands.iter().zip(&mask).filter(|(_, u)| !**u).map(|(v, _)| *v).collect();
-    let known_outs = rw.emit(
-        Prim::Control(ControlOp::Cond { branches: known_names }),
-        &[&[index], &known_operands[..]].concat(),
-        false,
-    )?;
+    let known_outs = rw.emit(Prim::cond(known_names), &[&[index], &known_operands[..]].concat(), false)?;
     let n_known = out_unknown.iter().filter(|u| !**u).count();
     let mut linear_operands = vec![index];
     linear_operands.extend(&known_outs[n_known..]);
     linear_operands.extend(operands.iter().zip(&mask).filter(|(_, u)| **u).map(|(v, _)| *v));
-    let linear_outs = if n_known == n_out {
-        Vec::new()
-    } else {
-        rw.emit(Prim::Control(ControlOp::Cond { branches: linear_names }), &linear_operands, true)?
-    };
+    let linear_outs =
+        if n_known == n_out { Vec::new() } else { rw.emit(Prim::cond(linear_names), &linear_operands, true)? };
     let (mut known, mut linear) = (known_outs[..n_known].iter(), linear_outs.iter());
     let mut outs = Vec::with_capacity(n_out);
     for &unknown in &out_unknown {

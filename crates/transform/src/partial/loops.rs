@@ -39,7 +39,7 @@ pub(super) fn partial_while(
     let carry: Vec<Value> = types.iter().map(|t| b.param(t.clone())).collect();
     let pred = b.eqn(rw.pool, Prim::call(cond.to_string()), &carry)?[0];
     let go = b.binary(BinaryOp::And, active, pred)?;
-    let step = Prim::Control(ControlOp::Cond { branches: vec![keep, body.to_string()] });
+    let step = Prim::cond(vec![keep, body.to_string()]);
     let mut results = vec![go];
     results.extend(b.eqn(rw.pool, step, &[&[go], &carry[..]].concat())?);
     let name = push_func(rw.pool, b.finish(&results));
@@ -54,7 +54,7 @@ pub(super) fn partial_while(
         reverse: false,
         checkpoint: None,
     };
-    let outs = rw.apply(&Prim::Control(ControlOp::Scan(params)), &operands)?;
+    let outs = rw.apply(&Prim::scan(params), &operands)?;
     Ok(outs[1..].to_vec())
 }
 
@@ -104,7 +104,7 @@ pub(super) fn checkpointed(
             let types: Vec<Type> = part_xs.iter().map(|&x| rw.em.ty(x).clone()).collect();
             let region = scan_region(rw, p, len, &types)?;
             let operands = [consts, &carry[..], &part_xs[..]].concat();
-            rw.apply(&Prim::Control(ControlOp::Remat { func: region, policy: RematPolicy::Nothing }), &operands)?
+            rw.apply(&Prim::remat(region, RematPolicy::Nothing), &operands)?
         };
         carry = outs[..p.num_carry].to_vec();
         ys_parts.push((start, outs[p.num_carry..].to_vec()));
@@ -170,7 +170,7 @@ fn segments(
         checkpoint: None,
     };
     let operands = [consts, carry, &segmented[..]].concat();
-    let outs = rw.apply(&Prim::Control(ControlOp::Scan(params)), &operands)?;
+    let outs = rw.apply(&Prim::scan(params), &operands)?;
     let mut result = outs[..p.num_carry].to_vec();
     for &y in &outs[p.num_carry..] {
         let ty = rw.em.ty(y).clone();
@@ -197,7 +197,7 @@ fn scan_region(rw: &mut Rewriter, p: &ScanParams, len: usize, xs: &[Type]) -> Re
         params.push(em.param(ty.clone()));
     }
     let scan = ScanParams { body: p.body.clone(), length: len, checkpoint: None, ..p.clone() };
-    let outs = em.eqn(rw.pool, Prim::Control(ControlOp::Scan(scan)), &params)?;
+    let outs = em.eqn(rw.pool, Prim::scan(scan), &params)?;
     Ok(push_func(rw.pool, em.finish(&outs)))
 }
 
@@ -218,7 +218,7 @@ fn segment_body(
     for ty in slice_types {
         params.push(em.param(ty.clone()));
     }
-    let remat = Prim::Control(ControlOp::Remat { func: region.to_string(), policy: RematPolicy::Nothing });
+    let remat = Prim::remat(region.to_string(), RematPolicy::Nothing);
     let outs = em.eqn(rw.pool, remat, &params)?;
     let func: Func = em.finish(&outs);
     Ok(push_func(rw.pool, func))

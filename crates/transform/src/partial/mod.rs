@@ -217,7 +217,7 @@ pub(crate) fn prune_scans(pool: &mut Module, mut func: Func) -> Func {
         used[v.index()] = true;
     }
     for eqn in &mut func.eqns {
-        let Prim::Control(ControlOp::Scan(params)) = &eqn.prim else { continue };
+        let Some(params) = eqn.prim.scan_params() else { continue };
         let keep: Vec<bool> =
             eqn.outputs.iter().enumerate().map(|(j, o)| j < params.num_carry || used[o.index()]).collect();
         let Some(mut body) = pool.func(&params.body).cloned().filter(|_| keep.contains(&false)) else { continue };
@@ -225,7 +225,7 @@ pub(crate) fn prune_scans(pool: &mut Module, mut func: Func) -> Func {
         body.result_types = body.results.iter().map(|&r| body.ty(r).clone()).collect();
         body.name = format!("{}_pruned", params.body);
         let params = ScanParams { body: push_func(pool, body), ..params.clone() };
-        eqn.prim = Prim::Control(ControlOp::Scan(params));
+        eqn.prim = Prim::scan(params);
         eqn.outputs = eqn.outputs.iter().zip(&keep).filter(|(_, k)| **k).map(|(o, _)| *o).collect();
     }
     func

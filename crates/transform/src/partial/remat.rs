@@ -10,7 +10,6 @@
 
 use super::{Rewriter, Save, Slot, linear_func, lookup, push_func};
 use ferrax_ir::Value;
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::{Prim, RematPolicy};
 
 /// Rewrites `remat[func, policy](inputs)`; returns its outputs.
@@ -45,9 +44,7 @@ pub(super) fn partial_remat(
     if !results.is_empty() {
         let linear = linear_func(rw.pool, s, &format!("{func}_linear"), &slots, &results)?;
         let name = push_func(rw.pool, linear);
-        linear_outs = rw
-            .emit(Prim::Control(ControlOp::Remat { func: name, policy: policy.clone() }), &operands, true)?
-            .into_iter();
+        linear_outs = rw.emit(Prim::remat(name, policy.clone()), &operands, true)?.into_iter();
     }
     let mut outs = Vec::with_capacity(g.results.len());
     for (r, &unknown) in g.results.iter().zip(&part.out_unknown) {

@@ -11,7 +11,6 @@
 //! xs)`. Its transpose is the reverse scan of `ferrax_ir::prim::control::transpose_scan`.
 
 use super::{Partial, Rewriter, Save, Slot, known_func, linear_func, or_masks, push_func};
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::{Prim, ScanParams};
 use ferrax_ir::{Func, Value};
 
@@ -175,7 +174,7 @@ fn known_scan(
         reverse: p.reverse,
         checkpoint: None,
     };
-    rw.emit(Prim::Control(ControlOp::Scan(params)), &operands, false)
+    rw.emit(Prim::scan(params), &operands, false)
 }
 
 /// Emits the linear scan; returns its outputs (the unknown carries and ys).
@@ -228,5 +227,5 @@ fn linear_scan(
         reverse: p.reverse,
         checkpoint: None,
     };
-    rw.emit(Prim::Control(ControlOp::Scan(params)), &operands, true)
+    rw.emit(Prim::scan(params), &operands, true)
 }

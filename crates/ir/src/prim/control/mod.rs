@@ -281,6 +281,43 @@ impl Prim {
         Prim::Control(ControlOp::Call { func: func.into() })
     }
 
+    /// `cond`: runs `branches[i]` for the selector `i` (clamped; a bool picks 0 or 1).
+    pub fn cond(branches: Vec<String>) -> Prim {
+        Prim::Control(ControlOp::Cond { branches })
+    }
+
+    /// `while`: repeats `body` while `cond` holds, at most `max_iters` times if given.
+    pub fn while_loop(cond: impl Into<String>, body: impl Into<String>, max_iters: Option<usize>) -> Prim {
+        Prim::Control(ControlOp::While { cond: cond.into(), body: body.into(), max_iters })
+    }
+
+    /// `scan` with `params`.
+    pub fn scan(params: ScanParams) -> Prim {
+        Prim::Control(ControlOp::Scan(params))
+    }
+
+    /// `remat`: runs `func` as a region whose insides reverse mode recomputes, keeping
+    /// what `policy` names.
+    pub fn remat(func: impl Into<String>, policy: RematPolicy) -> Prim {
+        Prim::Control(ControlOp::Remat { func: func.into(), policy })
+    }
+
+    /// The parameters of a `scan`; `None` for any other primitive.
+    pub fn scan_params(&self) -> Option<&ScanParams> {
+        match self {
+            Prim::Control(ControlOp::Scan(params)) => Some(params),
+            _ => None,
+        }
+    }
+
+    /// The parameters of a `scan`, to rewrite in place; `None` for any other primitive.
+    pub fn scan_params_mut(&mut self) -> Option<&mut ScanParams> {
+        match self {
+            Prim::Control(ControlOp::Scan(params)) => Some(params),
+            _ => None,
+        }
+    }
+
     /// The Func a `call` runs; `None` for any other primitive (a loop, a branch or a
     /// custom rule also runs Funcs, see [`Prim::callees`], but not as a plain call).
     pub fn callee(&self) -> Option<&str> {
