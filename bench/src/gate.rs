@@ -28,6 +28,9 @@ impl Tolerance {
         match dtype {
             DType::F32 => Tolerance { rtol: 1e-4, atol: 1e-5 },
             DType::F64 => Tolerance { rtol: 1e-10, atol: 1e-10 },
+            // A few units of the 8 (bf16) or 11 (f16) significant bits.
+            DType::BF16 => Tolerance { rtol: 2e-2, atol: 1e-2 },
+            DType::F16 => Tolerance { rtol: 4e-3, atol: 1e-3 },
             DType::I32 | DType::Bool => Tolerance { rtol: 0.0, atol: 0.0 },
         }
     }
@@ -37,6 +40,8 @@ impl Tolerance {
         match dtype {
             DType::F32 => Tolerance { rtol: 1e-3, atol: 1e-5 },
             DType::F64 => Tolerance { rtol: 1e-9, atol: 1e-10 },
+            DType::BF16 => Tolerance { rtol: 2e-2, atol: 1e-2 },
+            DType::F16 => Tolerance { rtol: 4e-3, atol: 1e-3 },
             DType::I32 | DType::Bool => Tolerance { rtol: 0.0, atol: 0.0 },
         }
     }

@@ -197,6 +197,8 @@ fn arg_ref(a: &Array) -> ArgRef<'_> {
         Data::F64(v) => ArgRef::F64(v),
         Data::I32(v) => ArgRef::I32(v),
         Data::Bool(v) => ArgRef::Bool(v),
+        Data::BF16(v) => ArgRef::BF16(v),
+        Data::F16(v) => ArgRef::F16(v),
     }
 }
 
@@ -206,5 +208,7 @@ fn out_ref(d: &mut Data) -> OutRef<'_> {
         Data::F64(v) => OutRef::F64(v),
         Data::I32(v) => OutRef::I32(v),
         Data::Bool(v) => OutRef::Bool(v),
+        Data::BF16(v) => OutRef::BF16(v),
+        Data::F16(v) => OutRef::F16(v),
     }
 }

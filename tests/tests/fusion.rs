@@ -44,6 +44,7 @@ fn arguments(module: &Module) -> Vec<Array> {
                 DType::F64 => Data::F64((0..n).map(|_| next() * 2.0).collect()),
                 DType::I32 => Data::I32((0..n).map(|k| (k % 10) as i32).collect()),
                 DType::Bool => Data::Bool((0..n).map(|k| k % 2 == 0).collect()),
+                DType::BF16 | DType::F16 => Data::from_f64s(t.dtype, &(0..n).map(|_| next() * 0.1).collect::<Vec<_>>()),
             };
             Array::new(t.shape.clone(), data).expect("an argument")
         })

@@ -1,6 +1,7 @@
 //! `Array`: a contiguous, C-order host buffer with a static shape.
 
 use crate::{Budget, DType, Error, Shape, budget::element_count, byte_size};
+use half::{bf16, f16};
 use std::fmt::Write as _;
 
 /// The elements of an [`Array`], one vector per dtype.
@@ -10,6 +11,10 @@ pub enum Data {
     Bool(Vec<bool>),
     /// 32-bit integer elements.
     I32(Vec<i32>),
+    /// bfloat16 elements.
+    BF16(Vec<bf16>),
+    /// binary16 elements.
+    F16(Vec<f16>),
     /// binary32 elements.
     F32(Vec<f32>),
     /// binary64 elements.
@@ -22,6 +27,8 @@ impl Data {
         match self {
             Data::Bool(_) => DType::Bool,
             Data::I32(_) => DType::I32,
+            Data::BF16(_) => DType::BF16,
+            Data::F16(_) => DType::F16,
             Data::F32(_) => DType::F32,
             Data::F64(_) => DType::F64,
         }
@@ -32,6 +39,8 @@ impl Data {
         match self {
             Data::Bool(v) => v.len(),
             Data::I32(v) => v.len(),
+            Data::BF16(v) => v.len(),
+            Data::F16(v) => v.len(),
             Data::F32(v) => v.len(),
             Data::F64(v) => v.len(),
         }
@@ -47,8 +56,23 @@ impl Data {
         match dtype {
             DType::Bool => Data::Bool(vec![false; len]),
             DType::I32 => Data::I32(vec![0; len]),
+            DType::BF16 => Data::BF16(vec![bf16::ZERO; len]),
+            DType::F16 => Data::F16(vec![f16::ZERO; len]),
             DType::F32 => Data::F32(vec![0.0; len]),
             DType::F64 => Data::F64(vec![0.0; len]),
+        }
+    }
+
+    /// `values` as elements of `dtype`: floats rounded once to nearest, integers
+    /// truncated (saturating), bools `!= 0`.
+    pub fn from_f64s(dtype: DType, values: &[f64]) -> Data {
+        match dtype {
+            DType::Bool => Data::Bool(values.iter().map(|&x| x != 0.0).collect()),
+            DType::I32 => Data::I32(values.iter().map(|&x| x as i32).collect()),
+            DType::BF16 => Data::BF16(values.iter().map(|&x| crate::half16::bf16_from_f64(x)).collect()),
+            DType::F16 => Data::F16(values.iter().map(|&x| crate::half16::f16_from_f64(x)).collect()),
+            DType::F32 => Data::F32(values.iter().map(|&x| x as f32).collect()),
+            DType::F64 => Data::F64(values.to_vec()),
         }
     }
 
@@ -57,9 +81,47 @@ impl Data {
         match self {
             Data::Bool(v) => f64::from(u8::from(v[i])),
             Data::I32(v) => f64::from(v[i]),
+            Data::BF16(v) => f64::from(v[i]),
+            Data::F16(v) => f64::from(v[i]),
             Data::F32(v) => f64::from(v[i]),
             Data::F64(v) => v[i],
         }
+    }
+
+    /// Element `i` as text, in the shortest form that reads back to the same bits
+    /// (`nan`, `inf`, `-inf`, `true`, `false`).
+    pub fn format_element(&self, i: usize) -> String {
+        match self {
+            Data::Bool(v) => v[i].to_string(),
+            Data::I32(v) => v[i].to_string(),
+            Data::BF16(v) => format_half(f32::from(v[i]), |x| bf16::from_f32(x).to_bits() == v[i].to_bits()),
+            Data::F16(v) => format_half(f32::from(v[i]), |x| f16::from_f32(x).to_bits() == v[i].to_bits()),
+            Data::F32(v) => format_f32(v[i]),
+            Data::F64(v) => format_f64(v[i]),
+        }
+    }
+
+    /// The elements of `parts` one after another; `None` when their dtypes differ (or
+    /// there are none).
+    pub fn concat(parts: &[&Data]) -> Option<Data> {
+        macro_rules! join {
+            ($variant:ident) => {{
+                let mut out = Vec::new();
+                for part in parts {
+                    let Data::$variant(v) = part else { return None };
+                    out.extend_from_slice(v);
+                }
+                Data::$variant(out)
+            }};
+        }
+        Some(match parts.first()?.dtype() {
+            DType::Bool => join!(Bool),
+            DType::I32 => join!(I32),
+            DType::BF16 => join!(BF16),
+            DType::F16 => join!(F16),
+            DType::F32 => join!(F32),
+            DType::F64 => join!(F64),
+        })
     }
 
     /// A new buffer of the same dtype holding the elements at `indices`, in order.
@@ -67,6 +129,8 @@ impl Data {
         match self {
             Data::Bool(v) => Data::Bool(indices.map(|i| v[i]).collect()),
             Data::I32(v) => Data::I32(indices.map(|i| v[i]).collect()),
+            Data::BF16(v) => Data::BF16(indices.map(|i| v[i]).collect()),
+            Data::F16(v) => Data::F16(indices.map(|i| v[i]).collect()),
             Data::F32(v) => Data::F32(indices.map(|i| v[i]).collect()),
             Data::F64(v) => Data::F64(indices.map(|i| v[i]).collect()),
         }
@@ -99,6 +163,11 @@ impl Array {
         budget.check(0, bytes, &format!("an array {}[{}]", dtype, crate::format_dims(shape)))?;
         let len = element_count(shape)?;
         Ok(Array { shape: shape.into(), data: Data::zeros(dtype, len) })
+    }
+
+    /// A rank-0 zero of `dtype` (`false` for bool).
+    pub fn zero(dtype: DType) -> Array {
+        Array { shape: Shape::new(), data: Data::zeros(dtype, 1) }
     }
 
     /// A rank-0 f32 array.
@@ -226,12 +295,7 @@ impl Array {
     /// Element `i` (C order) as text, in the shortest form that reads back to the
     /// same bits (`nan`, `inf`, `-inf`, `true`, `false`).
     pub fn format_element(&self, i: usize) -> String {
-        match &self.data {
-            Data::Bool(v) => v[i].to_string(),
-            Data::I32(v) => v[i].to_string(),
-            Data::F32(v) => format_f32(v[i]),
-            Data::F64(v) => format_f64(v[i]),
-        }
+        self.data.format_element(i)
     }
 
     /// The elements as `[v, v, ...]`; past `limit` elements (when given) only the
@@ -268,6 +332,23 @@ impl Array {
 /// Shortest round-trip text of an f32 (`1.0`, `1e-7`, `nan`, `inf`, `-inf`).
 pub fn format_f32(x: f32) -> String {
     if x.is_nan() { "nan".to_string() } else { format!("{x:?}") }
+}
+
+/// Shortest text of a 16-bit float (given widened, `x`) that reads back to the same
+/// 16 bits: the fewest significant digits whose f32 rounds to them (`same`), printed
+/// as that f32 prints (`0.1` rather than `0.10009765625`).
+pub fn format_half(x: f32, same: impl Fn(f32) -> bool) -> String {
+    if !x.is_finite() {
+        return format_f32(x);
+    }
+    for digits in 0..9 {
+        if let Ok(y) = format!("{x:.digits$e}").parse::<f32>()
+            && same(y)
+        {
+            return format_f32(y);
+        }
+    }
+    format_f32(x)
 }
 
 /// Shortest round-trip text of an f64.

@@ -1,25 +1,29 @@
 //! Constructors of [`Array`] generic over the element type, and approximate equality
 //! for tests.
 //!
-//! The element types are the Rust types of the dtypes: `f32`, `f64`, `i32` and `bool`
-//! ([`Element`]); `arange` takes the numeric ones ([`Number`]), `linspace` the floats
+//! The element types are the Rust types of the dtypes: `f32`, `f64`, `half::bf16`,
+//! `half::f16`, `i32` and `bool` ([`Element`]); `arange` takes the numeric ones ([`Number`]), `linspace` the floats
 //! ([`Float`]). Every constructor that allocates a size it is given checks it first
 //! with overflow-checked arithmetic and against the default allocation [`Budget`]
 //! (half of physical memory), and reports failure as an [`Error`], never a panic or an
 //! abort.
 
 use crate::{Array, Budget, DType, Data, Error, Shape, format_dims};
+use half::{bf16, f16};
 use std::sync::OnceLock;
 
 mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
+    impl Sealed for half::bf16 {}
+    impl Sealed for half::f16 {}
     impl Sealed for i32 {}
     impl Sealed for bool {}
 }
 
-/// A Rust type that is the element type of a dtype: `f32`, `f64`, `i32` or `bool`.
+/// A Rust type that is the element type of a dtype: `f32`, `f64`, `bf16`, `f16`, `i32`
+/// or `bool`.
 pub trait Element: Copy + PartialEq + std::fmt::Debug + sealed::Sealed + 'static {
     /// The dtype of arrays of this element type.
     const DTYPE: DType;
@@ -33,7 +37,7 @@ pub trait Element: Copy + PartialEq + std::fmt::Debug + sealed::Sealed + 'static
     fn slice(data: &Data) -> Option<&[Self]>;
 }
 
-/// A numeric element type: `f32`, `f64` or `i32` (what [`Array::arange`] takes).
+/// A numeric element type: a float or `i32` (what [`Array::arange`] takes).
 pub trait Number: Element {
     /// The value as f64 (exact for every `i32`).
     fn to_f64(self) -> f64;
@@ -42,7 +46,7 @@ pub trait Number: Element {
     fn from_f64(x: f64) -> Self;
 }
 
-/// A floating-point element type: `f32` or `f64` (what [`Array::linspace`] takes).
+/// A floating-point element type (what [`Array::linspace`] takes).
 pub trait Float: Number {}
 
 macro_rules! element {
@@ -67,6 +71,8 @@ macro_rules! element {
 
 element!(f32, F32, F32, 1.0);
 element!(f64, F64, F64, 1.0);
+element!(bf16, BF16, BF16, bf16::ONE);
+element!(f16, F16, F16, f16::ONE);
 element!(i32, I32, I32, 1);
 element!(bool, Bool, Bool, true);
 
@@ -99,6 +105,25 @@ impl Number for i32 {
         x as i32
     }
 }
+
+macro_rules! half_number {
+    ($($ty:ty),*) => {$(
+        impl Number for $ty {
+            fn to_f64(self) -> f64 {
+                f64::from(self)
+            }
+
+            /// Rounded once, to nearest even.
+            fn from_f64(x: f64) -> $ty {
+                <$ty>::from_f64(x)
+            }
+        }
+
+        impl Float for $ty {}
+    )*};
+}
+
+half_number!(bf16, f16);
 
 impl Float for f32 {}
 impl Float for f64 {}
@@ -157,6 +182,8 @@ impl Array {
         match dtype {
             DType::Bool => Array::full(shape, bool::ONE),
             DType::I32 => Array::full(shape, i32::ONE),
+            DType::BF16 => Array::full(shape, bf16::ONE),
+            DType::F16 => Array::full(shape, f16::ONE),
             DType::F32 => Array::full(shape, f32::ONE),
             DType::F64 => Array::full(shape, f64::ONE),
         }

@@ -44,6 +44,7 @@ fn numpy_element(data: &Data, i: usize) -> String {
     match data {
         Data::Bool(v) => if v[i] { "True" } else { "False" }.to_string(),
         Data::I32(v) => v[i].to_string(),
+        Data::BF16(_) | Data::F16(_) => float(data.format_element(i), data.get_f64(i)),
         Data::F32(v) => float(crate::format_f32(v[i]), f64::from(v[i])),
         Data::F64(v) => float(crate::format_f64(v[i]), v[i]),
     }
@@ -135,6 +136,8 @@ impl fmt::Display for Array {
             DType::F64 if self.is_empty() => f.write_str(", dtype=float64)"),
             DType::F64 => f.write_str(")"),
             DType::F32 => f.write_str(", dtype=float32)"),
+            DType::BF16 => f.write_str(", dtype=bfloat16)"),
+            DType::F16 => f.write_str(", dtype=float16)"),
             DType::I32 => f.write_str(", dtype=int32)"),
             DType::Bool => f.write_str(")"),
         }
@@ -178,7 +181,7 @@ macro_rules! conversions {
     )*};
 }
 
-conversions!(f32, f64, i32, bool);
+conversions!(f32, f64, half::bf16, half::f16, i32, bool);
 
 #[cfg(test)]
 mod tests {

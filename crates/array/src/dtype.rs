@@ -11,6 +11,12 @@ pub enum DType {
     Bool,
     /// 32-bit two's-complement integer; arithmetic wraps.
     I32,
+    /// bfloat16: binary32's sign and 8 exponent bits with 7 fraction bits (the top
+    /// half of an f32). Arithmetic computes in f32 and rounds each result once.
+    BF16,
+    /// IEEE-754 binary16 (5 exponent, 10 fraction bits). Arithmetic computes in f32
+    /// and rounds each result once.
+    F16,
     /// IEEE-754 binary32.
     F32,
     /// IEEE-754 binary64.
@@ -18,13 +24,14 @@ pub enum DType {
 }
 
 impl DType {
-    /// Every dtype, in promotion order (`bool < i32 < f32 < f64`).
-    pub const ALL: [DType; 4] = [DType::Bool, DType::I32, DType::F32, DType::F64];
+    /// Every dtype: `bool`, `i32`, then the floats from narrowest to widest.
+    pub const ALL: [DType; 6] = [DType::Bool, DType::I32, DType::BF16, DType::F16, DType::F32, DType::F64];
 
     /// Bytes per element.
     pub fn size_bytes(self) -> usize {
         match self {
             DType::Bool => 1,
+            DType::BF16 | DType::F16 => 2,
             DType::I32 | DType::F32 => 4,
             DType::F64 => 8,
         }
@@ -32,7 +39,18 @@ impl DType {
 
     /// True for the floating-point (differentiable) dtypes.
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F32 | DType::F64)
+        matches!(self, DType::BF16 | DType::F16 | DType::F32 | DType::F64)
+    }
+
+    /// True for the 16-bit floats, which compute in f32 and round each result.
+    pub fn is_half(self) -> bool {
+        matches!(self, DType::BF16 | DType::F16)
+    }
+
+    /// The dtype arithmetic on this one computes in: f32 for the 16-bit floats,
+    /// itself otherwise.
+    pub fn compute(self) -> DType {
+        if self.is_half() { DType::F32 } else { self }
     }
 
     /// True for `i32`.
@@ -40,11 +58,13 @@ impl DType {
         self == DType::I32
     }
 
-    /// The name used in the IR text form (`f32`, `f64`, `i32`, `bool`).
+    /// The name used in the IR text form (`bf16`, `f16`, `f32`, `f64`, `i32`, `bool`).
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
             DType::I32 => "i32",
+            DType::BF16 => "bf16",
+            DType::F16 => "f16",
             DType::F32 => "f32",
             DType::F64 => "f64",
         }

@@ -1,7 +1,10 @@
 //! NumPy `.npy` files: read and write (format versions 1.0, 2.0 and 3.0).
 //!
-//! Supported element types: `<f4`, `<f8`, `<i4`, `|b1`, and `<i8` read as i32 when
-//! every value fits (NumPy's default integer type is int64). C order only; a
+//! Supported element types: `<f2`, `<f4`, `<f8`, `<i4`, `|b1`, `<i8` read as i32 when
+//! every value fits (NumPy's default integer type is int64), and bf16 as `<V2`: NumPy
+//! has no bfloat16, and `np.save` of an ml_dtypes bfloat16 array writes its 2-byte
+//! elements under that void type, which `jnp.load` reads back; ferrax writes bf16 the
+//! same way and reads any 2-byte void type as bf16. C order only; a
 //! Fortran-ordered file is an error. Sizes in the header are checked against the
 //! data length and the budget before anything is allocated, so a truncated or hostile
 //! file is an error, never an abort.
@@ -45,13 +48,17 @@ pub fn read(bytes: &[u8], budget: &Budget) -> Result<Array, Error> {
         return Err(bad("Fortran-ordered arrays are not supported; save with C order"));
     }
     let (dtype, elem_bytes) = match header.descr.as_str() {
+        "<f2" | "=f2" => (DType::F16, 2),
+        "<V2" | "|V2" | "=V2" => (DType::BF16, 2),
         "<f4" | "=f4" => (DType::F32, 4),
         "<f8" | "=f8" => (DType::F64, 8),
         "<i4" | "=i4" => (DType::I32, 4),
         "<i8" | "=i8" => (DType::I32, 8),
         "|b1" | "<b1" | "=b1" => (DType::Bool, 1),
         other => {
-            return Err(Error::Npy(format!("unsupported dtype '{other}' (supported: <f4, <f8, <i4, <i8, |b1)")));
+            return Err(Error::Npy(format!(
+                "unsupported dtype '{other}' (supported: <f2, <f4, <f8, <i4, <i8, |b1, and <V2 as bf16)"
+            )));
         }
     };
     let body = &bytes[header_end..];
@@ -74,7 +81,10 @@ pub fn read(bytes: &[u8], budget: &Budget) -> Result<Array, Error> {
 }
 
 fn decode(dtype: DType, elem_bytes: u64, body: &[u8]) -> Result<Data, Error> {
+    let halves = || body.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]));
     Ok(match (dtype, elem_bytes) {
+        (DType::BF16, _) => Data::BF16(halves().map(half::bf16::from_bits).collect()),
+        (DType::F16, _) => Data::F16(halves().map(half::f16::from_bits).collect()),
         (DType::F32, _) => {
             Data::F32(body.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4]))).collect())
         }
@@ -111,6 +121,8 @@ fn decode(dtype: DType, elem_bytes: u64, body: &[u8]) -> Result<Data, Error> {
 /// Serialises an array as `.npy` version 1.0 bytes.
 pub fn write(array: &Array) -> Vec<u8> {
     let descr = match array.dtype() {
+        DType::BF16 => "<V2",
+        DType::F16 => "<f2",
         DType::F32 => "<f4",
         DType::F64 => "<f8",
         DType::I32 => "<i4",
@@ -132,6 +144,8 @@ pub fn write(array: &Array) -> Vec<u8> {
     out.extend_from_slice(&(header.len() as u16).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
     match array.data() {
+        Data::BF16(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_bits().to_le_bytes())),
+        Data::F16(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_bits().to_le_bytes())),
         Data::F32(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
         Data::F64(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
         Data::I32(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),

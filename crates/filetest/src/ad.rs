@@ -208,6 +208,9 @@ pub(crate) fn draw(t: &Type, rng: &mut SplitMix) -> Array {
         DType::F64 => Data::F64((0..n).map(|_| rng.uniform() * 2.0 - 1.0).collect()),
         DType::I32 => Data::I32((0..n).map(|_| (rng.uniform() * 4.0) as i32).collect()),
         DType::Bool => Data::Bool((0..n).map(|_| rng.uniform() < 0.5).collect()),
+        DType::BF16 | DType::F16 => {
+            Data::from_f64s(t.dtype, &(0..n).map(|_| rng.uniform() * 2.0 - 1.0).collect::<Vec<_>>())
+        }
     };
     Array::new(t.shape.clone(), data).unwrap_or_else(|_| Array::scalar_f64(0.0))
 }

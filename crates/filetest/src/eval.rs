@@ -191,6 +191,12 @@ pub(crate) fn parse_array(text: &str) -> Result<Array, String> {
         }
         DType::I32 => Data::I32(items.iter().map(|v| v.parse().map_err(|_| bad(v))).collect::<Result<_, _>>()?),
         DType::Bool => Data::Bool(items.iter().map(|v| v.parse().map_err(|_| bad(v))).collect::<Result<_, _>>()?),
+        // Read as f32 and rounded once, as the IR reads 16-bit literals.
+        DType::BF16 | DType::F16 => {
+            let wide: Vec<f32> =
+                items.iter().map(|v| parse_float::<f32>(v).ok_or_else(|| bad(v))).collect::<Result<_, _>>()?;
+            Data::narrow_half(&wide, dtype).ok_or_else(|| bad("16-bit"))?
+        }
     };
     Array::new(shape, data).map_err(|e| e.to_string())
 }

@@ -120,6 +120,9 @@ pub(crate) fn special(t: &Type) -> Array {
         DType::F64 => Data::F64((0..n).map(|i| FLOATS[i % FLOATS.len()]).collect()),
         DType::I32 => Data::I32((0..n).map(|i| INTS[i % INTS.len()]).collect()),
         DType::Bool => Data::Bool((0..n).map(|i| i % 2 == 0).collect()),
+        DType::BF16 | DType::F16 => {
+            Data::from_f64s(t.dtype, &(0..n).map(|i| FLOATS[i % FLOATS.len()]).collect::<Vec<_>>())
+        }
     };
     Array::new(t.shape.clone(), data).unwrap_or_else(|_| Array::scalar_f64(0.0))
 }

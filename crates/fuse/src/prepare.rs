@@ -180,12 +180,7 @@ pub(crate) fn static_update_slices(func: &Func) -> Func {
             low.push(begin);
             high.push((dim - u) as i64 - begin);
         }
-        let zero = match x_ty.dtype {
-            DType::F32 => Array::scalar_f32(0.0),
-            DType::F64 => Array::scalar_f64(0.0),
-            DType::I32 => Array::scalar_i32(0),
-            DType::Bool => Array::scalar_bool(false),
-        };
+        let zero = Array::zero(x_ty.dtype);
         let push = |out: &mut Func, prim: Prim, inputs: Vec<Value>, ty: Type| -> Value {
             let v = out.new_value(ty);
             out.eqns.push(Eqn {

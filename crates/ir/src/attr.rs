@@ -470,6 +470,7 @@ fn literal_attr(value: &Array) -> AttrValue {
     let element = |i: usize| match value.data() {
         Data::Bool(v) => AttrValue::Bool(v[i]),
         Data::I32(v) => AttrValue::Int(i64::from(v[i])),
+        Data::BF16(_) | Data::F16(_) => AttrValue::Float(value.format_element(i)),
         Data::F32(v) => AttrValue::Float(format_f32(v[i])),
         Data::F64(v) => AttrValue::Float(format_f64(v[i])),
     };
@@ -524,16 +525,18 @@ fn literal_from_attr(value: &AttrValue, ty: &crate::Type) -> Result<Array, Strin
                 })
                 .collect::<Result<_, _>>()?,
         ),
-        DType::F32 => Data::F32(
-            items
+        DType::F32 | DType::BF16 | DType::F16 => {
+            let values: Vec<f32> = items
                 .iter()
                 .map(|v| match v {
                     AttrValue::Int(i) => Ok(*i as f32),
                     AttrValue::Float(text) => parse_float::<f32>(text).ok_or_else(|| bad(v)),
                     not_a_number!() => Err(bad(v)),
                 })
-                .collect::<Result<_, _>>()?,
-        ),
+                .collect::<Result<_, _>>()?;
+            // A 16-bit literal is read as f32 and rounded once, as it was printed.
+            Data::narrow_half(&values, ty.dtype).unwrap_or(Data::F32(values))
+        }
         DType::F64 => Data::F64(
             items
                 .iter()

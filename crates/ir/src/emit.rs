@@ -168,6 +168,11 @@ impl Emitter {
     pub fn full(&mut self, ty: &Type, value: f64) -> Result<Value, String> {
         let (data, exact) = match ty.dtype {
             DType::F32 => (Data::F32(vec![value as f32]), f64::from(value as f32)),
+            DType::BF16 | DType::F16 => {
+                let data = Data::narrow_half(&[value as f32], ty.dtype).unwrap_or(Data::F32(vec![value as f32]));
+                let exact = data.get_f64(0);
+                (data, exact)
+            }
             DType::F64 => (Data::F64(vec![value]), value),
             DType::I32 => (Data::I32(vec![value as i32]), f64::from(value as i32)),
             DType::Bool => (Data::Bool(vec![value != 0.0]), f64::from(u8::from(value != 0.0))),

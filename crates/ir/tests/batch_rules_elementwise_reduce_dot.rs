@@ -116,12 +116,8 @@ fn take(x: &Array, axis: usize, i: usize) -> Array {
 fn stack(parts: &[Array], example: &Type, size: usize) -> Array {
     let mut shape = vec![size];
     shape.extend(example.shape.iter().copied());
-    let data = match example.dtype {
-        DType::Bool => Data::Bool(parts.iter().flat_map(|p| p.as_bool().unwrap().to_vec()).collect()),
-        DType::I32 => Data::I32(parts.iter().flat_map(|p| p.as_i32().unwrap().to_vec()).collect()),
-        DType::F32 => Data::F32(parts.iter().flat_map(|p| p.as_f32().unwrap().to_vec()).collect()),
-        DType::F64 => Data::F64(parts.iter().flat_map(|p| p.as_f64().unwrap().to_vec()).collect()),
-    };
+    let datas: Vec<&Data> = parts.iter().map(Array::data).collect();
+    let data = Data::concat(&datas).unwrap_or_else(|| Data::zeros(example.dtype, 0));
     Array::new(shape, data).unwrap()
 }
 
@@ -134,6 +130,8 @@ fn bits(x: &Array) -> Vec<u64> {
         Data::I32(v) => v.iter().map(|&a| u64::from(a as u32)).collect(),
         Data::F32(v) => v.iter().map(|a| if a.is_nan() { NAN } else { u64::from(a.to_bits()) }).collect(),
         Data::F64(v) => v.iter().map(|a| if a.is_nan() { NAN } else { a.to_bits() }).collect(),
+        Data::BF16(v) => v.iter().map(|a| if a.is_nan() { NAN } else { u64::from(a.to_bits()) }).collect(),
+        Data::F16(v) => v.iter().map(|a| if a.is_nan() { NAN } else { u64::from(a.to_bits()) }).collect(),
     }
 }
 

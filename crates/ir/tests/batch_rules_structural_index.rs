@@ -110,12 +110,8 @@ fn host_move_axis(x: &Array, from: usize, to: usize) -> Array {
 fn host_stack(examples: &[Array], ty: &Type, at: usize) -> Array {
     let mut shape = ty.shape.to_vec();
     shape.insert(0, examples.len());
-    let data = match ty.dtype {
-        DType::F32 => Data::F32(examples.iter().flat_map(|a| a.as_f32().unwrap().to_vec()).collect()),
-        DType::F64 => Data::F64(examples.iter().flat_map(|a| a.as_f64().unwrap().to_vec()).collect()),
-        DType::I32 => Data::I32(examples.iter().flat_map(|a| a.as_i32().unwrap().to_vec()).collect()),
-        DType::Bool => Data::Bool(examples.iter().flat_map(|a| a.as_bool().unwrap().to_vec()).collect()),
-    };
+    let datas: Vec<&Data> = examples.iter().map(Array::data).collect();
+    let data = Data::concat(&datas).unwrap_or_else(|| Data::zeros(ty.dtype, 0));
     host_move_axis(&Array::new(shape.as_slice(), data).unwrap(), 0, at)
 }
 

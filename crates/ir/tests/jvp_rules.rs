@@ -207,6 +207,10 @@ fn float_array(dtype: DType, shape: &[usize], values: &[f64]) -> Array {
     match dtype {
         DType::F32 => Array::from_f32(shape, values.iter().map(|&v| v as f32).collect()).unwrap(),
         DType::F64 => Array::from_f64(shape, values.to_vec()).unwrap(),
+        DType::BF16 | DType::F16 => {
+            let wide: Vec<f32> = values.iter().map(|&v| v as f32).collect();
+            Array::new(shape, ferrax_ir::array::Data::narrow_half(&wide, dtype).unwrap()).unwrap()
+        }
         DType::I32 | DType::Bool => panic!("not a float dtype: {dtype}"),
     }
 }

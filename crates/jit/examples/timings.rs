@@ -23,6 +23,10 @@ fn fill(t: &Type, seed: usize) -> Array {
         DType::F64 => Array::from_f64(&t.shape, (0..n).map(f).collect()).unwrap(),
         DType::I32 => Array::from_i32(&t.shape, (0..n).map(|i| i as i32).collect()).unwrap(),
         DType::Bool => Array::from_bool(&t.shape, vec![true; n]).unwrap(),
+        DType::BF16 | DType::F16 => {
+            let values: Vec<f64> = (0..n).map(f).collect();
+            Array::new(t.shape.clone(), ferrax_ir::array::Data::from_f64s(t.dtype, &values)).unwrap()
+        }
     }
 }
 

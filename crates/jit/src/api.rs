@@ -76,6 +76,10 @@ pub enum ArgRef<'a> {
     I32(&'a [i32]),
     /// bool elements.
     Bool(&'a [bool]),
+    /// bf16 elements.
+    BF16(&'a [ferrax_ir::array::bf16]),
+    /// f16 elements.
+    F16(&'a [ferrax_ir::array::f16]),
 }
 
 /// A borrowed result buffer of [`Executable::call_raw`].
@@ -89,6 +93,10 @@ pub enum OutRef<'a> {
     I32(&'a mut [i32]),
     /// bool elements.
     Bool(&'a mut [bool]),
+    /// bf16 elements.
+    BF16(&'a mut [ferrax_ir::array::bf16]),
+    /// f16 elements.
+    F16(&'a mut [ferrax_ir::array::f16]),
 }
 
 impl ArgRef<'_> {
@@ -98,6 +106,8 @@ impl ArgRef<'_> {
             ArgRef::F64(s) => (DType::F64, s.len(), s.as_ptr() as *mut u8),
             ArgRef::I32(s) => (DType::I32, s.len(), s.as_ptr() as *mut u8),
             ArgRef::Bool(s) => (DType::Bool, s.len(), s.as_ptr() as *mut u8),
+            ArgRef::BF16(s) => (DType::BF16, s.len(), s.as_ptr() as *mut u8),
+            ArgRef::F16(s) => (DType::F16, s.len(), s.as_ptr() as *mut u8),
         }
     }
 }
@@ -109,8 +119,15 @@ impl OutRef<'_> {
             OutRef::F64(s) => (DType::F64, s.len(), s.as_mut_ptr() as *mut u8),
             OutRef::I32(s) => (DType::I32, s.len(), s.as_mut_ptr() as *mut u8),
             OutRef::Bool(s) => (DType::Bool, s.len(), s.as_mut_ptr() as *mut u8),
+            OutRef::BF16(s) => (DType::BF16, s.len(), s.as_mut_ptr() as *mut u8),
+            OutRef::F16(s) => (DType::F16, s.len(), s.as_mut_ptr() as *mut u8),
         }
     }
+}
+
+/// The first Func with a bf16 or f16 value, and that value's type.
+fn half_value(module: &Module) -> Option<(&str, &Type)> {
+    module.funcs.values().find_map(|f| f.value_types.iter().find(|t| t.dtype.is_half()).map(|t| (f.name.as_str(), t)))
 }
 
 fn entry_err(entry: &str, msg: impl Into<String>) -> Error {
@@ -124,6 +141,10 @@ pub fn compile(module: &Module, options: &JitOptions) -> Result<Executable, Erro
     ferrax_ir::verify(module)?;
     buf::tune_malloc();
     let entry = module.entry().ok_or_else(|| entry_err("", "jit: the module has no Funcs"))?;
+    if let Some((func, ty)) = half_value(module) {
+        let message = format!("jit: {ty} values are not compiled yet; run with the interpreter (`--backend interp`)");
+        return Err(entry_err(func, message));
+    }
     let (name, params, results) = (entry.name.clone(), entry.param_types(), entry.result_types.clone());
     let optimized = ferrax_transform::opt(module)?;
     // Identical kernels (one per layer of a deep network) become one, compiled once.

@@ -174,7 +174,9 @@ impl Gemm {
                     self.float::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64, scratch, threads)
                 }
                 DType::I32 => self.int(lhs as *const i32, rhs as *const i32, out as *mut i32),
-                DType::Bool => {}
+                // Never planned: bool products are not GEMMs, and `compile` refuses
+                // 16-bit programs.
+                DType::Bool | DType::BF16 | DType::F16 => {}
             }
         }
     }

@@ -26,6 +26,7 @@
 //! beyond a per-element policy: the differential oracle of `tests/` judges those against
 //! an f64 evaluation of the program.
 
+use ferrax_ir::array::{bf16, f16};
 use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::ReductionOp;
 use ferrax_ir::prim::binary::BinaryOp;
@@ -62,8 +63,25 @@ pub fn ulp(x: f64, dtype: DType) -> f64 {
             let (lo, hi) = if y == f64::MAX { (y.to_bits() - 1, y.to_bits()) } else { (y.to_bits(), y.to_bits() + 1) };
             f64::from_bits(hi) - f64::from_bits(lo)
         }
+        DType::BF16 => {
+            half_ulp(x, |v| ferrax_ir::array::bf16_from_f64(v).to_bits(), |b| f64::from(bf16::from_bits(b)), bf16::MAX)
+        }
+        DType::F16 => {
+            half_ulp(x, |v| ferrax_ir::array::f16_from_f64(v).to_bits(), |b| f64::from(f16::from_bits(b)), f16::MAX)
+        }
         DType::I32 | DType::Bool => 0.0,
     }
+}
+
+/// [`ulp`] of a 16-bit float type, given its rounding, widening and largest value.
+fn half_ulp<H: Into<f64>>(x: f64, to_bits: impl Fn(f64) -> u16, from_bits: impl Fn(u16) -> f64, max: H) -> f64 {
+    let max: f64 = max.into();
+    if x.is_nan() {
+        return f64::NAN;
+    }
+    let b = to_bits(x.abs().min(max));
+    let (lo, hi) = if from_bits(b) == max { (b - 1, b) } else { (b, b + 1) };
+    from_bits(hi) - from_bits(lo)
 }
 
 /// The smallest positive normal number of a float dtype (0 for integers).
@@ -71,6 +89,8 @@ pub fn smallest_normal(dtype: DType) -> f64 {
     match dtype {
         DType::F32 => f64::from(f32::MIN_POSITIVE),
         DType::F64 => f64::MIN_POSITIVE,
+        DType::BF16 => f64::from(bf16::MIN_POSITIVE),
+        DType::F16 => f64::from(f16::MIN_POSITIVE),
         DType::I32 | DType::Bool => 0.0,
     }
 }
@@ -269,6 +289,8 @@ fn agree_with(
             ferrax_array::Data::F64(v) => v[k].to_bits(),
             ferrax_array::Data::I32(v) => v[k] as u32 as u64,
             ferrax_array::Data::Bool(v) => v[k] as u64,
+            ferrax_array::Data::BF16(v) => u64::from(v[k].to_bits()),
+            ferrax_array::Data::F16(v) => u64::from(v[k].to_bits()),
         };
         for k in 0..e.len() {
             let (x, y) = (ev[k], av[k]);

@@ -88,7 +88,13 @@ fn same_bits(a: &Data, b: &Data) -> bool {
         (Data::F64(x), Data::F64(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| p.to_bits() == q.to_bits())
         }
-        (Data::Bool(_) | Data::I32(_) | Data::F32(_) | Data::F64(_), _) => false,
+        (Data::BF16(x), Data::BF16(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| p.to_bits() == q.to_bits())
+        }
+        (Data::F16(x), Data::F16(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| p.to_bits() == q.to_bits())
+        }
+        (Data::Bool(_) | Data::I32(_) | Data::BF16(_) | Data::F16(_) | Data::F32(_) | Data::F64(_), _) => false,
     }
 }
 

@@ -151,6 +151,8 @@ pub(crate) fn uniform(array: &Array) -> Option<Array> {
     let ok = match array.data() {
         Data::Bool(v) => same(v, u64::from),
         Data::I32(v) => same(v, |x| x as u32 as u64),
+        Data::BF16(v) => same(v, |x| u64::from(x.to_bits())),
+        Data::F16(v) => same(v, |x| u64::from(x.to_bits())),
         Data::F32(v) => same(v, |x| u64::from(x.to_bits())),
         Data::F64(v) => same(v, f64::to_bits),
     };

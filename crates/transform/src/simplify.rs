@@ -118,6 +118,8 @@ impl Ctx<'_> {
 
 fn one(d: &Data) -> bool {
     match d {
+        Data::BF16(v) => v[0] == ferrax_ir::array::bf16::ONE,
+        Data::F16(v) => v[0] == ferrax_ir::array::f16::ONE,
         Data::F32(v) => v[0].to_bits() == 1.0f32.to_bits(),
         Data::F64(v) => v[0].to_bits() == 1.0f64.to_bits(),
         Data::I32(v) => v[0] == 1,
@@ -127,6 +129,8 @@ fn one(d: &Data) -> bool {
 
 fn neg_zero(d: &Data) -> bool {
     match d {
+        Data::BF16(v) => v[0].to_bits() == 0x8000,
+        Data::F16(v) => v[0].to_bits() == 0x8000,
         Data::F32(v) => v[0].to_bits() == (-0.0f32).to_bits(),
         Data::F64(v) => v[0].to_bits() == (-0.0f64).to_bits(),
         Data::I32(v) => v[0] == 0,
@@ -136,6 +140,8 @@ fn neg_zero(d: &Data) -> bool {
 
 fn pos_zero(d: &Data) -> bool {
     match d {
+        Data::BF16(v) => v[0].to_bits() == 0,
+        Data::F16(v) => v[0].to_bits() == 0,
         Data::F32(v) => v[0].to_bits() == 0,
         Data::F64(v) => v[0].to_bits() == 0,
         Data::I32(v) => v[0] == 0,

@@ -70,12 +70,8 @@ pub fn take(a: &Array, i: usize) -> Array {
 pub fn stack(parts: &[Array]) -> Array {
     let mut shape = vec![parts.len()];
     shape.extend_from_slice(parts[0].shape());
-    let data = match parts[0].data() {
-        Data::F32(_) => Data::F32(parts.iter().flat_map(|p| p.as_f32().unwrap().to_vec()).collect()),
-        Data::F64(_) => Data::F64(parts.iter().flat_map(|p| p.as_f64().unwrap().to_vec()).collect()),
-        Data::I32(_) => Data::I32(parts.iter().flat_map(|p| p.as_i32().unwrap().to_vec()).collect()),
-        Data::Bool(_) => Data::Bool(parts.iter().flat_map(|p| p.as_bool().unwrap().to_vec()).collect()),
-    };
+    let datas: Vec<&Data> = parts.iter().map(Array::data).collect();
+    let data = Data::concat(&datas).expect("parts of one type");
     Array::new(shape, data).expect("stacked parts of one type")
 }
 

@@ -60,6 +60,8 @@ impl Scalar {
                 _ => as_f64 as i32,
             }),
             DType::Bool => Array::scalar_bool(as_f64 != 0.0),
+            DType::BF16 => Array::scalar(ferrax_ir::array::bf16_from_f64(as_f64)),
+            DType::F16 => Array::scalar(ferrax_ir::array::f16_from_f64(as_f64)),
         }
     }
 }

@@ -6,10 +6,10 @@
 use super::release::Releases;
 use super::value::{Ledger, Val, Vals};
 use super::{EvalOptions, MAX_CALL_DEPTH};
-use crate::prim::{ControlOp, UnaryOp};
+use crate::prim::{ControlOp, Flops, UnaryOp};
 use crate::prim::{binary, index, linalg, random, reduce, shape, unary};
 use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
-use ferrax_array::{Array, Budget};
+use ferrax_array::{Array, Budget, DType, Data};
 use smallvec::SmallVec;
 use std::rc::Rc;
 
@@ -210,7 +210,12 @@ impl<'m> Interp<'m> {
         let bytes = ty.byte_size().map_err(|e| at.err(e.to_string()))?;
         self.reserve(at, bytes, || format!("the result {out}: {ty}"))?;
         let refs: SmallVec<[&Array; 4]> = xs.iter().map(Val::array).collect();
-        let array = f(&refs).map_err(|m| at.err(m))?;
+        let array = match eqn.prim.props().flops {
+            // Data movement keeps 16-bit elements as they are.
+            Flops::None => f(&refs),
+            _ => compute_widened(&refs, ty.dtype, f),
+        }
+        .map_err(|m| at.err(m))?;
         if array.dtype() != ty.dtype || array.shape() != &ty.shape[..] {
             let got = Type::new(array.dtype(), array.shape());
             return Err(at.err(format!("produced {got} but {out} is declared {ty}")));
@@ -279,5 +284,35 @@ fn identity<'a>(at: At<'_>, xs: SmallVec<[Val<'a>; 4]>) -> Result<Vals<'a>, Erro
     match <[Val<'a>; 1]>::try_from(xs.into_vec()) {
         Ok([x]) => Ok(smallvec::smallvec![x]),
         Err(xs) => Err(at.err(crate::prim::arity(1, xs.len()))),
+    }
+}
+
+/// Arithmetic on the 16-bit floats: the operands widened to f32 (exactly), `f` computed
+/// in f32, and a result declared 16-bit rounded once to nearest even. Without 16-bit
+/// operands or result this is `f` itself.
+fn compute_widened(
+    inputs: &[&Array],
+    declared: DType,
+    f: &dyn Fn(&[&Array]) -> Result<Array, String>,
+) -> Result<Array, String> {
+    if !declared.is_half() && !inputs.iter().any(|a| a.dtype().is_half()) {
+        return f(inputs);
+    }
+    let widened: SmallVec<[std::borrow::Cow<'_, Array>; 4]> = inputs
+        .iter()
+        .map(|a| match a.data().widen_half() {
+            Some(wide) => Array::new(a.shape(), Data::F32(wide)).map(std::borrow::Cow::Owned),
+            None => Ok(std::borrow::Cow::Borrowed(*a)),
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let refs: SmallVec<[&Array; 4]> = widened.iter().map(|a| a.as_ref()).collect();
+    let out = f(&refs)?;
+    match out.data() {
+        Data::F32(v) if declared.is_half() => {
+            let narrowed = Data::narrow_half(v, declared).unwrap_or_else(|| Data::F32(v.clone()));
+            Array::new(out.shape(), narrowed).map_err(|e| e.to_string())
+        }
+        _ => Ok(out),
     }
 }

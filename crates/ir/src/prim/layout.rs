@@ -23,6 +23,8 @@ macro_rules! map_data {
         match $data {
             ferrax_array::Data::Bool($v) => ferrax_array::Data::Bool($body),
             ferrax_array::Data::I32($v) => ferrax_array::Data::I32($body),
+            ferrax_array::Data::BF16($v) => ferrax_array::Data::BF16($body),
+            ferrax_array::Data::F16($v) => ferrax_array::Data::F16($body),
             ferrax_array::Data::F32($v) => ferrax_array::Data::F32($body),
             ferrax_array::Data::F64($v) => ferrax_array::Data::F64($body),
         }

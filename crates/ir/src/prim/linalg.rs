@@ -104,7 +104,7 @@ pub(crate) fn eval_dot_general(dims: &DotDims, lhs: &Array, rhs: &Array) -> Resu
         (Data::F32(a), Data::F32(b)) => Data::F32(plan.run(a, b)),
         (Data::F64(a), Data::F64(b)) => Data::F64(plan.run(a, b)),
         (Data::I32(a), Data::I32(b)) => Data::I32(plan.run(a, b)),
-        (Data::Bool(_) | Data::I32(_) | Data::F32(_) | Data::F64(_), _) => {
+        (Data::Bool(_) | Data::I32(_) | Data::BF16(_) | Data::F16(_) | Data::F32(_) | Data::F64(_), _) => {
             return Err(bad_dtype("dot_general", lhs.dtype()));
         }
     };

@@ -151,7 +151,7 @@ pub(crate) fn eval_reduce(op: ReduceOp, axes: &[usize], x: &Array) -> Result<Arr
         Data::F32(v) => Data::F32(reduce_slice(op, v, x.shape(), &sorted, DType::F32)),
         Data::F64(v) => Data::F64(reduce_slice(op, v, x.shape(), &sorted, DType::F64)),
         Data::I32(v) => Data::I32(reduce_slice(op, v, x.shape(), &sorted, DType::I32)),
-        Data::Bool(_) => return Err(bad_dtype(op.name(), DType::Bool)),
+        Data::Bool(_) | Data::BF16(_) | Data::F16(_) => return Err(bad_dtype(op.name(), x.dtype())),
     };
     array(&kept, data)
 }
@@ -201,7 +201,7 @@ pub(crate) fn eval_arg_reduce(op: ArgOp, axis: usize, x: &Array) -> Result<Array
         Data::F32(v) => arg_slice(op, v, x.shape(), axis),
         Data::F64(v) => arg_slice(op, v, x.shape(), axis),
         Data::I32(v) => arg_slice(op, v, x.shape(), axis),
-        Data::Bool(_) => return Err(bad_dtype(op.name(), DType::Bool)),
+        Data::Bool(_) | Data::BF16(_) | Data::F16(_) => return Err(bad_dtype(op.name(), x.dtype())),
     };
     array(&kept, Data::I32(out))
 }
@@ -245,7 +245,7 @@ pub(crate) fn eval_cumsum(axis: usize, reverse: bool, x: &Array) -> Result<Array
         Data::F32(v) => Data::F32(cumsum_slice(v, n, inner, reverse)),
         Data::F64(v) => Data::F64(cumsum_slice(v, n, inner, reverse)),
         Data::I32(v) => Data::I32(cumsum_slice(v, n, inner, reverse)),
-        Data::Bool(_) => return Err(bad_dtype("cumsum", DType::Bool)),
+        Data::Bool(_) | Data::BF16(_) | Data::F16(_) => return Err(bad_dtype("cumsum", x.dtype())),
     };
     array(shape, data)
 }
@@ -266,7 +266,7 @@ pub(crate) fn eval_cum_extreme(max: bool, axis: usize, reverse: bool, x: &Array)
         Data::F32(v) => Data::F32(running(v, n, inner, reverse, max)),
         Data::F64(v) => Data::F64(running(v, n, inner, reverse, max)),
         Data::I32(v) => Data::I32(running(v, n, inner, reverse, max)),
-        Data::Bool(_) => return Err(bad_dtype(op, DType::Bool)),
+        Data::Bool(_) | Data::BF16(_) | Data::F16(_) => return Err(bad_dtype(op, x.dtype())),
     };
     array(shape, data)
 }

@@ -276,6 +276,7 @@ pub(crate) fn eval_unary(op: UnaryOp, x: &Array) -> Result<Array, String> {
         Data::F64(v) => unary_float(op, v),
         Data::I32(v) => unary_i32(op, v),
         Data::Bool(v) => unary_bool(op, v),
+        Data::BF16(_) | Data::F16(_) => None,
     };
     array(x.shape(), data.ok_or_else(|| bad_dtype(op.name(), x.dtype()))?)
 }
@@ -395,7 +396,7 @@ fn eval_integer_pow(y: i32, x: &Array) -> Result<Array, String> {
         Data::F64(v) => Data::F64(map(v, |a| float_integer_pow(a, n, y < 0))),
         Data::I32(v) if y < 0 => Data::I32(map(v, |a| div_i32(1, pow_by_squaring(a, n)))),
         Data::I32(v) => Data::I32(map(v, |a| pow_by_squaring(a, n))),
-        Data::Bool(_) => return Err(bad_dtype("integer_pow", DType::Bool)),
+        Data::Bool(_) | Data::BF16(_) | Data::F16(_) => return Err(bad_dtype("integer_pow", x.dtype())),
     };
     array(x.shape(), data)
 }
@@ -431,6 +432,8 @@ fn eval_convert(dtype: DType, x: &Array) -> Result<Array, String> {
         Data::I32(v) => convert_slice(v, dtype),
         Data::F32(v) => convert_slice(v, dtype),
         Data::F64(v) => convert_slice(v, dtype),
+        // A 16-bit operand widens exactly to f32 first.
+        Data::BF16(_) | Data::F16(_) => convert_slice(&x.data().widen_half().unwrap_or_default(), dtype),
     };
     array(x.shape(), data)
 }
@@ -442,6 +445,9 @@ fn convert_slice<T: Cast>(v: &[T], dtype: DType) -> Data {
         DType::I32 => Data::I32(map(v, T::to_i32)),
         DType::F32 => Data::F32(map(v, T::to_f32)),
         DType::F64 => Data::F64(map(v, T::to_f64)),
+        // One rounding from the exact value (every operand dtype is exact in f64).
+        DType::BF16 => Data::BF16(map(v, |x| ferrax_array::bf16_from_f64(x.to_f64()))),
+        DType::F16 => Data::F16(map(v, |x| ferrax_array::f16_from_f64(x.to_f64()))),
     }
 }
 

@@ -212,6 +212,10 @@ pub fn random_array(ty: &Type, rng: &mut Rng, special: bool) -> Array {
         DType::I32 => Data::I32((0..n).map(|_| rng.range(-5, 5) as i32).collect()),
         DType::F32 => Data::F32((0..n).map(|_| rng.float(special) as f32).collect()),
         DType::F64 => Data::F64((0..n).map(|_| rng.float(special)).collect()),
+        DType::BF16 | DType::F16 => {
+            let wide: Vec<f32> = (0..n).map(|_| rng.float(special) as f32).collect();
+            Data::narrow_half(&wide, ty.dtype).unwrap_or(Data::F32(wide))
+        }
     };
     Array::new(ty.shape.clone(), data).unwrap_or_else(|_| Array::scalar_f32(0.0))
 }

@@ -12,7 +12,7 @@
 
 use crate::prim::ShapeOp;
 use crate::{Eqn, Func, Module, Prim, Type, Value};
-use ferrax_array::{Array, DType, Data};
+use ferrax_array::{Array, Data};
 use smallvec::SmallVec;
 use std::collections::HashSet;
 
@@ -80,12 +80,7 @@ pub fn shrink(module: &Module, fails: &mut dyn FnMut(&Module) -> bool) -> Module
 
 /// A constant of type `ty` whose every element is zero.
 fn zeros(ty: &Type) -> Prim {
-    let value = match ty.dtype {
-        DType::F32 => Array::scalar_f32(0.0),
-        DType::F64 => Array::scalar_f64(0.0),
-        DType::I32 => Array::scalar_i32(0),
-        DType::Bool => Array::scalar_bool(false),
-    };
+    let value = Array::zero(ty.dtype);
     Prim::Shape(ShapeOp::Constant { value, shape: ty.shape.clone() })
 }
 
@@ -127,6 +122,8 @@ fn splat_constant(module: &Module, f: usize, k: usize) -> Option<Module> {
         Data::F64(v) => Array::scalar_f64(v[0]),
         Data::I32(v) => Array::scalar_i32(v[0]),
         Data::Bool(v) => Array::scalar_bool(v[0]),
+        Data::BF16(v) => Array::scalar(v[0]),
+        Data::F16(v) => Array::scalar(v[0]),
     };
     let mut out = module.clone();
     out.funcs[f].eqns[k].prim = Prim::Shape(ShapeOp::Constant { value: first, shape: shape.clone() });

@@ -18,6 +18,12 @@ pub(crate) unsafe fn read_array(ptr: *const u8, ty: &Type) -> Result<Array, Erro
             DType::F64 => Data::F64((0..n).map(|i| (ptr as *const f64).add(i).read_unaligned()).collect()),
             DType::I32 => Data::I32((0..n).map(|i| (ptr as *const i32).add(i).read_unaligned()).collect()),
             DType::Bool => Data::Bool((0..n).map(|i| *ptr.add(i) != 0).collect()),
+            DType::BF16 => {
+                Data::BF16((0..n).map(|i| (ptr as *const ferrax_ir::array::bf16).add(i).read_unaligned()).collect())
+            }
+            DType::F16 => {
+                Data::F16((0..n).map(|i| (ptr as *const ferrax_ir::array::f16).add(i).read_unaligned()).collect())
+            }
         }
     };
     Array::new(ty.shape.clone(), data).map_err(|e| Error::eval(Place::default(), format!("jit: {e}")))
@@ -30,6 +36,8 @@ pub(crate) fn array_ptr(a: &Array) -> *mut u8 {
         Data::F64(v) => v.as_ptr() as *mut u8,
         Data::I32(v) => v.as_ptr() as *mut u8,
         Data::Bool(v) => v.as_ptr() as *mut u8,
+        Data::BF16(v) => v.as_ptr() as *mut u8,
+        Data::F16(v) => v.as_ptr() as *mut u8,
     }
 }
 
@@ -62,6 +70,8 @@ pub(crate) fn data_with_capacity(dtype: DType, n: usize) -> Data {
         DType::F64 => Data::F64(Vec::with_capacity(n)),
         DType::I32 => Data::I32(Vec::with_capacity(n)),
         DType::Bool => Data::Bool(Vec::with_capacity(n)),
+        DType::BF16 => Data::BF16(Vec::with_capacity(n)),
+        DType::F16 => Data::F16(Vec::with_capacity(n)),
     }
 }
 
@@ -72,6 +82,8 @@ pub(crate) fn spare_ptr(d: &mut Data) -> *mut u8 {
         Data::F64(v) => v.spare_capacity_mut().as_mut_ptr() as *mut u8,
         Data::I32(v) => v.spare_capacity_mut().as_mut_ptr() as *mut u8,
         Data::Bool(v) => v.spare_capacity_mut().as_mut_ptr() as *mut u8,
+        Data::BF16(v) => v.spare_capacity_mut().as_mut_ptr() as *mut u8,
+        Data::F16(v) => v.spare_capacity_mut().as_mut_ptr() as *mut u8,
     }
 }
 
@@ -90,6 +102,8 @@ pub(crate) unsafe fn assume_written(d: &mut Data, n: usize) {
             Data::F64(v) => v.set_len(n),
             Data::I32(v) => v.set_len(n),
             Data::Bool(v) => v.set_len(n),
+            Data::BF16(v) => v.set_len(n),
+            Data::F16(v) => v.set_len(n),
         }
     }
 }

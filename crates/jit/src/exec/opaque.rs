@@ -136,6 +136,10 @@ impl Opaque {
                         ferrax_ir::DType::F64 => scatter_add::<f64>(ins, outs[0], &shape, |a, b| a + b),
                         ferrax_ir::DType::I32 => scatter_add::<i32>(ins, outs[0], &shape, i32::wrapping_add),
                         ferrax_ir::DType::Bool => return Err("scatter_add: bool operand".into()),
+                        // `compile` refuses 16-bit programs before planning.
+                        ferrax_ir::DType::BF16 | ferrax_ir::DType::F16 => {
+                            return Err(format!("scatter_add: {dtype} operand"));
+                        }
                     }
                 }
                 Ok(())
@@ -259,6 +263,9 @@ unsafe fn cumulative(
             (Running::Min, ferrax_ir::DType::F64) => running::<f64>(src, dst, rows, |a| a, <f64 as Num>::min),
             (Running::Min, ferrax_ir::DType::I32) => running::<i32>(src, dst, rows, |a| a, Ord::min),
             (_, ferrax_ir::DType::Bool) => return Err("cumulative scan of a bool operand".into()),
+            (_, ferrax_ir::DType::BF16 | ferrax_ir::DType::F16) => {
+                return Err(format!("cumulative scan of a {dtype} operand"));
+            }
         }
     }
     Ok(())

@@ -63,6 +63,7 @@
 
 mod analysis;
 mod chunked;
+pub(crate) mod half;
 pub(crate) mod libcalls;
 mod lower;
 mod ops;

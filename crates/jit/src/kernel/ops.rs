@@ -22,6 +22,8 @@ use std::collections::HashMap;
 pub(crate) fn cl_type(dtype: DType) -> Type {
     match dtype {
         DType::Bool => types::I8,
+        // Storage only: Cranelift has no 16-bit float arithmetic on x86-64.
+        DType::BF16 | DType::F16 => types::I16,
         DType::I32 => types::I32,
         DType::F32 => types::F32,
         DType::F64 => types::F64,
@@ -35,6 +37,8 @@ pub(crate) fn constant(fb: &mut FunctionBuilder, dtype: DType, v: f64) -> Cv {
         DType::I32 => fb.ins().iconst(types::I32, i64::from(v as i32)),
         DType::F32 => fb.ins().f32const(v as f32),
         DType::F64 => fb.ins().f64const(v),
+        DType::BF16 => fb.ins().iconst(types::I16, i64::from(ferrax_ir::array::bf16_from_f64(v).to_bits())),
+        DType::F16 => fb.ins().iconst(types::I16, i64::from(ferrax_ir::array::f16_from_f64(v).to_bits())),
     }
 }
 
@@ -45,6 +49,8 @@ pub(crate) fn constant_of(fb: &mut FunctionBuilder, value: &Array, i: usize) -> 
         Data::I32(v) => fb.ins().iconst(types::I32, i64::from(v[i])),
         Data::F32(v) => fb.ins().f32const(v[i]),
         Data::F64(v) => fb.ins().f64const(v[i]),
+        Data::BF16(v) => fb.ins().iconst(types::I16, i64::from(v[i].to_bits())),
+        Data::F16(v) => fb.ins().iconst(types::I16, i64::from(v[i].to_bits())),
     }
 }
 
@@ -55,6 +61,10 @@ pub(crate) fn from_index(fb: &mut FunctionBuilder, dtype: DType, i: Cv) -> Cv {
         DType::I32 => fb.ins().ireduce(types::I32, i),
         DType::F32 => fb.ins().fcvt_from_sint(types::F32, i),
         DType::F64 => fb.ins().fcvt_from_sint(types::F64, i),
+        DType::BF16 | DType::F16 => {
+            let wide = fb.ins().fcvt_from_sint(types::F32, i);
+            convert(fb, DType::F32, dtype, wide)
+        }
     }
 }
 
@@ -156,6 +166,7 @@ pub(crate) fn compare(fb: &mut FunctionBuilder, op: CompareOp, dtype: DType, a: 
 /// `convert` from `from` to `to`.
 pub(crate) fn convert(fb: &mut FunctionBuilder, from: DType, to: DType, x: Cv) -> Cv {
     match (from, to) {
+        (DType::BF16 | DType::F16, _) | (_, DType::BF16 | DType::F16) => convert_half(fb, from, to, x),
         (DType::Bool, DType::Bool) | (DType::I32, DType::I32) => x,
         (DType::Bool, DType::I32) => fb.ins().uextend(types::I32, x),
         (DType::Bool, DType::F32 | DType::F64) => {
@@ -173,6 +184,47 @@ pub(crate) fn convert(fb: &mut FunctionBuilder, from: DType, to: DType, x: Cv) -
         (DType::F64, DType::F32) => fb.ins().fdemote(types::F32, x),
         (DType::F32 | DType::F64, _) => x,
     }
+}
+
+/// `convert` from or to a 16-bit float, through f32 (exact from them; to them one
+/// rounding, two from f64, which differ only on a tie of the 16-bit type that the f64
+/// to f32 rounding broke).
+fn convert_half(fb: &mut FunctionBuilder, from: DType, to: DType, x: Cv) -> Cv {
+    if from == to {
+        return x;
+    }
+    let wide = match from.is_half() {
+        true => {
+            let bits = super::half::from_storage(fb, x);
+            super::half::widen_bits(fb, from, bits)
+        }
+        // f64 to f32 rounding to odd, so that the 16-bit rounding after it is the one
+        // rounding of the f64 value (as the interpreter's).
+        false if from == DType::F64 => round_to_odd_f32(fb, x),
+        false => convert(fb, from, DType::F32, x),
+    };
+    match to.is_half() {
+        true => {
+            let bits = super::half::narrow_bits(fb, to, wide);
+            super::half::to_storage(fb, bits)
+        }
+        false => convert(fb, DType::F32, to, wide),
+    }
+}
+
+/// f64 `x` to f32 toward zero with the last bit set when inexact ("round to odd").
+fn round_to_odd_f32(fb: &mut FunctionBuilder, x: Cv) -> Cv {
+    let y = fb.ins().fdemote(types::F32, x);
+    let back = fb.ins().fpromote(types::F64, y);
+    let (abs_back, abs_x) = (fb.ins().fabs(back), fb.ins().fabs(x));
+    let away = fb.ins().fcmp(FloatCC::GreaterThan, abs_back, abs_x);
+    let inexact = fb.ins().fcmp(FloatCC::NotEqual, back, x);
+    let bits = reinterpret(fb, types::I32, y);
+    let away = fb.ins().uextend(types::I32, away);
+    let bits = fb.ins().isub(bits, away);
+    let odd = fb.ins().uextend(types::I32, inexact);
+    let bits = fb.ins().bor(bits, odd);
+    reinterpret(fb, types::F32, bits)
 }
 
 /// i32 `x / y` that never traps: `x/0 = -1`, `MIN/-1 = MIN`.

@@ -229,6 +229,8 @@ impl Lower<'_, '_> {
                     Data::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
                     Data::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
                     Data::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                    Data::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+                    Data::F16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
                 };
                 let id = self.jit.declare_anonymous_data(false, false).map_err(|m| self.err(Some(e), m.to_string()))?;
                 let mut desc = DataDescription::new();

@@ -37,7 +37,8 @@ fn vmem() -> MemFlagsData {
 /// The vector type of `dtype` (`None` for bool).
 pub(super) fn vec_type(dtype: DType) -> Option<Type> {
     match dtype {
-        DType::Bool => None,
+        // Bool and the 16-bit floats (stored as i16) stay scalar.
+        DType::Bool | DType::BF16 | DType::F16 => None,
         DType::I32 => Some(types::I32X4),
         DType::F32 => Some(types::F32X4),
         DType::F64 => Some(types::F64X2),

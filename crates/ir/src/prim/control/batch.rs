@@ -122,7 +122,11 @@ fn batch_cond(
     let selector = em.move_axis(inputs[0], dims[0].unwrap_or(0), 0)?;
     let index = match em.ty(selector).dtype {
         ferrax_array::DType::Bool => em.convert(selector, ferrax_array::DType::I32)?,
-        ferrax_array::DType::I32 | ferrax_array::DType::F32 | ferrax_array::DType::F64 => {
+        ferrax_array::DType::I32
+        | ferrax_array::DType::BF16
+        | ferrax_array::DType::F16
+        | ferrax_array::DType::F32
+        | ferrax_array::DType::F64 => {
             let last = em.full_like(selector, (branches.len() - 1) as f64)?;
             let zero = em.full_like(selector, 0.0)?;
             em.op(TernaryOp::Clamp, &[zero, selector, last])?

@@ -106,7 +106,7 @@ pub(crate) fn infer_cond(branches: &[String], inputs: &[Type], module: &Module) 
         DType::Bool if scalar => {
             return Err(format!("{op}: a bool predicate needs 2 branches, got {}", branches.len()));
         }
-        DType::I32 | DType::Bool | DType::F32 | DType::F64 => {
+        DType::I32 | DType::Bool | DType::BF16 | DType::F16 | DType::F32 | DType::F64 => {
             return Err(format!("{op}: the selector must be i32[] or bool[], got {selector}"));
         }
     }

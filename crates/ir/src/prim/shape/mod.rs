@@ -317,6 +317,10 @@ pub(crate) fn eval_iota(dtype: DType, shape: &[usize], dim: usize) -> Result<Arr
         DType::I32 => Data::I32(counting(total, outer, n, inner, |i| i as i32)),
         DType::F32 => Data::F32(counting(total, outer, n, inner, |i| i as f32)),
         DType::F64 => Data::F64(counting(total, outer, n, inner, |i| i as f64)),
+        DType::BF16 | DType::F16 => {
+            let wide = counting(total, outer, n, inner, |i| i as f32);
+            Data::narrow_half(&wide, dtype).unwrap_or(Data::F32(wide))
+        }
         DType::Bool => return Err("iota: dtype must be numeric, got bool".into()),
     };
     Array::new(Shape::from(shape), data).map_err(|e| e.to_string())

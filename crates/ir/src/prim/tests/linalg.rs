@@ -27,6 +27,10 @@ fn ramp(dtype: DType, shape: &[usize], seed: i32) -> Array {
     match dtype {
         DType::F32 => Array::from_f32(shape, values.iter().map(|&v| v as f32 / 4.0).collect()).unwrap(),
         DType::F64 => Array::from_f64(shape, values.iter().map(|&v| f64::from(v) / 8.0).collect()).unwrap(),
+        DType::BF16 | DType::F16 => {
+            let values: Vec<f64> = values.iter().map(|&v| f64::from(v) / 4.0).collect();
+            Array::new(shape, ferrax_array::Data::from_f64s(dtype, &values)).unwrap()
+        }
         DType::I32 | DType::Bool => Array::from_i32(shape, values).unwrap(),
     }
 }

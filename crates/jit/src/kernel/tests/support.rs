@@ -177,7 +177,7 @@ pub fn values(dtype: DType, shape: &[usize], seed: u64, special: bool) -> Array 
                     .collect(),
             )
         }
-        DType::F32 | DType::F64 => {
+        DType::F32 | DType::F64 | DType::BF16 | DType::F16 => {
             let v: Vec<f64> = (0..n)
                 .map(|_| {
                     let r = next();
@@ -188,10 +188,11 @@ pub fn values(dtype: DType, shape: &[usize], seed: u64, special: bool) -> Array 
                     }
                 })
                 .collect();
-            if dtype == DType::F32 {
-                Data::F32(v.iter().map(|&x| if x == 1e-310 { 1e-40 } else { x as f32 }).collect())
-            } else {
-                Data::F64(v)
+            let narrow: Vec<f32> = v.iter().map(|&x| if x == 1e-310 { 1e-40 } else { x as f32 }).collect();
+            match dtype {
+                DType::F64 => Data::F64(v),
+                DType::BF16 | DType::F16 => Data::narrow_half(&narrow, dtype).unwrap(),
+                _ => Data::F32(narrow),
             }
         }
     };
