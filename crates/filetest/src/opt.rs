@@ -154,6 +154,12 @@ pub(crate) fn same_results(module: &Module, optimised: &Module, args: &[Array]) 
             (Data::F64(a), Data::F64(b)) => {
                 a.iter().zip(b).position(|(x, y)| x.to_bits() != y.to_bits() && !(x.is_nan() && y.is_nan()))
             }
+            (Data::BF16(a), Data::BF16(b)) => {
+                a.iter().zip(b).position(|(x, y)| x.to_bits() != y.to_bits() && !(x.is_nan() && y.is_nan()))
+            }
+            (Data::F16(a), Data::F16(b)) => {
+                a.iter().zip(b).position(|(x, y)| x.to_bits() != y.to_bits() && !(x.is_nan() && y.is_nan()))
+            }
             (a, b) => (a != b).then_some(0),
         };
         if let Some(i) = differs {

@@ -432,6 +432,20 @@ pub fn agree(
         (Data::F64(a), Data::F64(b)) => {
             (f64::EPSILON / 2.0, a.iter().zip(b).map(|(x, y)| (ordered_f64(*x), ordered_f64(*y), *x, *y)).collect())
         }
+        (Data::BF16(a), Data::BF16(b)) => (
+            f64::from(ferrax_ir::array::bf16::EPSILON) / 2.0,
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| (ordered_u16(x.to_bits()), ordered_u16(y.to_bits()), f64::from(*x), f64::from(*y)))
+                .collect(),
+        ),
+        (Data::F16(a), Data::F16(b)) => (
+            f64::from(ferrax_ir::array::f16::EPSILON) / 2.0,
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| (ordered_u16(x.to_bits()), ordered_u16(y.to_bits()), f64::from(*x), f64::from(*y)))
+                .collect(),
+        ),
         (a, b) if a == b => return Ok((0, 0)),
         (a, b) => {
             let i = (0..a.len()).find(|&i| a.get_f64(i) != b.get_f64(i)).unwrap_or(0);
@@ -473,6 +487,13 @@ pub fn agree(
 fn ordered_f32(x: f32) -> i64 {
     let bits = i64::from(x.to_bits() as i32);
     if bits < 0 { -(bits & 0x7fff_ffff) } else { bits }
+}
+
+/// The position of a 16-bit float (its bits) among the values of its type in
+/// increasing order, with both zeros at 0.
+fn ordered_u16(bits: u16) -> i64 {
+    let magnitude = i64::from(bits & 0x7fff);
+    if bits & 0x8000 != 0 { -magnitude } else { magnitude }
 }
 
 /// The position of `x` among the f64 values in increasing order, with both zeros at 0.

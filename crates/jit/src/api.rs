@@ -125,11 +125,6 @@ impl OutRef<'_> {
     }
 }
 
-/// The first Func with a bf16 or f16 value, and that value's type.
-fn half_value(module: &Module) -> Option<(&str, &Type)> {
-    module.funcs.values().find_map(|f| f.value_types.iter().find(|t| t.dtype.is_half()).map(|t| (f.name.as_str(), t)))
-}
-
 fn entry_err(entry: &str, msg: impl Into<String>) -> Error {
     Error::eval(Place { func: entry.to_string(), eqn: None, prim: None }, msg)
 }
@@ -141,12 +136,8 @@ pub fn compile(module: &Module, options: &JitOptions) -> Result<Executable, Erro
     ferrax_ir::verify(module)?;
     buf::tune_malloc();
     let entry = module.entry().ok_or_else(|| entry_err("", "jit: the module has no Funcs"))?;
-    if let Some((func, ty)) = half_value(module) {
-        let message = format!("jit: {ty} values are not compiled yet; run with the interpreter (`--backend interp`)");
-        return Err(entry_err(func, message));
-    }
     let (name, params, results) = (entry.name.clone(), entry.param_types(), entry.result_types.clone());
-    let optimized = ferrax_transform::opt(module)?;
+    let optimized = ferrax_transform::opt(&crate::legalize::half_to_f32(module))?;
     // Identical kernels (one per layer of a deep network) become one, compiled once.
     let fused = Arc::new(ferrax_transform::merge_identical_funcs(&ferrax_fuse::fuse(&optimized)?));
     let kernel_options = KernelOptions {

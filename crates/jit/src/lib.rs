@@ -10,6 +10,7 @@ mod cache;
 mod exec;
 mod gemm;
 mod kernel;
+mod legalize;
 mod math;
 pub mod policy;
 mod pool;

@@ -49,6 +49,8 @@ pub fn same_bits(got: &[Array], want: &[Array]) -> Result<(), String> {
             (Data::F64(a), Data::F64(b)) => a[k].to_bits() == b[k].to_bits() || (a[k].is_nan() && b[k].is_nan()),
             (Data::I32(a), Data::I32(b)) => a[k] == b[k],
             (Data::Bool(a), Data::Bool(b)) => a[k] == b[k],
+            (Data::BF16(a), Data::BF16(b)) => a[k].to_bits() == b[k].to_bits() || (a[k].is_nan() && b[k].is_nan()),
+            (Data::F16(a), Data::F16(b)) => a[k].to_bits() == b[k].to_bits() || (a[k].is_nan() && b[k].is_nan()),
             _ => false,
         };
         if let Some(k) = (0..g.len()).find(|&k| !same(k)) {

@@ -160,6 +160,8 @@ impl Stacked {
             (Data::I32(d), Data::I32(v)) => d[range].copy_from_slice(v),
             (Data::F32(d), Data::F32(v)) => d[range].copy_from_slice(v),
             (Data::F64(d), Data::F64(v)) => d[range].copy_from_slice(v),
+            (Data::BF16(d), Data::BF16(v)) => d[range].copy_from_slice(v),
+            (Data::F16(d), Data::F16(v)) => d[range].copy_from_slice(v),
             _ => return Err("dtypes differ".into()),
         }
         Ok(())

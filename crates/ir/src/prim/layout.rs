@@ -182,6 +182,8 @@ pub(crate) fn copy_data(src: &Data, sv: View<'_>, dst: &mut Data, dv: View<'_>, 
         (Data::I32(s), Data::I32(d)) => copy_box(s, sv, d, dv, shape),
         (Data::F32(s), Data::F32(d)) => copy_box(s, sv, d, dv, shape),
         (Data::F64(s), Data::F64(d)) => copy_box(s, sv, d, dv, shape),
+        (Data::BF16(s), Data::BF16(d)) => copy_box(s, sv, d, dv, shape),
+        (Data::F16(s), Data::F16(d)) => copy_box(s, sv, d, dv, shape),
         (s, d) => Err(format!("dtypes differ: {} copied into {}", s.dtype(), d.dtype())),
     }
 }

@@ -11,9 +11,8 @@ use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Shape};
 use smallvec::SmallVec;
 
-/// The dtypes generated programs convert to: the 16-bit floats join once the JIT
-/// compiles them (it refuses them today, and the generated programs run on both).
-pub const GENERATED_DTYPES: [DType; 4] = [DType::Bool, DType::I32, DType::F32, DType::F64];
+/// The dtypes generated programs convert to: every one, the 16-bit floats included.
+pub const GENERATED_DTYPES: [DType; 6] = DType::ALL;
 
 /// A random well-typed module: the entry first, then its bodies.
 pub fn random_module(seed: u64, config: &GenConfig) -> Module {

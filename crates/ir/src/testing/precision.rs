@@ -201,16 +201,16 @@ fn scaled(f: &mut Func, v: Value, rng: &mut Rng, ulps: f64) -> Value {
     let n = ty.element_count().unwrap_or(0);
     let unit = match ty.dtype {
         DType::F32 => f64::from(f32::EPSILON),
+        DType::BF16 => f64::from(ferrax_array::bf16::EPSILON),
+        DType::F16 => f64::from(ferrax_array::f16::EPSILON),
         _ => f64::EPSILON,
     };
     let mut factor = || {
         let eps = ulps * unit * (1.0 + (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64);
         if rng.chance(50) { 1.0 + eps } else { 1.0 - eps }
     };
-    let data = match ty.dtype {
-        DType::F32 => Data::F32((0..n).map(|_| factor() as f32).collect()),
-        _ => Data::F64((0..n).map(|_| factor()).collect()),
-    };
+    let factors: Vec<f64> = (0..n).map(|_| factor()).collect();
+    let data = Data::from_f64s(ty.dtype, &factors);
     let Ok(value) = Array::new(ty.shape.clone(), data) else { return v };
     let c = f.new_value(ty.clone());
     f.eqns.push(Eqn {

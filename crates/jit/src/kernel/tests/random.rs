@@ -66,7 +66,8 @@ fn random_kernels_match_the_interpreter() {
             if ferrax_ir::verify(&m).is_err() {
                 continue;
             }
-            let c = match compile(&m, &opts) {
+            // As `jit::compile` does before fusion: 16-bit arithmetic computes in f32.
+            let c = match compile(&crate::legalize::half_to_f32(&m), &opts) {
                 Ok(c) => c,
                 Err(e) => {
                     // Only contract violations (a non-elementwise epilogue, an empty
@@ -87,7 +88,7 @@ fn random_kernels_match_the_interpreter() {
                 want[0].describe(Some(64))
             );
             // The vector path: identical except where it reassociates a float sum/product.
-            let v = compile(&m, &KernelOptions { simd: true, ..opts.clone() }).unwrap();
+            let v = compile(&crate::legalize::half_to_f32(&m), &KernelOptions { simd: true, ..opts.clone() }).unwrap();
             let got = run(&v, &m, &args, &[]);
             let reassoc = m.entry().unwrap().eqns.iter().any(|e| {
                 matches!(e.prim, Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Sum | ReduceOp::Prod, .. }))

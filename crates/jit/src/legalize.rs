@@ -1,0 +1,120 @@
+//! bf16 and f16 programs made into f32 programs that round where the 16-bit types
+//! round, before `opt`, fusion and planning: Cranelift has no 16-bit float arithmetic
+//! on x86-64, so the JIT computes every 16-bit value in f32, as the interpreter does.
+//!
+//! Every bf16/f16 value inside the program becomes an f32 holding the same number.
+//! Where the interpreter rounds (a 16-bit result of an equation with arithmetic: a
+//! property-table row with flops, a `convert` to a 16-bit type, an `iota` of one), the
+//! equation computes in f32 and a `convert` to the 16-bit type and back rounds it; the
+//! two fuse into the kernel of their producer, so the 16-bit value lives in registers.
+//! Data movement and structured equations move the f32 values unchanged (exact: every
+//! 16-bit number is an f32). A 16-bit literal is widened. The entry keeps its 16-bit
+//! parameters and results, converted on the way in and out, so callers pass and get
+//! the 16-bit arrays and the kernels read and write 16-bit memory there.
+
+use ferrax_ir::prim::{Flops, ShapeOp, UnaryOp};
+use ferrax_ir::{Array, DType, Eqn, Func, Module, Prim, Type, Value};
+use std::collections::HashMap;
+
+/// `module` with every 16-bit float computed in f32 and rounded as above; the module
+/// itself when it has none.
+pub(crate) fn half_to_f32(module: &Module) -> Module {
+    let has_half = module.funcs.values().any(|f| f.value_types.iter().any(|t| t.dtype.is_half()));
+    if !has_half {
+        return module.clone();
+    }
+    let entry = module.entry().map(|f| f.name.clone()).unwrap_or_default();
+    let mut out = Module::new();
+    for func in module.funcs.values() {
+        out.push(legalize_func(func, func.name == entry));
+    }
+    out
+}
+
+/// The f32 form of a type (16-bit floats widened).
+fn wide(t: &Type) -> Type {
+    if t.dtype.is_half() { Type::new(DType::F32, &t.shape) } else { t.clone() }
+}
+
+/// One Func; the entry (`keep_signature`) converts its 16-bit parameters and results.
+fn legalize_func(f: &Func, keep_signature: bool) -> Func {
+    let mut g = f.clone();
+    g.value_types = f.value_types.iter().map(wide).collect();
+    g.eqns = Vec::with_capacity(f.eqns.len());
+    let mut subst: HashMap<Value, Value> = HashMap::new();
+    let loc = |e: &Eqn| e.loc.clone();
+    if keep_signature {
+        for &p in &f.params {
+            let t = f.ty(p);
+            if t.dtype.is_half() {
+                g.value_types[p.index()] = t.clone();
+                let w = g.new_value(wide(t));
+                g.eqns.push(convert(p, w, DType::F32, None));
+                subst.insert(p, w);
+            }
+        }
+    } else {
+        g.result_types = f.result_types.iter().map(wide).collect();
+    }
+    for eqn in &f.eqns {
+        let mut e = eqn.clone();
+        e.inputs = e.inputs.iter().map(|v| *subst.get(v).unwrap_or(v)).collect();
+        let rounds = match &mut e.prim {
+            Prim::Unary(UnaryOp::Convert { dtype }) => dtype.is_half(),
+            Prim::Shape(ShapeOp::Iota { dtype, .. }) if dtype.is_half() => {
+                *dtype = DType::F32;
+                true
+            }
+            Prim::Shape(ShapeOp::Constant { value, .. }) => {
+                if let Some(widened) = value.data().widen_half() {
+                    *value = Array::new(value.shape(), ferrax_ir::array::Data::F32(widened)).unwrap_or(value.clone());
+                }
+                false
+            }
+            prim => prim.props().flops != Flops::None && !matches!(prim, Prim::Control(_)),
+        };
+        let outputs = e.outputs.clone();
+        let at = loc(&e);
+        // A `convert` to a 16-bit type keeps its 16-bit result; the rest compute in f32.
+        let converts_to_half = matches!(e.prim, Prim::Unary(UnaryOp::Convert { dtype }) if dtype.is_half());
+        g.eqns.push(e);
+        for &o in &outputs {
+            let original = f.ty(o);
+            if !(rounds && original.dtype.is_half()) {
+                continue;
+            }
+            let widened = if converts_to_half {
+                g.value_types[o.index()] = original.clone();
+                o
+            } else {
+                let h = g.new_value(original.clone());
+                g.eqns.push(convert(o, h, original.dtype, at.clone()));
+                h
+            };
+            let r = g.new_value(wide(original));
+            g.eqns.push(convert(widened, r, DType::F32, at.clone()));
+            subst.insert(o, r);
+        }
+    }
+    g.results = f.results.iter().map(|v| *subst.get(v).unwrap_or(v)).collect();
+    if keep_signature {
+        for (i, t) in f.result_types.iter().enumerate() {
+            if t.dtype.is_half() {
+                let h = g.new_value(t.clone());
+                g.eqns.push(convert(g.results[i], h, t.dtype, None));
+                g.results[i] = h;
+            }
+        }
+    }
+    g
+}
+
+/// The equation `to = convert[dtype](from)`.
+fn convert(from: Value, to: Value, dtype: DType, loc: Option<std::sync::Arc<str>>) -> Eqn {
+    Eqn {
+        prim: Prim::Unary(UnaryOp::Convert { dtype }),
+        inputs: [from].into_iter().collect(),
+        outputs: [to].into_iter().collect(),
+        loc,
+    }
+}
