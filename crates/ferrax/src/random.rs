@@ -160,6 +160,11 @@ pub fn normal<K: Key>(key: &K, shape: &[usize], dtype: DType) -> K::Output<Tenso
         {
             return poisoned;
         }
+        if dtype.is_half() {
+            // Drawn in f32 and rounded once.
+            let wide = normal(k, shape, DType::F32);
+            return lax::convert(&wide, dtype, location);
+        }
         let [u1, u2] = unit_uniforms(k, shape, dtype, location);
         let one = splat(1.0, &out, location);
         let radius = lax::unary(UnaryOp::Log, &lax::sub(&one, &u1, location), location);
@@ -216,7 +221,11 @@ fn check_float(op: &str, out: &Type, location: &'static Location<'static>) -> Re
     if out.dtype.is_float() {
         Ok(())
     } else {
-        Err(fail(location, format!("random.{op}: the dtype must be f32 or f64, got {}", out.dtype), out.clone()))
+        Err(fail(
+            location,
+            format!("random.{op}: the dtype must be a float (bf16, f16, f32 or f64), got {}", out.dtype),
+            out.clone(),
+        ))
     }
 }
 
@@ -251,6 +260,9 @@ fn uniform_at(
     {
         return poisoned;
     }
+    if dtype.is_half() {
+        return half_uniform(key, shape, dtype, lo, hi, location);
+    }
     // The bounds, the largest value below `hi` and the span, all rounded to `dtype`.
     let (lo, hi, below_hi, span) = if dtype == DType::F32 {
         let (lo, hi) = (lo as f32, hi as f32);
@@ -271,6 +283,50 @@ fn uniform_at(
     let shifted = lax::add(&scaled, &splat(lo, &out, location), location);
     let (lo, below_hi) = (splat(lo, &out, location), splat(below_hi, &out, location));
     lax::clamp(&lo, &shifted, &below_hi, location)
+}
+
+/// [`uniform`] in bf16 or f16: drawn in f32 between the 16-bit bounds, rounded once, and
+/// kept below `hi` (the rounding may reach it); not JAX's bits, which it draws from 16
+/// random bits per value.
+fn half_uniform(
+    key: &Tensor,
+    shape: &[usize],
+    dtype: DType,
+    lo: f64,
+    hi: f64,
+    location: &'static Location<'static>,
+) -> Tensor {
+    let out = Type::new(dtype, shape);
+    let bounds = ferrax_ir::array::Data::from_f64s(dtype, &[lo, hi]);
+    let (lo, hi) = (bounds.get_f64(0), bounds.get_f64(1));
+    if !(lo < hi && (hi - lo).is_finite()) {
+        let message =
+            format!("random.uniform: needs finite lo < hi with a finite hi - lo in {dtype}, got [{lo}, {hi})");
+        return fail(location, message, out);
+    }
+    let wide = uniform_at(key, shape, DType::F32, lo, hi, location);
+    let narrow = lax::convert(&wide, dtype, location);
+    let below_hi = {
+        // The 16-bit value just below `hi`: one step down in its bit pattern (toward
+        // zero for a positive `hi`, away from it for a negative one).
+        let bits = match ferrax_ir::array::Data::from_f64s(dtype, &[hi]) {
+            ferrax_ir::array::Data::BF16(v) => v[0].to_bits(),
+            ferrax_ir::array::Data::F16(v) => v[0].to_bits(),
+            _ => 0,
+        };
+        let step = if hi > 0.0 {
+            bits - 1
+        } else if hi < 0.0 {
+            bits + 1
+        } else {
+            0x8001
+        };
+        match dtype {
+            DType::BF16 => f64::from(ferrax_ir::array::bf16::from_bits(step)),
+            _ => f64::from(ferrax_ir::array::f16::from_bits(step)),
+        }
+    };
+    lax::clamp(&splat(lo, &out, location), &narrow, &splat(below_hi, &out, location), location)
 }
 
 fn bernoulli_at(key: &Tensor, p: f64, shape: &[usize], location: &'static Location<'static>) -> Tensor {
@@ -341,6 +397,7 @@ fn masked_float(words: &Tensor, mask: i32, out: &Type, location: &'static Locati
 
 /// A constant of type `ty` (a float dtype) holding `value` everywhere.
 fn splat(value: f64, ty: &Type, location: &'static Location<'static>) -> Tensor {
-    let scalar = if ty.dtype == DType::F32 { Array::scalar_f32(value as f32) } else { Array::scalar_f64(value) };
+    let scalar = Array::new(&[] as &[usize], ferrax_ir::array::Data::from_f64s(ty.dtype, &[value]))
+        .unwrap_or_else(|_| Array::scalar_f64(value));
     lax::constant(scalar, &ty.shape, location)
 }

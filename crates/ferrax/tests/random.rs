@@ -222,7 +222,7 @@ fn mistakes_are_errors_at_the_callers_line() {
     let error = random::uniform(&key, &[3], DType::F32, -3e38, 3e38).unwrap_err().to_string();
     assert!(error.contains("finite hi - lo"), "{error}");
     let error = random::normal(&key, &[3], DType::I32).unwrap_err().to_string();
-    assert!(error.contains("the dtype must be f32 or f64, got i32"), "{error}");
+    assert!(error.contains("the dtype must be a float (bf16, f16, f32 or f64), got i32"), "{error}");
     let error = random::bernoulli(&key, 1.5, &[3]).unwrap_err().to_string();
     assert!(error.contains("p must be in [0, 1], got 1.5"), "{error}");
     let error = eval(|(k, x): (Tensor, Tensor)| random::dropout(&k, &x, 0.5), &(key.clone(), Array::scalar_i32(1)))

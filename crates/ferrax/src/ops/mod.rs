@@ -30,9 +30,17 @@ use ferrax_ir::prim::{BinaryOp, UnaryOp};
 use ferrax_ir::{DType, Prim, Shape, Type};
 use std::panic::Location;
 
-/// The dtype two tensors promote to (`bool < i32 < f32 < f64`).
+/// The dtype two tensors promote to, on JAX's lattice: `bool < i32 < bf16, f16 < f32 <
+/// f64`, where `bf16` and `f16` meet at `f32` (neither holds the other's values) and an
+/// integer with a 16-bit float gives the 16-bit float.
 pub fn promote(a: DType, b: DType) -> DType {
-    a.max(b)
+    if a == b {
+        return a;
+    }
+    match (a, b) {
+        (DType::BF16, DType::F16) | (DType::F16, DType::BF16) => DType::F32,
+        _ => a.max(b),
+    }
 }
 
 /// The dtype a tensor of `dtype` combined with a weakly typed scalar promotes to.
@@ -67,6 +75,14 @@ impl Tensor {
     /// Converts to `dtype` (no equation when it already is).
     #[track_caller]
     pub fn cast(&self, dtype: DType) -> Tensor {
+        cast_at(self, dtype, Location::caller())
+    }
+
+    /// `x.astype(dtype)`, JAX's name for [`Tensor::cast`]: to a float, the value rounded
+    /// once to nearest even; to `i32`, truncated (saturating, NaN to 0); to `bool`,
+    /// `x != 0`.
+    #[track_caller]
+    pub fn astype(&self, dtype: DType) -> Tensor {
         cast_at(self, dtype, Location::caller())
     }
 
