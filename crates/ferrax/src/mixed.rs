@@ -179,6 +179,29 @@ impl LossScale for NoLossScale {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StaticLossScale(pub f64);
 
+/// The fixed loss scales are trees without leaves, so that one training step can take
+/// any loss scale as part of its traced state.
+/// The structure names the scale: a compiled step is specific to it.
+macro_rules! leafless {
+    ($($ty:ty),*) => {$(
+        impl<L> Tree<L> for $ty {
+            type With<M> = $ty;
+
+            fn for_each_leaf<'a>(&'a self, _: &mut dyn FnMut(&'a L)) {}
+
+            fn map_leaves<M>(&self, _: &mut dyn FnMut(&L) -> M) -> $ty {
+                *self
+            }
+
+            fn write_structure(&self, out: &mut String) {
+                out.push_str(&format!("{self:?}"));
+            }
+        }
+    )*};
+}
+
+leafless!(NoLossScale, StaticLossScale);
+
 impl LossScale for StaticLossScale {
     #[track_caller]
     fn scale(&self, loss: &Tensor) -> Tensor {

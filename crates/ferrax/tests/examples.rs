@@ -22,9 +22,17 @@ mod newton_cg;
 #[path = "../examples/mlp.rs"]
 mod mlp;
 
+#[path = "../examples/mixed_precision.rs"]
+mod mixed_precision;
+
 #[test]
 fn mlp_runs() {
     mlp::main().unwrap();
+}
+
+#[test]
+fn mixed_precision_runs() {
+    mixed_precision::main().unwrap();
 }
 
 #[test]
