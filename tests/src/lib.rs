@@ -506,7 +506,7 @@ pub fn all_primitive_names() -> Vec<&'static str> {
 
 mod rows;
 
-pub use rows::{F32_TOLERANCE, table};
+pub use rows::{F32_PRIMS, F32_TOLERANCE, table};
 
 /// `module` with its entry returning one float scalar: the sum of every element of
 /// every float result (unchanged if it returns a single float scalar already; other

@@ -116,7 +116,7 @@ pub fn table() -> Vec<Row> {
 
 /// The primitives that also get an f32 row (every smooth family: unary, binary,
 /// structural, indexing, reductions, dot, control and custom rules).
-const F32_PRIMS: [&str; 38] = [
+pub const F32_PRIMS: [&str; 38] = [
     "exp",
     "log",
     "log1p",
