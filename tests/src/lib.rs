@@ -231,6 +231,7 @@ pub fn draw(domain: Domain, ty: &Type, rng: &mut SplitMix) -> Result<Array, Stri
         match ty.dtype {
             DType::F64 => Array::from_f64(shape, values),
             DType::F32 => Array::from_f32(shape, values.into_iter().map(|v| v as f32).collect()),
+            DType::BF16 | DType::F16 => Array::new(shape, ferrax_ir::array::Data::from_f64s(ty.dtype, &values)),
             other => return Err(format!("domain {domain:?} needs a float parameter, not {other}")),
         }
         .map_err(|e| e.to_string())

@@ -197,6 +197,38 @@ fn control_rows() {
     check_rows(&rows);
 }
 
+/// The smooth rows of `F32_PRIMS` in bf16 and f16: the batched module on a batch against
+/// the module on each example, bit for bit (batching adds no arithmetic, so the 16-bit
+/// roundings are the same ones).
+#[test]
+fn half_precision_rows() {
+    let mut rows = Vec::new();
+    for dtype in ["bf16", "f16"] {
+        for row in
+            table().into_iter().filter(|r| ferrax_tests::F32_PRIMS.contains(&r.prim) && !r.template.contains("f32"))
+        {
+            let cases = row
+                .cases
+                .iter()
+                .map(|vars| {
+                    let mut vars: Vec<(&'static str, String)> =
+                        vars.iter().map(|(k, v)| (*k, v.replace("f64", dtype))).collect();
+                    vars.push(("dtype", dtype.to_string()));
+                    vars
+                })
+                .collect();
+            rows.push(Row { template: row.template.replace("f64", dtype), cases, ..row.clone() });
+        }
+    }
+    assert!(rows.len() > 60, "{} rows", rows.len());
+    for row in &rows {
+        for inst in row.instances().unwrap_or_else(|e| panic!("{e}")) {
+            assert!(inst.text.contains("f16[") || inst.text.contains("bf16["), "{}", inst.text);
+        }
+    }
+    check_rows(&rows);
+}
+
 fn is_elementwise(prim: &str) -> bool {
     use ferrax_ir::prim::{BinaryOp, CompareOp, UnaryOp};
     UnaryOp::MATH.iter().any(|op| op.name() == prim)

@@ -343,11 +343,30 @@ impl fmt::Display for Cost {
     }
 }
 
+/// The bytes of the saved residuals that the forward pass computed (parameters and
+/// recomputed values excluded), per dtype, in dtype order: what mixed precision shrinks.
+pub fn residual_bytes_by_dtype(residuals: &[Residual]) -> Vec<(ferrax_ir::DType, u64)> {
+    let mut totals: Vec<(ferrax_ir::DType, u64)> = Vec::new();
+    for r in residuals.iter().filter(|r| !r.recomputed && !r.parameter) {
+        match totals.iter_mut().find(|(d, _)| *d == r.ty.dtype) {
+            Some((_, total)) => *total = total.saturating_add(r.bytes),
+            None => totals.push((r.ty.dtype, r.bytes)),
+        }
+    }
+    totals.sort_by_key(|(d, _)| *d);
+    totals
+}
+
 /// The residual section of the report: saved ones with their total, then recomputed ones.
 fn write_residuals(f: &mut fmt::Formatter<'_>, name: &str, residuals: &[Residual]) -> fmt::Result {
     let saved: Vec<&Residual> = residuals.iter().filter(|r| !r.recomputed).collect();
     let total: u64 = saved.iter().map(|r| r.bytes).fold(0, u64::saturating_add);
     write!(f, "\nresiduals of reverse mode through @{name}: {} saved, {total} bytes", saved.len())?;
+    let by_dtype: Vec<String> =
+        residual_bytes_by_dtype(residuals).iter().map(|(dtype, bytes)| format!("{dtype} {bytes}")).collect();
+    if !by_dtype.is_empty() {
+        write!(f, "\n  forward values saved, by dtype (bytes): {}", by_dtype.join(", "))?;
+    }
     for r in residuals {
         let mark = if r.recomputed { "recomputed" } else { "saved" };
         let loc = r.loc.as_deref().map(|l| format!(" at {l}")).unwrap_or_default();

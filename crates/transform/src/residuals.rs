@@ -32,6 +32,9 @@ pub struct Residual {
     /// one the backward pass recomputes (from saved values) while transposing a
     /// `remat` region or a checkpointed segment.
     pub recomputed: bool,
+    /// A parameter of the function (an input the caller holds anyway), not a value the
+    /// forward pass computed.
+    pub parameter: bool,
 }
 
 /// The residuals of reverse mode through `module`'s entry with respect to `wrt`
@@ -106,7 +109,8 @@ impl Report<'_> {
         let ty = func.ty(v).clone();
         let bytes = ty.byte_size().map_err(|e| e.to_string())?;
         let (loc, origin) = self.describe(func, origins, v, 0);
-        Ok(Residual { ty, bytes, loc, origin, recomputed })
+        let parameter = func.params.contains(&v);
+        Ok(Residual { ty, bytes, loc, origin, recomputed, parameter })
     }
 
     /// The location and description of the value `v` of `func`.

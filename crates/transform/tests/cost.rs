@@ -232,3 +232,32 @@ func @b(%x: f32[4]) -> (f32[4]) {
     assert!(report.to_string().contains("residuals: reverse mode does not apply"), "{why}");
     assert!(cost_with_residuals(&m, &Wrt::Params(vec![0])).is_err());
 }
+
+/// The forward values reverse mode saves, per dtype: a bf16 computation keeps half the
+/// bytes of the same one in f32 (parameters excluded).
+#[test]
+fn saved_forward_values_are_counted_per_dtype() {
+    let program = |dtype: &str| {
+        "func @f(%x: DT[64], %w: DT[64]) -> (DT[]) {
+  %a: DT[64] = mul(%x, %w)
+  %b: DT[64] = tanh(%a)
+  %c: DT[64] = sin(%b)
+  %d: DT[] = reduce_sum[axes=[0]](%c)
+  return %d
+}
+"
+        .replace("DT", dtype)
+    };
+    let by_dtype = |dtype: &str| {
+        let m = module(&program(dtype));
+        let residuals = cost_with_residuals(&m, &Wrt::Default).unwrap().residuals.unwrap();
+        ferrax_transform::residual_bytes_by_dtype(&residuals)
+    };
+    let wide = by_dtype("f32");
+    let narrow = by_dtype("bf16");
+    assert_eq!(wide.len(), 1);
+    assert_eq!(narrow, vec![(ferrax_ir::DType::BF16, wide[0].1 / 2)]);
+    assert!(wide[0].1 > 0);
+    let text = cost_with_residuals(&module(&program("bf16")), &Wrt::Default).unwrap().to_string();
+    assert!(text.contains(&format!("forward values saved, by dtype (bytes): bf16 {}", narrow[0].1)), "{text}");
+}
