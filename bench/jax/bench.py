@@ -62,6 +62,20 @@ def mlp_grad():
     return f
 
 
+def mlp_grad_bf16():
+    # f32 master parameters, bf16 compute, the loss returned in f32 (jmp's policy
+    # "params=f32,compute=bf16,output=f32"); the gradients come back in f32.
+    def f(x, y, *params):
+        def loss(params):
+            p = tuple(q.astype(jnp.bfloat16) for q in params)
+            return mlp_loss(p, x.astype(jnp.bfloat16), y.astype(jnp.bfloat16)).astype(jnp.float32)
+
+        value, grads = jax.value_and_grad(loss)(tuple(params))
+        return (value, *grads)
+
+    return f
+
+
 def rosenbrock(x):
     return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
 
@@ -140,6 +154,7 @@ WORKLOADS = [
     ("dispatch", "W5", dispatch, ["dispatch_x"], 10_000, np.float32),
     ("compile_latency_grad", "W6", compile_latency_grad, ["deep_x", "*deep_ws"], 1000, np.float32),
     ("compile_latency_hvp", "W6", compile_latency_hvp, ["deep_x", "deep_v", "*deep_ws"], 1000, np.float32),
+    ("mlp_grad_bf16", "W7", mlp_grad_bf16, MLP, 100, np.float32),
 ]
 
 

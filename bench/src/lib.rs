@@ -27,6 +27,7 @@ mod w3_elementwise;
 mod w4_per_sample;
 mod w5_dispatch;
 mod w6_chain;
+mod w7_mixed;
 
 use std::fmt;
 

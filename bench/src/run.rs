@@ -108,7 +108,26 @@ pub fn jax_results(dir: &Path, name: &str, count: usize) -> Result<Vec<Array>> {
 /// Checks `got` against JAX's results (or the interpreter's without them); prints the
 /// worst error on stderr; whether every result passed.
 pub fn gate(name: &str, got: &[Array], reference: &[Array], reductions: &[usize], against: &str) -> bool {
-    let comparisons = compare_all(got, reference, reductions);
+    gate_with(name, got, reference, reductions, false, against)
+}
+
+/// [`gate`], with every result checked at the bf16 tolerance when `mixed`.
+pub fn gate_with(
+    name: &str,
+    got: &[Array],
+    reference: &[Array],
+    reductions: &[usize],
+    mixed: bool,
+    against: &str,
+) -> bool {
+    let comparisons = match mixed {
+        true => got
+            .iter()
+            .zip(reference)
+            .map(|(g, w)| crate::gate::compare(g, w, crate::gate::Tolerance::for_dtype(ferrax::DType::BF16)))
+            .collect(),
+        false => compare_all(got, reference, reductions),
+    };
     let passed = comparisons.iter().all(Comparison::passed);
     let worst = comparisons.iter().enumerate().max_by(|a, b| a.1.worst.total_cmp(&b.1.worst));
     for (i, c) in comparisons.iter().enumerate().filter(|(_, c)| !c.passed()) {
@@ -133,7 +152,7 @@ fn run_one(w: &Workload, inputs: &mut Inputs, options: &Options, jax_dir: Option
         Some(dir) => (jax_results(dir, w.name, got.len())?, "JAX"),
         None => (interp_results(w, &args)?, "ferrax's interpreter"),
     };
-    if !gate(w.name, &got, &reference, w.reductions, against) {
+    if !gate_with(w.name, &got, &reference, w.reductions, w.mixed, against) {
         eprintln!("{}: no times reported", w.name);
         return Ok(false);
     }

@@ -11,7 +11,7 @@ use crate::workloads::{Program, Workload, load};
 use ferrax::nn::cross_entropy;
 use ferrax::{Array, Tensor, grad};
 
-const STEMS: [&str; 8] = ["mlp_x", "mlp_y", "mlp_w1", "mlp_b1", "mlp_w2", "mlp_b2", "mlp_w3", "mlp_b3"];
+pub(crate) const STEMS: [&str; 8] = ["mlp_x", "mlp_y", "mlp_w1", "mlp_b1", "mlp_w2", "mlp_b2", "mlp_w3", "mlp_b3"];
 
 /// (batch, input, hidden, classes) at a scale.
 fn sizes(scale: Scale) -> (usize, usize, usize, usize) {
@@ -63,5 +63,6 @@ pub(crate) fn workloads() -> Vec<Workload> {
         args: |inputs| load(inputs, &STEMS),
         calls: 100,
         reductions: &[],
+        mixed: false,
     }]
 }

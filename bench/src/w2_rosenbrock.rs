@@ -52,6 +52,7 @@ pub(crate) fn workloads() -> Vec<Workload> {
             args: |inputs| load(inputs, &["rosen_x"]),
             calls: 50,
             reductions: &[],
+            mixed: false,
         },
         Workload {
             name: "hvp_rosenbrock",
@@ -60,6 +61,7 @@ pub(crate) fn workloads() -> Vec<Workload> {
             args: |inputs| load(inputs, &["rosen_x", "rosen_v"]),
             calls: 50,
             reductions: &[],
+            mixed: false,
         },
     ]
 }

@@ -56,6 +56,7 @@ pub(crate) fn workloads() -> Vec<Workload> {
             args: |inputs| load(inputs, &STEMS),
             calls: 30,
             reductions: &[0],
+            mixed: false,
         },
         Workload {
             name: "elementwise_chain_grad",
@@ -64,6 +65,7 @@ pub(crate) fn workloads() -> Vec<Workload> {
             args: |inputs| load(inputs, &STEMS),
             calls: 30,
             reductions: &[0],
+            mixed: false,
         },
     ]
 }

@@ -59,5 +59,6 @@ pub(crate) fn workloads() -> Vec<Workload> {
         args: |inputs| load(inputs, &STEMS),
         calls: 50,
         reductions: &[],
+        mixed: false,
     }]
 }

@@ -22,5 +22,6 @@ pub(crate) fn workloads() -> Vec<Workload> {
         args: |inputs| load(inputs, &["dispatch_x"]),
         calls: 10_000,
         reductions: &[],
+        mixed: false,
     }]
 }

@@ -69,6 +69,7 @@ pub(crate) fn workloads() -> Vec<Workload> {
             args: |inputs| with_weights(inputs, &["deep_x"]),
             calls: 1000,
             reductions: &[],
+            mixed: false,
         },
         Workload {
             name: "compile_latency_hvp",
@@ -77,6 +78,7 @@ pub(crate) fn workloads() -> Vec<Workload> {
             args: |inputs| with_weights(inputs, &["deep_x", "deep_v"]),
             calls: 1000,
             reductions: &[],
+            mixed: false,
         },
     ]
 }

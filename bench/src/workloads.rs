@@ -32,6 +32,9 @@ pub struct Workload {
     /// of summation more than elementwise results do: checked with a looser relative
     /// tolerance ([`crate::gate::Tolerance::reduction`]).
     pub reductions: &'static [usize],
+    /// Computes in a 16-bit float (mixed precision): every result is checked with the
+    /// 16-bit tolerance, since XLA may skip roundings inside its fusions.
+    pub mixed: bool,
 }
 
 impl Workload {
@@ -50,6 +53,7 @@ pub fn all() -> Vec<Workload> {
     all.extend(crate::w4_per_sample::workloads());
     all.extend(crate::w5_dispatch::workloads());
     all.extend(crate::w6_chain::workloads());
+    all.extend(crate::w7_mixed::workloads());
     all
 }
 
