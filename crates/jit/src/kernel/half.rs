@@ -3,7 +3,8 @@
 //! nearest even, overflows to ±inf, keeps f16 subnormals and makes a NaN quiet (its
 //! sign kept; bf16 keeps the payload's top bits, f16 gives the canonical quiet NaN).
 //! The same bit manipulations work lane-wise on `I32X4`/`F32X4`, which is how the
-//! vector loops round.
+//! vector loops round (shift amounts are immediates: Cranelift's vector shifts take a
+//! scalar amount).
 
 use super::ops::reinterpret;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -24,14 +25,13 @@ pub(crate) fn narrow_bits(fb: &mut FunctionBuilder, dtype: DType, x: Cv) -> Cv {
         DType::F16 => narrow_f16(fb, int_ty, bits, nan),
         _ => {
             // bf16: add 0x7fff plus the lowest kept bit, keep the high half.
-            let sixteen = k(fb, 16);
-            let high = fb.ins().ushr(bits, sixteen);
+            let high = fb.ins().ushr_imm_u(bits, 16);
             let one = k(fb, 1);
             let lsb = fb.ins().band(high, one);
             let bias = k(fb, 0x7fff);
             let bias = fb.ins().iadd(bias, lsb);
             let sum = fb.ins().iadd(bits, bias);
-            let rounded = fb.ins().ushr(sum, sixteen);
+            let rounded = fb.ins().ushr_imm_u(sum, 16);
             let quiet = k(fb, 0x40);
             let quiet = fb.ins().bor(high, quiet);
             fb.ins().bitselect(nan, quiet, rounded)
@@ -59,14 +59,13 @@ fn narrow_f16(fb: &mut FunctionBuilder, int_ty: Type, bits: Cv, nan: Cv) -> Cv {
     let sum = reinterpret(fb, int_ty, sum);
     let small = fb.ins().isub(sum, magic);
     // Normal: rebias the exponent, round to nearest even, drop 13 bits.
-    let thirteen = k(fb, 13);
-    let shifted = fb.ins().ushr(f, thirteen);
+    let shifted = fb.ins().ushr_imm_u(f, 13);
     let one = k(fb, 1);
     let odd = fb.ins().band(shifted, one);
     let rebias = k(fb, (((15 - 127) << 23) + 0xfff) as i64);
     let normal = fb.ins().iadd(f, rebias);
     let normal = fb.ins().iadd(normal, odd);
-    let normal = fb.ins().ushr(normal, thirteen);
+    let normal = fb.ins().ushr_imm_u(normal, 13);
     // Select by range: f >= 2^16 (as f16's max exponent) is special, f < 2^-14 small.
     let max = k(fb, (127 + 16) << 23);
     let min_normal = k(fb, 113 << 23);
@@ -75,8 +74,7 @@ fn narrow_f16(fb: &mut FunctionBuilder, int_ty: Type, bits: Cv, nan: Cv) -> Cv {
     let out = fb.ins().bitselect(is_small, small, normal);
     let is_special = fb.ins().bor(is_special, nan);
     let out = fb.ins().bitselect(is_special, special, out);
-    let sixteen = k(fb, 16);
-    let sign = fb.ins().ushr(sign, sixteen);
+    let sign = fb.ins().ushr_imm_u(sign, 16);
     fb.ins().bor(out, sign)
 }
 
@@ -92,8 +90,7 @@ pub(crate) fn widen_bits(fb: &mut FunctionBuilder, dtype: DType, h: Cv) -> Cv {
             // subnormals (renormalised by an f32 subtraction).
             let low = k(fb, 0x7fff);
             let mag = fb.ins().band(h, low);
-            let thirteen = k(fb, 13);
-            let o = fb.ins().ishl(mag, thirteen);
+            let o = fb.ins().ishl_imm_u(mag, 13);
             let exp_mask = k(fb, 0x7c00 << 13);
             let exp = fb.ins().band(o, exp_mask);
             let rebias = k(fb, (127 - 15) << 23);
@@ -114,14 +111,12 @@ pub(crate) fn widen_bits(fb: &mut FunctionBuilder, dtype: DType, h: Cv) -> Cv {
             let o = fb.ins().bitselect(is_small, sub, o);
             let sign_bit = k(fb, 0x8000);
             let sign = fb.ins().band(h, sign_bit);
-            let sixteen = k(fb, 16);
-            let sign = fb.ins().ishl(sign, sixteen);
+            let sign = fb.ins().ishl_imm_u(sign, 16);
             let o = fb.ins().bor(o, sign);
             reinterpret(fb, float_ty, o)
         }
         _ => {
-            let sixteen = k(fb, 16);
-            let o = fb.ins().ishl(h, sixteen);
+            let o = fb.ins().ishl_imm_u(h, 16);
             reinterpret(fb, float_ty, o)
         }
     }

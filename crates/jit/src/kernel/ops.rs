@@ -537,6 +537,12 @@ impl Lower<'_, '_> {
             UnaryOp::Convert { dtype } => {
                 let from = self.func.ty(q.ins[0]).dtype;
                 let x = self.vec_at(q.ins[0], idx, vmemo)?;
+                if dtype.is_half() && !from.is_half() {
+                    return Ok(super::half::narrow_bits(&mut self.fb, dtype, x));
+                }
+                if from.is_half() && !dtype.is_half() {
+                    return Ok(super::half::widen_bits(&mut self.fb, from, x));
+                }
                 Ok(match (from.is_float(), dtype.is_float()) {
                     (true, false) => self.fb.ins().fcvt_to_sint_sat(q.vt, x),
                     (false, true) => self.fb.ins().fcvt_from_sint(q.vt, x),

@@ -37,9 +37,10 @@ fn vmem() -> MemFlagsData {
 /// The vector type of `dtype` (`None` for bool).
 pub(super) fn vec_type(dtype: DType) -> Option<Type> {
     match dtype {
-        // Bool and the 16-bit floats (stored as i16) stay scalar.
-        DType::Bool | DType::BF16 | DType::F16 => None,
-        DType::I32 => Some(types::I32X4),
+        DType::Bool => None,
+        // A 16-bit float's pattern in each i32 lane: loaded zero-extended, converted
+        // lane-wise to and from f32 (the only vector operations on them), stored as i16.
+        DType::I32 | DType::BF16 | DType::F16 => Some(types::I32X4),
         DType::F32 => Some(types::F32X4),
         DType::F64 => Some(types::F64X2),
     }
@@ -129,6 +130,18 @@ impl Analysis<'_> {
         }
         let Some((e, _)) = self.plan.defs[v.index()] else { return false };
         let eqn = &func.eqns[e];
+        if ty.dtype.is_half() || eqn.inputs.iter().any(|&i| func.ty(i).dtype.is_half()) {
+            // Legalized 16-bit programs hold 16-bit values only between an f32 value
+            // and its rounding: those converts vectorise, nothing else on them does.
+            let convert_ok = match &eqn.prim {
+                Prim::Unary(ferrax_ir::prim::UnaryOp::Convert { dtype }) => {
+                    let from = func.ty(eqn.inputs[0]).dtype;
+                    (from == DType::F32 && dtype.is_half()) || (from.is_half() && *dtype == DType::F32)
+                }
+                _ => false,
+            };
+            return convert_ok && eqn.inputs.iter().all(|&i| self.contiguous(i, off));
+        }
         let (float, sse41) = (ty.dtype.is_float(), self.sse41);
         let prim_ok = match &eqn.prim {
             Prim::Name { .. } => true,
@@ -193,6 +206,15 @@ impl Lower<'_, '_> {
         let off = self.linear(idx, &ty.shape);
         let base = self.bufs[self.func.params.len() + k];
         let addr = self.addr(base, off, ty.dtype);
+        if ty.dtype.is_half() {
+            // Each lane's low 16 bits, one store per lane.
+            let lanes = self.fb.func.dfg.value_type(v).lane_count() as u8;
+            for lane in 0..lanes {
+                let bits = self.fb.ins().extractlane(v, lane);
+                self.fb.ins().istore16(vmem(), bits, addr, i32::from(lane) * 2);
+            }
+            return Ok(());
+        }
         self.fb.ins().store(vmem(), v, addr, 0);
         Ok(())
     }
@@ -237,6 +259,9 @@ impl Lower<'_, '_> {
         if let Some(p) = self.plan.params[v.index()] {
             let off = self.linear(idx, &ty.shape);
             let addr = self.addr(self.bufs[p], off, ty.dtype);
+            if ty.dtype.is_half() {
+                return Ok(self.fb.ins().uload16x4(vmem(), addr, 0));
+            }
             return Ok(self.fb.ins().load(vt, vmem(), addr, 0));
         }
         let Some((e, _)) = self.plan.defs[v.index()] else { return Err(self.err(None, format!("{v} is not defined"))) };
