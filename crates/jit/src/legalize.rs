@@ -12,7 +12,7 @@
 //! parameters and results, converted on the way in and out, so callers pass and get
 //! the 16-bit arrays and the kernels read and write 16-bit memory there.
 
-use ferrax_ir::prim::{Flops, ShapeOp, UnaryOp};
+use ferrax_ir::prim::{Flops, ShapeOp};
 use ferrax_ir::{Array, DType, Eqn, Func, Module, Prim, Type, Value};
 use std::collections::HashMap;
 
@@ -59,8 +59,9 @@ fn legalize_func(f: &Func, keep_signature: bool) -> Func {
     for eqn in &f.eqns {
         let mut e = eqn.clone();
         e.inputs = e.inputs.iter().map(|v| *subst.get(v).unwrap_or(v)).collect();
+        let converts_to_half = e.prim.convert_dtype().is_some_and(DType::is_half);
         let rounds = match &mut e.prim {
-            Prim::Unary(UnaryOp::Convert { dtype }) => dtype.is_half(),
+            prim if prim.convert_dtype().is_some() => converts_to_half,
             Prim::Shape(ShapeOp::Iota { dtype, .. }) if dtype.is_half() => {
                 *dtype = DType::F32;
                 true
@@ -76,7 +77,6 @@ fn legalize_func(f: &Func, keep_signature: bool) -> Func {
         let outputs = e.outputs.clone();
         let at = loc(&e);
         // A `convert` to a 16-bit type keeps its 16-bit result; the rest compute in f32.
-        let converts_to_half = matches!(e.prim, Prim::Unary(UnaryOp::Convert { dtype }) if dtype.is_half());
         g.eqns.push(e);
         for &o in &outputs {
             let original = f.ty(o);
@@ -111,10 +111,5 @@ fn legalize_func(f: &Func, keep_signature: bool) -> Func {
 
 /// The equation `to = convert[dtype](from)`.
 fn convert(from: Value, to: Value, dtype: DType, loc: Option<std::sync::Arc<str>>) -> Eqn {
-    Eqn {
-        prim: Prim::Unary(UnaryOp::Convert { dtype }),
-        inputs: [from].into_iter().collect(),
-        outputs: [to].into_iter().collect(),
-        loc,
-    }
+    Eqn { prim: Prim::convert(dtype), inputs: [from].into_iter().collect(), outputs: [to].into_iter().collect(), loc }
 }

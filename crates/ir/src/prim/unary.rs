@@ -66,6 +66,21 @@ pub enum UnaryOp {
     StopGradient,
 }
 
+impl Prim {
+    /// `convert[dtype]`: each element converted to `dtype`.
+    pub fn convert(dtype: DType) -> Prim {
+        Prim::Unary(UnaryOp::Convert { dtype })
+    }
+
+    /// The target dtype of a `convert`; `None` for any other primitive.
+    pub fn convert_dtype(&self) -> Option<DType> {
+        match self {
+            Prim::Unary(UnaryOp::Convert { dtype }) => Some(*dtype),
+            _ => None,
+        }
+    }
+}
+
 impl UnaryOp {
     /// The op named `name` in the text form, with placeholder parameters that
     /// [`UnaryOp::visit_attrs`] then fills.

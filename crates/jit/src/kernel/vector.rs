@@ -133,12 +133,12 @@ impl Analysis<'_> {
         if ty.dtype.is_half() || eqn.inputs.iter().any(|&i| func.ty(i).dtype.is_half()) {
             // Legalized 16-bit programs hold 16-bit values only between an f32 value
             // and its rounding: those converts vectorise, nothing else on them does.
-            let convert_ok = match &eqn.prim {
-                Prim::Unary(ferrax_ir::prim::UnaryOp::Convert { dtype }) => {
+            let convert_ok = match eqn.prim.convert_dtype() {
+                Some(to) => {
                     let from = func.ty(eqn.inputs[0]).dtype;
-                    (from == DType::F32 && dtype.is_half()) || (from.is_half() && *dtype == DType::F32)
+                    (from == DType::F32 && to.is_half()) || (from.is_half() && to == DType::F32)
                 }
-                _ => false,
+                None => false,
             };
             return convert_ok && eqn.inputs.iter().all(|&i| self.contiguous(i, off));
         }
