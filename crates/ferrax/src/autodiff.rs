@@ -32,7 +32,6 @@ use crate::tree::{Tree, unflatten};
 use ferrax_ir::{Array, EvalOptions, Func, Module, Prim, Type};
 use ferrax_transform as transform;
 use std::any::Any;
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -377,7 +376,7 @@ impl<F> Grad<F> {
         let selected = wrt.clone();
         let wrt = transform::Wrt::Params(wrt);
         let pass = self.pass;
-        let outputs = apply_transform(
+        let (outputs, _) = apply_transform(
             |params| self.f.trace_apply(unflatten(args, params).expect("Tree walks agree")),
             &leaves,
             &[],
@@ -401,7 +400,8 @@ impl<F> Grad<F> {
 /// Traces `f` as a body of the open trace (on parameters of `param_types`, by default
 /// the types of `args`), transforms it with `pass`, imports the result into the module
 /// being built and emits a call of it on `args`, the outer tensors `f` captured, then
-/// `extra`. Returns the call's results, or poisoned tensors on error.
+/// `extra`. Returns the call's results (poisoned tensors on error) and what `f`
+/// returned when traced, whose structure and types say how to read them.
 pub(crate) fn apply_transform<O: Tree<Tensor>>(
     f: impl FnOnce(Vec<Tensor>) -> O,
     args: &[Tensor],
@@ -409,7 +409,7 @@ pub(crate) fn apply_transform<O: Tree<Tensor>>(
     pass: impl FnOnce(&Module) -> Result<Module, ferrax_ir::Error>,
     location: &'static Location<'static>,
     param_types: Option<&[Type]>,
-) -> Vec<Tensor> {
+) -> (Vec<Tensor>, O) {
     let outer = tracer::current();
     let shared = outer.as_ref().map(|o| o.borrow().shared.clone()).unwrap_or_default();
     let types: Vec<Type> = match param_types {
@@ -424,18 +424,18 @@ pub(crate) fn apply_transform<O: Tree<Tensor>>(
     let scalar = Type::scalar(ferrax_ir::DType::F32);
     if outer.is_none() {
         let message = "apply: transforms of tensors work inside a trace (use call on arrays outside one)";
-        return vec![tracer::fail_with(TraceError::at(location, message), scalar)];
+        return (vec![tracer::fail_with(TraceError::at(location, message), scalar)], out);
     }
     let (func, captured) = match tracer::finish(&trace, &results, location) {
         Ok(done) => done,
-        Err(error) => return vec![tracer::fail_with(error, scalar)],
+        Err(error) => return (vec![tracer::fail_with(error, scalar)], out),
     };
     let module = with_bodies(func, &shared.borrow().module);
     let transformed = match pass(&module).map(|m| transform::dce(&m)) {
         Ok(m) => m,
         Err(e) => {
             let error = TraceError::at(location, crate::api::transform_message(e));
-            return vec![tracer::fail_with(error, Type::scalar(ferrax_ir::DType::F32))];
+            return (vec![tracer::fail_with(error, scalar)], out);
         }
     };
     let entry = import(&transformed, &mut shared.borrow_mut());
@@ -443,7 +443,7 @@ pub(crate) fn apply_transform<O: Tree<Tensor>>(
     let mut inputs: Vec<&Tensor> = args.iter().collect();
     inputs.extend(captured.iter());
     inputs.extend(extra.iter());
-    emit(Prim::call(entry), &inputs, location, &result_types)
+    (emit(Prim::call(entry), &inputs, location, &result_types), out)
 }
 
 /// A module of `func` and the bodies of `pool` it refers to (directly or through
@@ -565,22 +565,14 @@ where
     let wrt = float_indices(&types);
     let tangent_leaves: Vec<Tensor> = tangents.leaves().into_iter().cloned().collect();
     let extra: Vec<Tensor> = wrt.iter().filter_map(|&i| tangent_leaves.get(i).cloned()).collect();
-    let template: RefCell<Option<O>> = RefCell::new(None);
-    let outputs = apply_transform(
-        |params| {
-            let out = f.trace_apply(unflatten(primals, params).expect("Tree walks agree"));
-            let leaves: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
-            *template.borrow_mut() = Some(out);
-            leaves
-        },
+    let (outputs, template) = apply_transform(
+        |params| f.trace_apply(unflatten(primals, params).expect("Tree walks agree")),
         &leaves,
         &extra,
         |module| transform::jvp(module, &transform::Wrt::Params(wrt.clone())),
         location,
         None,
     );
-    // `apply_transform` always traces `f`, so the template is there.
-    let template = template.into_inner().expect("apply_transform traces its function");
     let mut outputs = outputs.into_iter();
     let primal: Vec<Tensor> =
         template.leaves().iter().map(|t| outputs.next().unwrap_or_else(|| t.zeros_like())).collect();

@@ -143,16 +143,10 @@ impl<F> Vmap<F> {
                 }
             }
         }
-        let template: std::cell::RefCell<Option<O>> = std::cell::RefCell::new(None);
         let out_axes = self.out_axes;
-        let outputs = crate::autodiff::apply_transform(
-            |params: Vec<Tensor>| {
-                // Traced on one example: parameters of the example types.
-                let out = self.f.trace_apply(unflatten(args, params).expect("Tree walks agree"));
-                let leaves: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
-                *template.borrow_mut() = Some(out);
-                leaves
-            },
+        let (outputs, template) = crate::autodiff::apply_transform(
+            // Traced on one example: parameters of the example types.
+            |params: Vec<Tensor>| self.f.trace_apply(unflatten(args, params).expect("Tree walks agree")),
             &leaves,
             &[],
             |module| {
@@ -170,7 +164,6 @@ impl<F> Vmap<F> {
             location,
             Some(&examples),
         );
-        let template = template.into_inner().expect("apply_transform traces its function");
         let mut outputs = outputs.into_iter();
         let leaves: Vec<Tensor> =
             template.leaves().into_iter().map(|t| outputs.next().unwrap_or_else(|| t.clone())).collect();
@@ -372,14 +365,8 @@ impl<F> Jacobian<F> {
         });
         let wrt = transform::Wrt::Params(selected.clone());
         let kind = self.kind;
-        let template: std::cell::RefCell<Option<O>> = std::cell::RefCell::new(None);
-        let outputs = crate::autodiff::apply_transform(
-            |params| {
-                let out = self.f.trace_apply(unflatten(args, params).expect("Tree walks agree"));
-                let results: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
-                *template.borrow_mut() = Some(out);
-                results
-            },
+        let (outputs, template) = crate::autodiff::apply_transform(
+            |params| self.f.trace_apply(unflatten(args, params).expect("Tree walks agree")),
             &leaves,
             &[],
             |module| match kind {
@@ -389,7 +376,6 @@ impl<F> Jacobian<F> {
             location,
             None,
         );
-        let template = template.into_inner().expect("apply_transform traces its function");
         let mut outputs = outputs.into_iter();
         let rows: Vec<T::With<Tensor>> = template
             .leaves()

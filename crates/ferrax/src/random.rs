@@ -260,20 +260,19 @@ fn uniform_at(
     {
         return poisoned;
     }
-    if dtype.is_half() {
-        return half_uniform(key, shape, dtype, lo, hi, location);
-    }
-    // The bounds, the largest value below `hi` and the span, all rounded to `dtype`.
-    let (lo, hi, below_hi, span) = if dtype == DType::F32 {
-        let (lo, hi) = (lo as f32, hi as f32);
-        (f64::from(lo), f64::from(hi), f64::from(hi.next_down()), f64::from(hi - lo))
-    } else {
-        (lo, hi, hi.next_down(), hi - lo)
-    };
+    let (lo, hi, below_hi, span) = rounded_bounds(dtype, lo, hi);
     if !(lo < hi && span.is_finite()) {
         let message =
             format!("random.uniform: needs finite lo < hi with a finite hi - lo in {dtype}, got [{lo}, {hi})");
         return fail(location, message, out);
+    }
+    if dtype.is_half() {
+        // Drawn in f32 between the 16-bit bounds (exact in f32), rounded once, and kept
+        // below `hi` (the rounding may reach it); not JAX's bits, which it draws from 16
+        // random bits per value.
+        let wide = uniform_at(key, shape, DType::F32, lo, hi, location);
+        let narrow = lax::convert(&wide, dtype, location);
+        return lax::clamp(&splat(lo, &out, location), &narrow, &splat(below_hi, &out, location), location);
     }
     let [u] = unit_uniforms(key, shape, dtype, location);
     if lo == 0.0 && hi == 1.0 {
@@ -285,48 +284,35 @@ fn uniform_at(
     lax::clamp(&lo, &shifted, &below_hi, location)
 }
 
-/// [`uniform`] in bf16 or f16: drawn in f32 between the 16-bit bounds, rounded once, and
-/// kept below `hi` (the rounding may reach it); not JAX's bits, which it draws from 16
-/// random bits per value.
-fn half_uniform(
-    key: &Tensor,
-    shape: &[usize],
-    dtype: DType,
-    lo: f64,
-    hi: f64,
-    location: &'static Location<'static>,
-) -> Tensor {
-    let out = Type::new(dtype, shape);
-    let bounds = ferrax_ir::array::Data::from_f64s(dtype, &[lo, hi]);
-    let (lo, hi) = (bounds.get_f64(0), bounds.get_f64(1));
-    if !(lo < hi && (hi - lo).is_finite()) {
-        let message =
-            format!("random.uniform: needs finite lo < hi with a finite hi - lo in {dtype}, got [{lo}, {hi})");
-        return fail(location, message, out);
-    }
-    let wide = uniform_at(key, shape, DType::F32, lo, hi, location);
-    let narrow = lax::convert(&wide, dtype, location);
-    let below_hi = {
-        // The 16-bit value just below `hi`: one step down in its bit pattern (toward
-        // zero for a positive `hi`, away from it for a negative one).
-        let bits = match ferrax_ir::array::Data::from_f64s(dtype, &[hi]) {
-            ferrax_ir::array::Data::BF16(v) => v[0].to_bits(),
-            ferrax_ir::array::Data::F16(v) => v[0].to_bits(),
-            _ => 0,
-        };
-        let step = if hi > 0.0 {
-            bits - 1
-        } else if hi < 0.0 {
-            bits + 1
-        } else {
-            0x8001
-        };
-        match dtype {
-            DType::BF16 => f64::from(ferrax_ir::array::bf16::from_bits(step)),
-            _ => f64::from(ferrax_ir::array::f16::from_bits(step)),
+/// The bounds, the largest value below `hi` and the span `hi - lo`, each rounded to
+/// `dtype` (the span computed in it; in f64 for the 16-bit floats, whose draws are in
+/// f32).
+fn rounded_bounds(dtype: DType, lo: f64, hi: f64) -> (f64, f64, f64, f64) {
+    use ferrax_ir::array::{Data, bf16, f16};
+    match dtype {
+        DType::F32 => {
+            let (lo, hi) = (lo as f32, hi as f32);
+            (f64::from(lo), f64::from(hi), f64::from(hi.next_down()), f64::from(hi - lo))
         }
-    };
-    lax::clamp(&splat(lo, &out, location), &narrow, &splat(below_hi, &out, location), location)
+        DType::BF16 | DType::F16 => {
+            let rounded = Data::from_f64s(dtype, &[lo, hi]);
+            // One step down in the 16-bit pattern: toward zero for a positive `hi`, away
+            // from it for a negative one, to the smallest negative subnormal for zero.
+            let step = |bits: u16| match rounded.get_f64(1) {
+                h if h > 0.0 => bits - 1,
+                h if h < 0.0 => bits + 1,
+                _ => 0x8001,
+            };
+            let below = match &rounded {
+                Data::BF16(v) => f64::from(bf16::from_bits(step(v[1].to_bits()))),
+                Data::F16(v) => f64::from(f16::from_bits(step(v[1].to_bits()))),
+                _ => f64::NAN,
+            };
+            let (lo, hi) = (rounded.get_f64(0), rounded.get_f64(1));
+            (lo, hi, below, hi - lo)
+        }
+        _ => (lo, hi, hi.next_down(), hi - lo),
+    }
 }
 
 fn bernoulli_at(key: &Tensor, p: f64, shape: &[usize], location: &'static Location<'static>) -> Tensor {

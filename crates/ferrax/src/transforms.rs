@@ -167,21 +167,14 @@ impl<F> Vjp<F> {
             float_indices(&types)
         });
         let cts: Vec<Tensor> = cotangents.leaves().into_iter().cloned().collect();
-        let mut template: Option<O> = None;
-        let outputs = apply_transform(
-            |params| {
-                let out = self.f.trace_apply(unflatten(primals, params).expect("Tree walks agree"));
-                let leaves: Vec<Tensor> = out.leaves().into_iter().cloned().collect();
-                template = Some(out);
-                leaves
-            },
+        let (outputs, template) = apply_transform(
+            |params| self.f.trace_apply(unflatten(primals, params).expect("Tree walks agree")),
             &leaves,
             &cts,
             |module| transform::vjp(module, &transform::Wrt::Params(wrt.clone())),
             location,
             None,
         );
-        let template = template.expect("apply_transform traces its function");
         let mut outputs = outputs.into_iter();
         let out: Vec<Tensor> =
             template.leaves().iter().map(|t| outputs.next().unwrap_or_else(|| t.zeros_like())).collect();

@@ -42,7 +42,6 @@ fn legalize_func(f: &Func, keep_signature: bool) -> Func {
     g.value_types = f.value_types.iter().map(wide).collect();
     g.eqns = Vec::with_capacity(f.eqns.len());
     let mut subst: HashMap<Value, Value> = HashMap::new();
-    let loc = |e: &Eqn| e.loc.clone();
     if keep_signature {
         for &p in &f.params {
             let t = f.ty(p);
@@ -75,7 +74,7 @@ fn legalize_func(f: &Func, keep_signature: bool) -> Func {
             prim => prim.props().flops != Flops::None && !matches!(prim, Prim::Control(_)),
         };
         let outputs = e.outputs.clone();
-        let at = loc(&e);
+        let at = e.loc.clone();
         // A `convert` to a 16-bit type keeps its 16-bit result; the rest compute in f32.
         g.eqns.push(e);
         for &o in &outputs {

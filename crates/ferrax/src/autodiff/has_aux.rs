@@ -10,7 +10,6 @@ use crate::tracer::TraceError;
 use crate::tree::{Tree, unflatten};
 use ferrax_ir::{Array, EvalOptions, Type};
 use ferrax_transform as transform;
-use std::cell::RefCell;
 use std::panic::Location;
 use std::sync::Mutex;
 
@@ -80,22 +79,15 @@ impl<F> Grad<F> {
         let wrt = self.wrt_in_trace(args.child_leaf_counts(), &types, location);
         let selected = wrt.clone();
         let wrt = transform::Wrt::Params(wrt);
-        let template: RefCell<Option<Aux>> = RefCell::new(None);
-        let outputs = apply_transform(
-            |params| {
-                let (loss, aux) = self.f.trace_apply(unflatten(args, params).expect("Tree walks agree"));
-                let mut results = vec![loss];
-                results.extend(aux.leaves().into_iter().cloned());
-                *template.borrow_mut() = Some(aux);
-                results
-            },
+        // `f`'s `(loss, aux)` is a tree whose leaves are the loss, then the aux leaves.
+        let (outputs, (_, template)) = apply_transform(
+            |params| self.f.trace_apply(unflatten(args, params).expect("Tree walks agree")),
             &leaves,
             &[],
             |module| self.differentiate(module, &wrt),
             location,
             None,
         );
-        let template = template.into_inner().expect("apply_transform traces its function");
         let mut outputs = outputs.into_iter();
         let value = if self.pass == Pass::ValueAndGrad { outputs.next() } else { None };
         let aux: Vec<Tensor> =

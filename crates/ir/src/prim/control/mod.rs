@@ -304,27 +304,18 @@ impl Prim {
 
     /// The parameters of a `scan`; `None` for any other primitive.
     pub fn scan_params(&self) -> Option<&ScanParams> {
-        match self {
-            Prim::Control(ControlOp::Scan(params)) => Some(params),
-            _ => None,
-        }
+        if let Prim::Control(ControlOp::Scan(params)) = self { Some(params) } else { None }
     }
 
     /// The parameters of a `scan`, to rewrite in place; `None` for any other primitive.
     pub fn scan_params_mut(&mut self) -> Option<&mut ScanParams> {
-        match self {
-            Prim::Control(ControlOp::Scan(params)) => Some(params),
-            _ => None,
-        }
+        if let Prim::Control(ControlOp::Scan(params)) = self { Some(params) } else { None }
     }
 
     /// The Func a `call` runs; `None` for any other primitive (a loop, a branch or a
     /// custom rule also runs Funcs, see [`Prim::callees`], but not as a plain call).
     pub fn callee(&self) -> Option<&str> {
-        match self {
-            Prim::Control(ControlOp::Call { func }) => Some(func),
-            _ => None,
-        }
+        if let Prim::Control(ControlOp::Call { func }) = self { Some(func) } else { None }
     }
 }
 

@@ -29,9 +29,6 @@ impl Prim {
 
     /// The value and shape of a `constant`; `None` for any other primitive.
     pub fn literal(&self) -> Option<(&Array, &Shape)> {
-        match self {
-            Prim::Shape(ShapeOp::Constant { value, shape }) => Some((value, shape)),
-            _ => None,
-        }
+        if let Prim::Shape(ShapeOp::Constant { value, shape }) = self { Some((value, shape)) } else { None }
     }
 }
