@@ -1,6 +1,7 @@
 //! Unit tests of the binary family's rules.
 
 use super::*;
+use ferrax_array::Array;
 
 fn f32s(values: &[f32]) -> Array {
     Array::from_f32(&[values.len()], values.to_vec()).unwrap()
