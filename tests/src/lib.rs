@@ -21,7 +21,7 @@
 //! new primitive without a row fails.
 
 use ferrax_ir::prim::{ArgOp, BinaryOp, CompareOp, ReduceOp, UnaryOp};
-use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, RandomOp, ReductionOp, ShapeOp, TernaryOp};
+use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, TernaryOp};
 use ferrax_ir::{Array, DType, Module, Prim, Shape, Type};
 use ferrax_transform::Tolerance;
 
@@ -366,6 +366,8 @@ pub fn all_primitives() -> Vec<Prim> {
             rhs_batch: vec![],
         })),
         Prim::Random(RandomOp::RandomBits { shape: Shape::new() }),
+        Prim::Memory(MemoryOp::Offload),
+        Prim::Memory(MemoryOp::Reload),
         Prim::Control(ControlOp::Call { func: f("g") }),
         Prim::Control(ControlOp::Cond { branches: vec![f("g")] }),
         Prim::Control(ControlOp::While { cond: f("c"), body: f("b"), max_iters: None }),
@@ -465,6 +467,14 @@ pub fn op_ordinal(prim: &Prim) -> (&'static str, usize, usize) {
                 RandomOp::RandomBits { .. } => 0,
             },
             1,
+        ),
+        Prim::Memory(op) => (
+            "memory",
+            match op {
+                MemoryOp::Offload => 0,
+                MemoryOp::Reload => 1,
+            },
+            2,
         ),
         Prim::Control(op) => (
             "control",

@@ -286,6 +286,32 @@ fn unary_rows() -> Vec<Row> {
 ",
         )
         .shapes(&ELEMENTWISE, &[]),
+        // Offloaded values: read back by reload, or (as the identity) by anything.
+        Row::new(
+            "offload",
+            "func @f(%x: f64{s}) -> (f64{s}) {
+  %h: f64{s} = offload(%x)
+  %y: f64{s} = sin(%x)
+  %r: f64{s} = reload(%h)
+  %z: f64{s} = mul(%r, %y)
+  %w: f64{s} = mul(%z, %h)
+  return %w
+}
+",
+        )
+        .shapes(&ELEMENTWISE, &[]),
+        Row::new(
+            "reload",
+            "func @f(%x: f64{s}) -> (f64{s}) {
+  %h: f64{s} = offload(%x)
+  %a: f64{s} = reload(%h)
+  %b: f64{s} = reload(%h)
+  %z: f64{s} = mul(%a, %b)
+  return %z
+}
+",
+        )
+        .shapes(&ELEMENTWISE, &[]),
     ]
 }
 

@@ -210,7 +210,7 @@ fn the_allocation_budget_is_checked_before_allocating() {
     )
     .unwrap();
     let x = [Array::scalar_f32(1.0)];
-    let small = EvalOptions { budget: ferrax_ir::array::Budget::new(1 << 20), fuel: None };
+    let small = EvalOptions { budget: ferrax_ir::array::Budget::new(1 << 20), fuel: None, ..Default::default() };
     let err = eval_entry(&huge, &x, &small).expect_err("over budget").to_string();
     assert!(err.contains("budget"), "{err}");
     let options = JitOptions { max_bytes: Some(1 << 20), ..JitOptions::default() };

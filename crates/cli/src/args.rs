@@ -148,6 +148,11 @@ pub struct RunArgs {
     /// Print each kernel's Cranelift IR and disassembly to stderr (JIT backend).
     #[arg(long)]
     pub dump_jit: bool,
+    /// Where `offload` writes the run's spill file (created if missing; the file is
+    /// removed when the run ends). Default: $FERRAX_SPILL_DIR, else the system's
+    /// temporary directory.
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub spill_dir: Option<PathBuf>,
 }
 
 /// The examples at the end of `ferrax --help`: one for every subcommand.

@@ -221,12 +221,16 @@ fn run_module(run: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
         args.push(array);
     }
     let outputs = match run.backend {
-        Backend::Interp => ferrax_ir::eval_entry(&module, &args, &EvalOptions { budget, fuel: run.fuel }),
+        Backend::Interp => {
+            let options = EvalOptions { budget, fuel: run.fuel, spill_dir: run.spill_dir.clone() };
+            ferrax_ir::eval_entry(&module, &args, &options)
+        }
         Backend::Jit => {
             let options = ferrax_jit::JitOptions {
                 max_bytes: run.max_bytes,
                 fuel: run.fuel,
                 dump: run.dump_jit,
+                spill_dir: run.spill_dir.clone(),
                 ..Default::default()
             };
             ferrax_jit::compile(&module, &options).and_then(|exe| {

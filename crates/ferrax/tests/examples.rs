@@ -64,3 +64,11 @@ fn custom_rules_runs() {
 fn snapshot_runs() {
     snapshot::main().unwrap();
 }
+
+#[path = "../examples/offload.rs"]
+mod offload;
+
+#[test]
+fn offload_runs() {
+    offload::main_with(&["--small".to_string()]).unwrap();
+}

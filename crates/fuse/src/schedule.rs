@@ -4,10 +4,15 @@
 //! The order visits each result in turn and, before a launch or kernel, its producers
 //! in operand order: a branch of the graph is finished before the next one starts, so
 //! fewer intermediate buffers are live at once than in a breadth-first order.
+//!
+//! Reached depth-first, an `offload` would come just before its `reload` (its only
+//! reader), keeping the value in memory all along; so each `offload` then moves up to
+//! right after the producer of its operand, and the value leaves memory as soon as its
+//! other readers are done.
 
 use crate::classify::{Class, class};
 use crate::partition::{Partition, partition};
-use ferrax_ir::prim::Prim;
+use ferrax_ir::prim::{MemoryOp, Prim};
 use ferrax_ir::{AttrValue, Eqn, Func, Value};
 use std::collections::HashMap;
 
@@ -60,6 +65,7 @@ pub(crate) fn schedule(func: &Func, name_kernel: &mut dyn FnMut(usize) -> String
             }
         }
     }
+    let order = offloads_early(func, order, provider);
     let mut fused = func.clone();
     fused.eqns.clear();
     let mut kernels = Vec::new();
@@ -82,6 +88,49 @@ pub(crate) fn schedule(func: &Func, name_kernel: &mut dyn FnMut(usize) -> String
     }
     crate::merge::merge_elementwise(&mut fused, &mut kernels);
     (fused, kernels, p.work.get())
+}
+
+/// `order` with every `offload` moved to right after the node producing its operand (to
+/// the start when a parameter is its operand).
+fn offloads_early(func: &Func, order: Vec<Node>, provider: impl Fn(Value) -> Option<Node>) -> Vec<Node> {
+    let is_offload = |n: &Node| matches!(n, Node::Launch(e) if func.eqns[*e].prim == Prim::Memory(MemoryOp::Offload));
+    let mut after: HashMap<Option<Node>, Vec<Node>> = HashMap::new();
+    for &n in order.iter().filter(|n| is_offload(n)) {
+        let Node::Launch(e) = n else { continue };
+        let producer = func.eqns[e].inputs.first().and_then(|&v| provider(v));
+        after.entry(producer).or_default().push(n);
+    }
+    if after.is_empty() {
+        return order;
+    }
+    let mut out = after.remove(&None).unwrap_or_default();
+    for n in order.into_iter().filter(|n| !is_offload(n)) {
+        out.push(n);
+        if let Some(moved) = after.remove(&Some(n)) {
+            out.extend(moved);
+        }
+    }
+    // An offload of another offload's result (its producer is moved itself) keeps its
+    // place after it.
+    let mut rest: Vec<Node> = after.into_values().flatten().collect();
+    while !rest.is_empty() {
+        let before = rest.len();
+        rest.retain(|&n| {
+            let Node::Launch(e) = n else { return false };
+            let producer = func.eqns[e].inputs.first().and_then(|&v| provider(v));
+            match producer.and_then(|p| out.iter().position(|&m| m == p)) {
+                Some(at) => {
+                    out.insert(at + 1, n);
+                    false
+                }
+                None => true,
+            }
+        });
+        if rest.len() == before {
+            out.append(&mut rest);
+        }
+    }
+    out
 }
 
 /// The values computed by group `g` that are read outside it, in definition order.

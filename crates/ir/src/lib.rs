@@ -16,6 +16,7 @@ mod error;
 mod func;
 pub mod interp;
 pub mod prim;
+pub mod spill;
 pub mod text;
 mod types;
 mod verify;

@@ -15,7 +15,7 @@ fn cases() -> u64 {
 }
 
 fn limits() -> EvalOptions {
-    EvalOptions { budget: Budget::new(64 << 20), fuel: Some(100_000) }
+    EvalOptions { budget: Budget::new(64 << 20), fuel: Some(100_000), ..Default::default() }
 }
 
 fn is_limit(error: &ferrax_ir::Error) -> bool {

@@ -39,6 +39,10 @@ pub struct JitOptions {
     /// Transcendentals by the interpreter's own functions, one call per element
     /// (bit-identical to it) instead of the vectorised polynomial kernels (default false).
     pub precise_math: bool,
+    /// Where `offload` writes a call's spill file (created if missing; the file is
+    /// removed when the call returns). `None`: `$FERRAX_SPILL_DIR`, else the system's
+    /// temporary directory.
+    pub spill_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for JitOptions {
@@ -50,6 +54,7 @@ impl Default for JitOptions {
             dump: false,
             fuel: None,
             precise_math: false,
+            spill_dir: None,
         }
     }
 }
@@ -62,6 +67,7 @@ pub struct Executable {
     results: Vec<Type>,
     budget: Budget,
     fuel: Option<u64>,
+    spill_dir: Option<std::path::PathBuf>,
     pool: Mutex<Vec<Vec<buf::Line>>>,
 }
 
@@ -149,7 +155,16 @@ pub fn compile(module: &Module, options: &JitOptions) -> Result<Executable, Erro
     };
     let plan = exec::build(&fused, &kernel_options, options.threads)?;
     let budget = options.max_bytes.map_or_else(Budget::default, Budget::new);
-    Ok(Executable { plan, entry: name, params, results, budget, fuel: options.fuel, pool: Mutex::new(Vec::new()) })
+    Ok(Executable {
+        plan,
+        entry: name,
+        params,
+        results,
+        budget,
+        fuel: options.fuel,
+        spill_dir: options.spill_dir.clone(),
+        pool: Mutex::new(Vec::new()),
+    })
 }
 
 /// Compiles the Func `name` of `module` as the entry (the other Funcs stay available
@@ -313,7 +328,9 @@ impl Executable {
             ws: ws.as_mut_ptr() as *mut u8,
             fuel: self.fuel,
             active: vec![false; self.plan.programs.len()],
-            options: EvalOptions { budget: self.budget, fuel: None },
+            options: EvalOptions { budget: self.budget, fuel: None, spill_dir: self.spill_dir.clone() },
+            spill: None,
+            spilled: vec![0; self.plan.spill_slots],
         };
         // SAFETY: by the caller's contract; the workspace is ours alone during the call.
         let result = unsafe { run.program(0, ins, outs) };

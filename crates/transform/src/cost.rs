@@ -22,6 +22,11 @@
 //! the body's temp peak beyond them is added; a scan's stacked outputs are separate
 //! buffers, so the whole body peak is added).
 //!
+//! Offloading: the result of `offload` is kept in the run's spill file, not in memory,
+//! so it adds nothing to the live bytes; the bytes `offload` writes there are
+//! [`FuncCost::offloaded_bytes`] (times trip counts in bodies). `reload` reads them back
+//! into a new buffer, live from there as any other value.
+//!
 //! Kernels (Funcs marked `[kind="fusion"]`): the values inside a kernel are not
 //! buffers, so a `call` of a kernel costs the kernel's flops, reads its inputs, writes
 //! its outputs and adds nothing to the peak; a kernel's own report counts its
@@ -35,8 +40,8 @@ pub use flops::RANDOM_BITS_FLOPS;
 
 use crate::residuals::{Residual, saved_residuals};
 use crate::wrt::Wrt;
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
+use ferrax_ir::prim::{ControlOp, MemoryOp};
 use ferrax_ir::{AttrValue, Error, Func, MAX_NESTING, Module, Type, Value};
 use std::collections::HashMap;
 use std::fmt;
@@ -66,6 +71,8 @@ pub struct FuncCost {
     pub peak_live_bytes: u64,
     /// `while` loops without `max_iters`, counted as one iteration (nested ones too).
     pub unbounded_whiles: u64,
+    /// Bytes `offload` writes to the spill file (kept out of memory until `reload`).
+    pub offloaded_bytes: u64,
 }
 
 /// The cost of every Func of a module, in module order (the entry first), and
@@ -147,6 +154,7 @@ struct Step {
     /// Temp bytes live inside the equation beyond its outputs.
     extra_peak: u64,
     unbounded: u64,
+    offloaded: u64,
 }
 
 impl Step {
@@ -159,6 +167,7 @@ impl Step {
             written: body.bytes_written.saturating_mul(trips),
             extra_peak: body.temp_peak_bytes,
             unbounded: body.unbounded_whiles,
+            offloaded: body.offloaded_bytes.saturating_mul(trips),
         }
     }
 
@@ -171,6 +180,7 @@ impl Step {
             written: self.written.saturating_add(other.written),
             extra_peak: self.extra_peak.max(other.extra_peak),
             unbounded: self.unbounded.saturating_add(other.unbounded),
+            offloaded: self.offloaded.saturating_add(other.offloaded),
         }
     }
 
@@ -183,6 +193,7 @@ impl Step {
             written: self.written.max(other.written),
             extra_peak: self.extra_peak.max(other.extra_peak),
             unbounded: self.unbounded.max(other.unbounded),
+            offloaded: self.offloaded.max(other.offloaded),
         }
     }
 }
@@ -230,8 +241,12 @@ impl Memo<'_> {
             report.bytes_read = report.bytes_read.saturating_add(step.read);
             report.bytes_written = report.bytes_written.saturating_add(step.written);
             report.unbounded_whiles = report.unbounded_whiles.saturating_add(step.unbounded);
+            report.offloaded_bytes = report.offloaded_bytes.saturating_add(step.offloaded);
             let out_bytes = sum_bytes(func, &eqn.outputs)?;
             extra[i] = step.extra_peak.saturating_sub(if eqn.prim.scan_params().is_some() { 0 } else { out_bytes });
+            if eqn.prim == Prim::Memory(MemoryOp::Offload) {
+                continue; // in the spill file, not in memory
+            }
             for &o in &eqn.outputs {
                 let b = i128::from(bytes(func, func.ty(o))?);
                 let end = last[o.index()].unwrap_or(i).max(i);
@@ -267,6 +282,7 @@ impl Memo<'_> {
             written,
             extra_peak: 0,
             unbounded: 0,
+            offloaded: 0,
         };
         let step = match &eqn.prim {
             Prim::Control(ControlOp::Call { func: callee }) => {
@@ -305,6 +321,8 @@ impl Memo<'_> {
             | Prim::Reduction(_)
             | Prim::Linalg(_)
             | Prim::Random(_) => simple(flops::eqn_flops(func, eqn)),
+            Prim::Memory(MemoryOp::Offload) => Step { written: 0, offloaded: read, ..simple((0, 0)) },
+            Prim::Memory(MemoryOp::Reload) => Step { read: 0, ..simple((0, 0)) },
         };
         Ok(step)
     }
@@ -321,6 +339,9 @@ impl fmt::Display for FuncCost {
         writeln!(f, "  output bytes     {}", self.output_bytes)?;
         writeln!(f, "  temp peak bytes  {}", self.temp_peak_bytes)?;
         write!(f, "  peak live bytes  {}", self.peak_live_bytes)?;
+        if self.offloaded_bytes > 0 {
+            write!(f, "\n  offloaded bytes  {}", self.offloaded_bytes)?;
+        }
         if self.unbounded_whiles > 0 {
             write!(f, "\n  note: {} while loop(s) without max_iters counted as one iteration", self.unbounded_whiles)?;
         }
@@ -343,11 +364,22 @@ impl fmt::Display for Cost {
     }
 }
 
-/// The bytes of the saved residuals that the forward pass computed (parameters and
-/// recomputed values excluded), per dtype, in dtype order: what mixed precision shrinks.
+/// The bytes of the saved residuals that the forward pass computed and keeps in memory
+/// (parameters, recomputed and offloaded values excluded), per dtype, in dtype order:
+/// what mixed precision shrinks.
 pub fn residual_bytes_by_dtype(residuals: &[Residual]) -> Vec<(ferrax_ir::DType, u64)> {
+    bytes_by_dtype(residuals.iter().filter(|r| !r.recomputed && !r.parameter && !r.offloaded))
+}
+
+/// The bytes of the residuals kept in the spill file instead of memory (a
+/// `remat[policy="offload"]` region's), per dtype, in dtype order.
+pub fn offloaded_bytes_by_dtype(residuals: &[Residual]) -> Vec<(ferrax_ir::DType, u64)> {
+    bytes_by_dtype(residuals.iter().filter(|r| r.offloaded))
+}
+
+fn bytes_by_dtype<'r>(residuals: impl Iterator<Item = &'r Residual>) -> Vec<(ferrax_ir::DType, u64)> {
     let mut totals: Vec<(ferrax_ir::DType, u64)> = Vec::new();
-    for r in residuals.iter().filter(|r| !r.recomputed && !r.parameter) {
+    for r in residuals {
         match totals.iter_mut().find(|(d, _)| *d == r.ty.dtype) {
             Some((_, total)) => *total = total.saturating_add(r.bytes),
             None => totals.push((r.ty.dtype, r.bytes)),
@@ -362,13 +394,22 @@ fn write_residuals(f: &mut fmt::Formatter<'_>, name: &str, residuals: &[Residual
     let saved: Vec<&Residual> = residuals.iter().filter(|r| !r.recomputed).collect();
     let total: u64 = saved.iter().map(|r| r.bytes).fold(0, u64::saturating_add);
     write!(f, "\nresiduals of reverse mode through @{name}: {} saved, {total} bytes", saved.len())?;
-    let by_dtype: Vec<String> =
-        residual_bytes_by_dtype(residuals).iter().map(|(dtype, bytes)| format!("{dtype} {bytes}")).collect();
-    if !by_dtype.is_empty() {
-        write!(f, "\n  forward values saved, by dtype (bytes): {}", by_dtype.join(", "))?;
+    let list = |totals: Vec<(ferrax_ir::DType, u64)>| -> String {
+        totals.iter().map(|(dtype, bytes)| format!("{dtype} {bytes}")).collect::<Vec<_>>().join(", ")
+    };
+    let (in_memory, offloaded) = (list(residual_bytes_by_dtype(residuals)), list(offloaded_bytes_by_dtype(residuals)));
+    if !in_memory.is_empty() {
+        write!(f, "\n  forward values saved, by dtype (bytes): {in_memory}")?;
+    }
+    if !offloaded.is_empty() {
+        write!(f, "\n  forward values offloaded to the spill file, by dtype (bytes): {offloaded}")?;
     }
     for r in residuals {
-        let mark = if r.recomputed { "recomputed" } else { "saved" };
+        let mark = match (r.recomputed, r.offloaded) {
+            (true, _) => "recomputed",
+            (false, true) => "offloaded",
+            (false, false) => "saved",
+        };
         let loc = r.loc.as_deref().map(|l| format!(" at {l}")).unwrap_or_default();
         write!(f, "\n  {mark:<10} {:<16} {:>10} bytes  {}{loc}", r.ty.to_string(), r.bytes, r.origin)?;
     }

@@ -76,7 +76,8 @@ mod wrt;
 pub use check::{Modes, Tolerance, check_grads};
 pub use checkpoint::{CheckpointReport, MAX_RELAX, grad_with_budget, value_and_grad_with_budget};
 pub use cost::{
-    Cost, FuncCost, RANDOM_BITS_FLOPS, cost, cost_with_residuals, peak_live_bytes, residual_bytes_by_dtype,
+    Cost, FuncCost, RANDOM_BITS_FLOPS, cost, cost_with_residuals, offloaded_bytes_by_dtype, peak_live_bytes,
+    residual_bytes_by_dtype,
 };
 pub use cse::cse;
 pub use dce::dce;

@@ -7,12 +7,15 @@
 //! iteration. Values that the backward pass *recomputes* from saved ones (the inside
 //! of a `remat` region, the steps of a checkpointed scan's segment) are listed too,
 //! marked [`Residual::recomputed`]: they are live only while their region or segment
-//! is transposed.
+//! is transposed. Residuals of a `remat[policy="offload"]` region are marked
+//! [`Residual::offloaded`]: they wait in the spill file, not in memory, and are
+//! described by the value the region computed (the `reload`s that bring them back are
+//! not listed again).
 
 use crate::linear::split_jvp;
 use crate::wrt::{Wrt, float_params};
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
+use ferrax_ir::prim::{ControlOp, MemoryOp};
 use ferrax_ir::{Error, Func, MAX_NESTING, Module, Type, Value};
 use std::collections::HashMap;
 
@@ -35,6 +38,9 @@ pub struct Residual {
     /// A parameter of the function (an input the caller holds anyway), not a value the
     /// forward pass computed.
     pub parameter: bool,
+    /// Kept in the spill file between the passes (a `remat[policy="offload"]` region's
+    /// residual), not in memory.
+    pub offloaded: bool,
 }
 
 /// The residuals of reverse mode through `module`'s entry with respect to `wrt`
@@ -110,7 +116,9 @@ impl Report<'_> {
         let bytes = ty.byte_size().map_err(|e| e.to_string())?;
         let (loc, origin) = self.describe(func, origins, v, 0);
         let parameter = func.params.contains(&v);
-        Ok(Residual { ty, bytes, loc, origin, recomputed, parameter })
+        let offloaded = matches!(origins.get(v), Some(Origin::Output { eqn, .. })
+            if func.eqns[eqn].prim == Prim::Memory(MemoryOp::Offload));
+        Ok(Residual { ty, bytes, loc, origin, recomputed, parameter, offloaded })
     }
 
     /// The location and description of the value `v` of `func`.
@@ -121,6 +129,11 @@ impl Report<'_> {
             None => return (None, "an undefined value".into()),
         };
         let eqn = &func.eqns[i];
+        if let (Prim::Memory(MemoryOp::Offload), Some(&x)) = (&eqn.prim, eqn.inputs.first())
+            && depth < MAX_NESTING
+        {
+            return self.describe(func, origins, x, depth + 1);
+        }
         let loc = eqn.loc.as_deref().map(String::from);
         let pool = self.pool;
         let body = match &eqn.prim {
@@ -161,7 +174,9 @@ impl Report<'_> {
         for &i in eqns {
             let eqn = &func.eqns[i];
             if !eqn.inputs.iter().any(|v| linear[v.index()]) {
-                eqn.outputs.iter().for_each(|o| defined_by_work[o.index()] = !eqn.inputs.is_empty());
+                // A reload brings back an offloaded residual, already listed as saved.
+                let work = !eqn.inputs.is_empty() && eqn.prim != Prim::Memory(MemoryOp::Reload);
+                eqn.outputs.iter().for_each(|o| defined_by_work[o.index()] = work);
                 continue;
             }
             eqn.outputs.iter().for_each(|o| linear[o.index()] = true);

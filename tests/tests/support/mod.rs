@@ -22,7 +22,7 @@ pub const MAX_BYTES: u64 = 64 << 20;
 
 /// Interpreter options with [`FUEL`] and [`MAX_BYTES`].
 pub fn eval_options() -> EvalOptions {
-    EvalOptions { fuel: Some(FUEL), budget: ferrax_ir::array::Budget::new(MAX_BYTES) }
+    EvalOptions { fuel: Some(FUEL), budget: ferrax_ir::array::Budget::new(MAX_BYTES), ..Default::default() }
 }
 
 /// The threads of every JIT run here: at least two, so split launches and split GEMMs
@@ -116,7 +116,7 @@ const PERTURB_ULPS: f64 = 1.0;
 /// The interpreter options of the reference evaluations: the f64 program needs twice
 /// the bytes of the f32 one, and perturbation adds a constant per rounding.
 fn reference_options() -> EvalOptions {
-    EvalOptions { fuel: Some(FUEL), budget: ferrax_ir::array::Budget::new(4 * MAX_BYTES) }
+    EvalOptions { fuel: Some(FUEL), budget: ferrax_ir::array::Budget::new(4 * MAX_BYTES), ..Default::default() }
 }
 
 /// The differential oracle: does `actual` (the JIT's results of `module` on `args`) agree

@@ -8,6 +8,9 @@
 //!
 //! - `call`, `custom_jvp`, `custom_vjp` and `remat` run their `func` (the custom rules
 //!   and the remat policy only matter to transforms);
+//! - `offload` writes its operand to the run's spill file ([`crate::spill`]) and keeps
+//!   only its place there; an equation reading the offloaded value (`reload`) reads it
+//!   back. The file is removed when the run ends, also on error;
 //! - `cond` runs the branch picked by an i32 index clamped to `[0, n-1]`, or by a bool
 //!   (true → branch 1, false → branch 0);
 //! - `while` calls `cond`, then `body` while it holds; with `max_iters=N` it stops
@@ -53,6 +56,10 @@ pub struct EvalOptions {
     /// The most loop iterations (`while` and `scan` steps, all loops together) the run
     /// may take; `None` for no limit.
     pub fuel: Option<u64>,
+    /// Where `offload` writes the run's spill file (created if missing; the file is
+    /// removed when the run ends). `None`: `$FERRAX_SPILL_DIR`, else the system's
+    /// temporary directory ([`crate::spill::spill_dir`]).
+    pub spill_dir: Option<std::path::PathBuf>,
 }
 
 /// Runs the Func `func` of `module` on `args` and returns its results.

@@ -6,8 +6,9 @@
 use super::release::Releases;
 use super::value::{Ledger, Val, Vals};
 use super::{EvalOptions, MAX_CALL_DEPTH};
-use crate::prim::{ControlOp, Flops, UnaryOp};
+use crate::prim::{ControlOp, Flops, MemoryOp, UnaryOp};
 use crate::prim::{binary, index, linalg, random, reduce, shape, unary};
+use crate::spill::SpillFile;
 use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
 use ferrax_array::{Array, Budget, DType, Data};
 use smallvec::SmallVec;
@@ -60,6 +61,9 @@ pub(super) struct Interp<'m> {
     iterations: u64,
     depth: usize,
     plans: Vec<Option<Rc<Releases>>>,
+    spill_dir: Option<std::path::PathBuf>,
+    /// The run's spill file, created by the first `offload` (removed with the run).
+    spill: Option<SpillFile>,
 }
 
 impl<'m> Interp<'m> {
@@ -73,6 +77,8 @@ impl<'m> Interp<'m> {
             iterations: 0,
             depth: 0,
             plans: vec![None; module.funcs.len()],
+            spill_dir: options.spill_dir.clone(),
+            spill: None,
         }
     }
 
@@ -132,15 +138,18 @@ impl<'m> Interp<'m> {
         let plan = self.plan(index, func);
         let mut env = Env { name: &func.name, slots: (0..func.value_types.len()).map(|_| None).collect() };
         for (&p, arg) in func.params.iter().zip(args) {
-            env.define(p, arg).map_err(|m| func_err(&func.name, m))?;
+            env.define(p, Held::Val(arg)).map_err(|m| func_err(&func.name, m))?;
         }
         env.release(&plan.dead_params);
         for (i, eqn) in func.eqns.iter().enumerate() {
             let at = At { func: &func.name, eqn: i, prim: eqn.prim.name() };
             let inputs: SmallVec<[Val<'a>; 4]> =
-                eqn.inputs.iter().map(|&v| env.get(v)).collect::<Result<_, _>>().map_err(|m| at.err(m))?;
+                eqn.inputs.iter().map(|&v| self.fetch(at, &env, v)).collect::<Result<_, _>>()?;
             env.release(plan.last_inputs.get(i).map_or(&[][..], |v| v));
-            let outputs = self.eval_eqn(at, func, eqn, inputs)?;
+            let outputs: SmallVec<[Held<'a>; 2]> = match eqn.prim {
+                Prim::Memory(MemoryOp::Offload) => smallvec::smallvec![self.offload(at, func, eqn, &inputs)?],
+                _ => self.eval_eqn(at, func, eqn, inputs)?.into_iter().map(Held::Val).collect(),
+            };
             if outputs.len() != eqn.outputs.len() {
                 return Err(at.err(format!("produced {} results for {} outputs", outputs.len(), eqn.outputs.len())));
             }
@@ -149,8 +158,8 @@ impl<'m> Interp<'m> {
             }
             env.release(plan.dead_outputs.get(i).map_or(&[][..], |v| v));
         }
-        let results: Vals<'a> =
-            func.results.iter().map(|&v| env.get(v)).collect::<Result<_, _>>().map_err(|m| func_err(&func.name, m))?;
+        let end = At { func: &func.name, eqn: func.eqns.len(), prim: "return" };
+        let results: Vals<'a> = func.results.iter().map(|&v| self.fetch(end, &env, v)).collect::<Result<_, _>>()?;
         check_results(func, &results).map_err(|m| func_err(&func.name, m))?;
         Ok(results)
     }
@@ -165,7 +174,8 @@ impl<'m> Interp<'m> {
     ) -> Result<Vals<'a>, Error> {
         let leaf = |f: &dyn Fn(&[&Array]) -> Result<Array, String>| self.leaf(at, func, eqn, &xs, f);
         match &eqn.prim {
-            Prim::Unary(UnaryOp::StopGradient) | Prim::Name { .. } => identity(at, xs),
+            // `offload` is the identity on values; `run_func` keeps its result out of memory.
+            Prim::Unary(UnaryOp::StopGradient) | Prim::Name { .. } | Prim::Memory(_) => identity(at, xs),
             Prim::Unary(op) => leaf(&|a| unary::eval(*op, a)),
             Prim::Binary(op) => leaf(&|a| binary::eval(*op, a)),
             Prim::Compare(op) => leaf(&|a| binary::eval_comparison(*op, a)),
@@ -223,6 +233,41 @@ impl<'m> Interp<'m> {
         Ok(smallvec::smallvec![Val::new(self.ledger.buf(array))])
     }
 
+    /// The value `v` of `env`, read back from the spill file if it was offloaded.
+    fn fetch<'a>(&mut self, at: At<'_>, env: &Env<'_, 'a>, v: Value) -> Result<Val<'a>, Error> {
+        match env.get(v).map_err(|m| at.err(m))? {
+            Held::Val(val) => Ok(val),
+            Held::Spilled { offset, ty } => {
+                let bytes = ty.byte_size().map_err(|e| at.err(e.to_string()))?;
+                self.reserve(at, bytes, || format!("{v}: {ty} read back from the spill file"))?;
+                let spill = self
+                    .spill
+                    .as_mut()
+                    .ok_or_else(|| at.err(format!("{v} was offloaded, but no spill file exists")))?;
+                let array = spill.read_array(offset, &ty).map_err(|m| at.err(m))?;
+                Ok(Val::new(self.ledger.buf(array)))
+            }
+        }
+    }
+
+    /// `offload(x)`: appends `x` to the run's spill file (created on first use) and
+    /// keeps only where it is.
+    fn offload<'a>(&mut self, at: At<'_>, func: &Func, eqn: &Eqn, xs: &[Val<'a>]) -> Result<Held<'a>, Error> {
+        let ([x], [out]) = (xs, &eqn.outputs[..]) else {
+            return Err(at.err(crate::prim::arity(1, xs.len())));
+        };
+        let ty = func.value_type(*out).ok_or_else(|| at.err(format!("{out} has no type")))?.clone();
+        let spill = match &mut self.spill {
+            Some(spill) => spill,
+            slot @ None => {
+                let dir = crate::spill::spill_dir(self.spill_dir.as_deref());
+                slot.insert(SpillFile::create(&dir).map_err(|m| at.err(m))?)
+            }
+        };
+        let offset = spill.append_array(x.array()).map_err(|m| at.err(m))?;
+        Ok(Held::Spilled { offset, ty })
+    }
+
     /// Checks that `bytes` more can be live, naming `what()` otherwise (formatted only
     /// on error, so the check costs nothing per equation).
     pub(super) fn reserve(&self, at: At<'_>, bytes: u64, what: impl FnOnce() -> String) -> Result<(), Error> {
@@ -234,14 +279,25 @@ impl<'m> Interp<'m> {
     }
 }
 
+/// A value of a Func during a run: in memory, or offloaded to the spill file.
+#[derive(Clone, Debug)]
+enum Held<'a> {
+    Val(Val<'a>),
+    /// Appended to the run's spill file at `offset`.
+    Spilled {
+        offset: u64,
+        ty: Type,
+    },
+}
+
 /// The values of a Func, by [`Value`] index.
 struct Env<'f, 'a> {
     name: &'f str,
-    slots: Vec<Option<Val<'a>>>,
+    slots: Vec<Option<Held<'a>>>,
 }
 
 impl<'a> Env<'_, 'a> {
-    fn get(&self, v: Value) -> Result<Val<'a>, String> {
+    fn get(&self, v: Value) -> Result<Held<'a>, String> {
         match self.slots.get(v.index()) {
             Some(Some(val)) => Ok(val.clone()),
             Some(None) => Err(format!("{v} is used before it is defined (or after its last use)")),
@@ -249,7 +305,7 @@ impl<'a> Env<'_, 'a> {
         }
     }
 
-    fn define(&mut self, v: Value, val: Val<'a>) -> Result<(), String> {
+    fn define(&mut self, v: Value, val: Held<'a>) -> Result<(), String> {
         let name = self.name;
         let slot = self.slots.get_mut(v.index()).ok_or_else(|| format!("{v} is not a value of @{name}"))?;
         *slot = Some(val);

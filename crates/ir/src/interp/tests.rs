@@ -20,7 +20,7 @@ fn f32s(shape: &[usize], values: &[f32]) -> Array {
 }
 
 fn opts() -> EvalOptions {
-    EvalOptions { budget: Budget::new(1 << 24), fuel: None }
+    EvalOptions { budget: Budget::new(1 << 24), fuel: None, ..Default::default() }
 }
 
 /// Builds a Func equation by equation.
@@ -325,11 +325,12 @@ fn budget_error_names_the_equation() {
     );
     let m = module(vec![b.ret(&[y])]);
     let x = f32s(&[1000], &[1.0; 1000]);
-    let small = EvalOptions { budget: Budget::new(1 << 20), fuel: None };
+    let small = EvalOptions { budget: Budget::new(1 << 20), fuel: None, ..Default::default() };
     let (place, msg) = err_of(eval_entry(&m, std::slice::from_ref(&x), &small));
     assert_eq!(place, at("big", 0, "broadcast_in_dim"));
     assert!(msg.contains("needs 4004000 live bytes, over the allocation budget of 1048576 bytes"), "{msg}");
-    let (place, msg) = err_of(eval_entry(&m, &[x], &EvalOptions { budget: Budget::new(100), fuel: None }));
+    let (place, msg) =
+        err_of(eval_entry(&m, &[x], &EvalOptions { budget: Budget::new(100), fuel: None, ..Default::default() }));
     assert_eq!((place.eqn, msg.contains("the arguments of @big")), (None, true), "{msg}");
 }
 
@@ -347,9 +348,9 @@ fn budget_counts_only_live_buffers() {
     let _ = unused;
     let m = module(vec![b.ret(&[v])]);
     let arg = [f32s(&[1000], &[1.5; 1000])];
-    let fits = EvalOptions { budget: Budget::new(12000), fuel: None };
+    let fits = EvalOptions { budget: Budget::new(12000), fuel: None, ..Default::default() };
     assert_eq!(eval_entry(&m, &arg, &fits).unwrap(), arg.to_vec());
-    let tight = EvalOptions { budget: Budget::new(11999), fuel: None };
+    let tight = EvalOptions { budget: Budget::new(11999), fuel: None, ..Default::default() };
     assert_eq!(err_of(eval_entry(&m, &arg, &tight)).0, at("chain", 1, "rev"));
 }
 
@@ -368,13 +369,13 @@ fn fuel_bounds_loop_iterations() {
     let (b, p) = B::new("same", &[i32_()]);
     let same = b.ret(&p);
     let m = module(vec![spin, always, same]);
-    let fuel = EvalOptions { budget: Budget::new(1 << 20), fuel: Some(100) };
+    let fuel = EvalOptions { budget: Budget::new(1 << 20), fuel: Some(100), ..Default::default() };
     let (place, msg) = err_of(eval_entry(&m, &[Array::scalar_i32(0)], &fuel));
     assert_eq!((place, msg.as_str()), (at("spin", 0, "while"), "out of fuel after 100 loop iterations"));
     let scan = scan_module(3, false);
-    let two = EvalOptions { budget: Budget::new(1 << 20), fuel: Some(2) };
+    let two = EvalOptions { budget: Budget::new(1 << 20), fuel: Some(2), ..Default::default() };
     assert!(err_of(eval_entry(&scan, &scan_args(&[1.0, 2.0, 3.0]), &two)).1.contains("after 2 loop"));
-    let three = EvalOptions { budget: Budget::new(1 << 20), fuel: Some(3) };
+    let three = EvalOptions { budget: Budget::new(1 << 20), fuel: Some(3), ..Default::default() };
     assert!(eval_entry(&scan, &scan_args(&[1.0, 2.0, 3.0]), &three).is_ok());
 }
 

@@ -14,6 +14,7 @@ pub mod elements;
 pub mod index;
 pub(crate) mod layout;
 pub mod linalg;
+pub mod memory;
 pub mod props;
 pub mod random;
 pub mod reduce;
@@ -25,6 +26,7 @@ pub use binary::{BinaryOp, CompareOp, TernaryOp};
 pub use control::{ControlOp, RematPolicy, ScanParams};
 pub use index::IndexOp;
 pub use linalg::{DotDims, LinalgOp};
+pub use memory::MemoryOp;
 pub use props::{Class, Flops, Props, Replicates};
 pub use random::RandomOp;
 pub use reduce::{ArgOp, ReduceOp, ReductionOp};
@@ -63,6 +65,8 @@ pub enum Prim {
     Linalg(LinalgOp),
     /// Random bits (`random.rs`).
     Random(RandomOp),
+    /// `offload` and `reload`: where a value is kept between the passes (`memory.rs`).
+    Memory(MemoryOp),
     /// Calls, branches, loops, custom rules and remat regions (`control/`).
     Control(ControlOp),
 }
@@ -89,6 +93,7 @@ family_into_prim!(
     ReductionOp => Reduction,
     LinalgOp => Linalg,
     RandomOp => Random,
+    MemoryOp => Memory,
     ControlOp => Control,
 );
 
@@ -106,6 +111,7 @@ impl Prim {
             Prim::Reduction(op) => op.name(),
             Prim::Linalg(op) => op.name(),
             Prim::Random(op) => op.name(),
+            Prim::Memory(op) => op.name(),
             Prim::Control(op) => op.name(),
         }
     }
@@ -131,6 +137,7 @@ impl Prim {
             .or_else(|| ReductionOp::blank(name).map(Prim::Reduction))
             .or_else(|| LinalgOp::blank(name).map(Prim::Linalg))
             .or_else(|| RandomOp::blank(name).map(Prim::Random))
+            .or_else(|| MemoryOp::blank(name).map(Prim::Memory))
             .or_else(|| ControlOp::blank(name).map(Prim::Control))
     }
 
@@ -141,7 +148,7 @@ impl Prim {
         match self {
             Prim::Unary(op) => op.visit_attrs(v),
             Prim::Name { name } => v.string("name", name),
-            Prim::Binary(_) | Prim::Compare(_) | Prim::Ternary(_) => Ok(()),
+            Prim::Binary(_) | Prim::Compare(_) | Prim::Ternary(_) | Prim::Memory(_) => Ok(()),
             Prim::Shape(op) => op.visit_attrs(v),
             Prim::Index(op) => op.visit_attrs(v),
             Prim::Reduction(op) => op.visit_attrs(v),
@@ -208,6 +215,7 @@ impl Prim {
             Prim::Reduction(op) => reduce::infer(op, inputs),
             Prim::Linalg(op) => linalg::infer(op, inputs),
             Prim::Random(op) => random::infer(op, inputs),
+            Prim::Memory(op) => memory::infer(*op, inputs),
             Prim::Control(op) => control::infer(op, inputs, module),
         }
     }

@@ -125,6 +125,7 @@ impl Prim {
             Prim::Reduction(op) => super::reduce::props(op),
             Prim::Linalg(op) => super::linalg::props(op),
             Prim::Random(op) => super::random::props(op),
+            Prim::Memory(op) => super::memory::props(*op),
             Prim::Control(_) => Props { flops: Flops::Bodies, ..Props::movement(Class::Launch) },
         }
     }

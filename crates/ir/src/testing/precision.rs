@@ -16,7 +16,7 @@
 use super::Rng;
 use crate::attr::AttrValue;
 use crate::prim::{BinaryOp, UnaryOp};
-use crate::prim::{ControlOp, IndexOp, LinalgOp, RandomOp, ReductionOp, ShapeOp, TernaryOp};
+use crate::prim::{ControlOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, TernaryOp};
 use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Data};
 use smallvec::SmallVec;
@@ -110,6 +110,8 @@ fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DTyp
         | Prim::Reduction(ReductionOp::Cummin { .. })
         | Prim::Linalg(LinalgOp::DotGeneral(_))
         | Prim::Random(RandomOp::RandomBits { .. })
+        | Prim::Memory(MemoryOp::Offload)
+        | Prim::Memory(MemoryOp::Reload)
         | Prim::Control(ControlOp::Call { .. })
         | Prim::Control(ControlOp::Cond { .. })
         | Prim::Control(ControlOp::While { .. })
@@ -236,7 +238,7 @@ mod tests {
     use crate::{EvalOptions, eval_entry, parse, print};
 
     fn opts() -> EvalOptions {
-        EvalOptions { fuel: Some(5000), budget: ferrax_array::Budget::new(64 << 20) }
+        EvalOptions { fuel: Some(5000), budget: ferrax_array::Budget::new(64 << 20), ..Default::default() }
     }
 
     #[test]

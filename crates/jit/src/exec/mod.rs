@@ -21,7 +21,7 @@ use crate::kernel::{KernelCompiler, KernelFn, KernelOptions, define_kernel};
 use arena::Arena;
 use cranelift_module::FuncId;
 use ferrax_ir::prim::Prim;
-use ferrax_ir::prim::{ControlOp, DotDims, LinalgOp, ScanParams};
+use ferrax_ir::prim::{ControlOp, DotDims, LinalgOp, MemoryOp, ScanParams};
 use ferrax_ir::{Eqn, Error, Func, LastUse, Module, Place, Type, Value};
 use opaque::Opaque;
 use smallvec::SmallVec;
@@ -63,6 +63,12 @@ pub(crate) enum Step {
     Scan(Box<ScanStep>),
     /// An opaque primitive run natively.
     Opaque { op: Box<Opaque>, ins: Vec<Loc>, outs: Vec<Loc> },
+    /// `offload`: `bytes` at `src` appended to the call's spill file, remembered as `slot`.
+    Offload { src: Loc, slot: usize, bytes: usize },
+    /// `reload`: the value of `slot` read back from the spill file into `dst`.
+    Reload { slot: usize, dst: Loc, bytes: usize },
+    /// An `offload` or `reload` that keeps its value in memory (see `memory_step`).
+    Copy { src: Loc, dst: Loc, bytes: usize },
 }
 
 /// The operands of a `scan` step.
@@ -111,6 +117,8 @@ pub(crate) struct Plan {
     pub workspace_bytes: usize,
     /// Threads a large kernel launch is split across.
     pub threads: usize,
+    /// Spill slots of the offload steps of all programs.
+    pub spill_slots: usize,
     /// The native code of the kernels (dropped after them).
     pub _code: code::Code,
 }
@@ -227,6 +235,7 @@ pub(crate) fn build(fused: &Arc<Module>, options: &KernelOptions, threads: usize
         code: code::Code::new()?,
         compiler: KernelCompiler::new(),
         options,
+        spill_slots: 0,
     };
     b.program(&entry.name)?;
     let mut base = 0;
@@ -252,7 +261,15 @@ pub(crate) fn build(fused: &Arc<Module>, options: &KernelOptions, threads: usize
             partials,
         })
         .collect();
-    Ok(Plan { programs, kernels, dumps: b.dumps, workspace_bytes: base, threads, _code: code })
+    Ok(Plan {
+        programs,
+        kernels,
+        dumps: b.dumps,
+        workspace_bytes: base,
+        threads,
+        spill_slots: b.spill_slots,
+        _code: code,
+    })
 }
 
 struct Builder<'a> {
@@ -265,6 +282,8 @@ struct Builder<'a> {
     code: code::Code,
     compiler: KernelCompiler,
     options: &'a KernelOptions,
+    /// Spill slots handed out so far.
+    spill_slots: usize,
 }
 
 impl Builder<'_> {
@@ -309,6 +328,11 @@ impl Builder<'_> {
         let mut steps = Vec::with_capacity(func.eqns.len());
         for (i, eqn) in func.eqns.iter().enumerate() {
             let mut at = At { func, i, eqn, ins: Vec::new(), outs: Vec::new() };
+            if let Prim::Memory(op) = &eqn.prim {
+                let step = self.memory_step(&mut bufs, &mut at, *op)?;
+                steps.push(StepAt { eqn: i, prim: eqn.prim.name(), step });
+                continue;
+            }
             at.ins = bufs.inputs(&at)?;
             let donated = bufs.donation(self.module, &at)?;
             at.outs = bufs.place_outputs(&at, donated)?;
@@ -338,6 +362,40 @@ impl Builder<'_> {
             | Prim::Index(_)
             | Prim::Reduction(_)
             | Prim::Random(_) => opaque_step(at, &at.eqn.prim),
+            Prim::Memory(_) => Err(at.fail("jit: offload and reload have steps of their own".into())),
+        }
+    }
+
+    /// The step of `offload` or `reload`. An offloaded value that only `reload`s of this
+    /// Func read (and that is not a result) lives in the spill file: its `offload` writes
+    /// it there and frees its buffer where it dies, and each `reload` reads it back into
+    /// a new buffer. Any other `offload`, and a `reload` of a value in memory, is a copy
+    /// (both are the identity on values).
+    fn memory_step(&mut self, bufs: &mut Buffers, at: &mut At, op: MemoryOp) -> Result<Step, Error> {
+        let ([x], [out]) = (&at.eqn.inputs[..], &at.eqn.outputs[..]) else {
+            return Err(at.fail(format!("jit: {} expects one operand and one result", op.name())));
+        };
+        let size = at.out_bytes(0)?;
+        match (op, bufs.spilled[x.index()]) {
+            (MemoryOp::Offload, _) if bufs.reload_only[out.index()] => {
+                at.ins = bufs.inputs(at)?;
+                let slot = self.spill_slots;
+                self.spill_slots += 1;
+                bufs.spilled[out.index()] = Some(slot);
+                bufs.release_dead(at, None)?;
+                Ok(Step::Offload { src: at.ins[0], slot, bytes: size })
+            }
+            (MemoryOp::Reload, Some(slot)) => {
+                at.outs = bufs.place_outputs(at, None)?;
+                bufs.release_dead(at, None)?;
+                Ok(Step::Reload { slot, dst: at.outs[0], bytes: size })
+            }
+            (MemoryOp::Offload | MemoryOp::Reload, _) => {
+                at.ins = bufs.inputs(at)?;
+                at.outs = bufs.place_outputs(at, None)?;
+                bufs.release_dead(at, None)?;
+                Ok(Step::Copy { src: at.ins[0], dst: at.outs[0], bytes: size })
+            }
         }
     }
 
@@ -522,6 +580,10 @@ struct Buffers<'f> {
     last: Vec<LastUse>,
     /// The first result position of each value returned (written in place there).
     result_pos: Vec<Option<usize>>,
+    /// Values read only by `reload`s and not returned: an `offload` of one spills it.
+    reload_only: Vec<bool>,
+    /// The spill slot of each value an offload step wrote to the spill file.
+    spilled: Vec<Option<usize>>,
     arena: Arena,
 }
 
@@ -538,7 +600,14 @@ impl<'f> Buffers<'f> {
         for (k, r) in func.results.iter().enumerate() {
             result_pos[r.index()].get_or_insert(k);
         }
-        Buffers { func, loc, last, result_pos, arena: Arena::default() }
+        let mut reload_only = vec![true; n];
+        for e in &func.eqns {
+            if e.prim != Prim::Memory(MemoryOp::Reload) {
+                e.inputs.iter().for_each(|v| reload_only[v.index()] = false);
+            }
+        }
+        func.results.iter().for_each(|r| reload_only[r.index()] = false);
+        Buffers { func, loc, last, result_pos, reload_only, spilled: vec![None; n], arena: Arena::default() }
     }
 
     /// The buffers of the equation's operands, all defined by now.

@@ -4,6 +4,7 @@
 //! each ys slice as a pointer into the stacked buffers (no copies).
 
 use super::{Loc, Plan, Program, ScanStep, Step, StepAt};
+use ferrax_ir::spill::SpillFile;
 use ferrax_ir::{Error, EvalOptions, Place};
 
 /// The state of one call.
@@ -16,6 +17,10 @@ pub(crate) struct Run<'a> {
     /// Which programs are running (a re-entered program would clobber its arena).
     pub active: Vec<bool>,
     pub options: EvalOptions,
+    /// The call's spill file, created by the first offload step (removed with the run).
+    pub spill: Option<SpillFile>,
+    /// Where each spill slot's latest value starts in the spill file.
+    pub spilled: Vec<u64>,
 }
 
 fn at(p: &Program, s: &StepAt, msg: impl Into<String>) -> Error {
@@ -122,6 +127,17 @@ impl Run<'_> {
                         copy_all(&cur, &frame.ptrs(outs), bytes);
                     }
                     Step::Scan(sc) => self.scan(p, s, sc, &frame)?,
+                    Step::Offload { src, slot, bytes } => {
+                        let data = std::slice::from_raw_parts(frame.ptr(*src), *bytes);
+                        self.spilled[*slot] =
+                            self.spill_file().and_then(|f| f.append(data)).map_err(|m| at(p, s, m))?;
+                    }
+                    Step::Reload { slot, dst, bytes } => {
+                        let data = std::slice::from_raw_parts_mut(frame.ptr(*dst), *bytes);
+                        let file = self.spill.as_mut().ok_or_else(|| at(p, s, "jit: reload before any offload"))?;
+                        file.read_at(self.spilled[*slot], data).map_err(|m| at(p, s, m))?;
+                    }
+                    Step::Copy { src, dst, bytes } => copy(frame.ptr(*src), frame.ptr(*dst), *bytes),
                 }
             }
         }
@@ -160,6 +176,17 @@ impl Run<'_> {
             copy_all(&cur, &frame.ptrs(&sc.carry_out), &sc.bytes);
         }
         Ok(())
+    }
+
+    /// The call's spill file, created on first use in the chosen directory.
+    fn spill_file(&mut self) -> Result<&mut SpillFile, String> {
+        match &mut self.spill {
+            Some(file) => Ok(file),
+            slot @ None => {
+                let dir = ferrax_ir::spill::spill_dir(self.options.spill_dir.as_deref());
+                Ok(slot.insert(SpillFile::create(&dir)?))
+            }
+        }
     }
 
     /// Takes one unit of fuel for a loop iteration.

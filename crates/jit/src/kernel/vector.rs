@@ -154,6 +154,7 @@ impl Analysis<'_> {
             | Prim::Reduction(_)
             | Prim::Linalg(_)
             | Prim::Random(_)
+            | Prim::Memory(_)
             | Prim::Control(_) => false,
         };
         prim_ok && eqn.inputs.iter().all(|&i| self.contiguous(i, off))
@@ -278,6 +279,7 @@ impl Lower<'_, '_> {
             | Prim::Reduction(_)
             | Prim::Linalg(_)
             | Prim::Random(_)
+            | Prim::Memory(_)
             | Prim::Control(_) => Err(self.no_vector_form(&q)),
         }
     }

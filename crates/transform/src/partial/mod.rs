@@ -41,7 +41,7 @@ impl Save<'_> {
     /// True when the output of `eqn` may be saved (it is recomputed otherwise).
     fn saves(&self, eqn: &Eqn) -> bool {
         match self {
-            Save::All => true,
+            Save::All | Save::Policy(RematPolicy::Offload) => true,
             Save::Policy(RematPolicy::Nothing) => false,
             Save::Policy(RematPolicy::Dots) => matches!(eqn.prim, Prim::Linalg(LinalgOp::DotGeneral(_))),
             Save::Policy(RematPolicy::Names(names)) => {

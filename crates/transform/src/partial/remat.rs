@@ -6,11 +6,19 @@
 //! transpose inlines the transposed body where the backward pass reaches it, so the
 //! recomputation happens there. The residuals are the region's inputs and the values
 //! the policy saves (`"dots"`: `dot_general` outputs; `"names:a,b"`: values tagged by
-//! `name` with those names).
+//! `name` with those names; `"offload"`: every one).
+//!
+//! `"offload"` keeps those residuals out of memory between the passes: each residual
+//! that is not a parameter of the enclosing Func (those are the caller's, in memory
+//! anyway) goes through `offload` right after the region's forward equations, and the
+//! linear body starts by `reload`ing it. The transpose inlines the linear body where
+//! the backward pass reaches the region, so each residual comes back just before the
+//! equations that read it.
 
 use super::{Rewriter, Save, Slot, linear_func, lookup, push_func};
-use ferrax_ir::Value;
-use ferrax_ir::prim::{Prim, RematPolicy};
+use crate::linear::copy_eqn;
+use ferrax_ir::prim::{MemoryOp, Prim, RematPolicy};
+use ferrax_ir::{Emitter, Func, Module, Value};
 
 /// Rewrites `remat[func, policy](inputs)`; returns its outputs.
 pub(super) fn partial_remat(
@@ -35,6 +43,16 @@ pub(super) fn partial_remat(
     }
     let mut slots: Vec<Slot> = s.residuals.iter().map(|&v| Slot::Value(v)).collect();
     let mut operands = lookup(&env, &s.residuals)?;
+    let mut offloaded = vec![false; operands.len()];
+    if *policy == RematPolicy::Offload {
+        let params = rw.em.func().params.clone();
+        for (operand, off) in operands.iter_mut().zip(&mut offloaded) {
+            if !params.contains(operand) {
+                *operand = rw.emit(MemoryOp::Offload.into(), &[*operand], false)?[0];
+                *off = true;
+            }
+        }
+    }
     for (i, &p) in g.params.iter().enumerate().filter(|(i, _)| mask[*i]) {
         slots.push(Slot::Value(p));
         operands.push(inputs[i]);
@@ -42,7 +60,10 @@ pub(super) fn partial_remat(
     let results: Vec<Value> = g.results.iter().zip(&part.out_unknown).filter(|(_, u)| **u).map(|(r, _)| *r).collect();
     let mut linear_outs = Vec::new().into_iter();
     if !results.is_empty() {
-        let linear = linear_func(rw.pool, s, &format!("{func}_linear"), &slots, &results)?;
+        let mut linear = linear_func(rw.pool, s, &format!("{func}_linear"), &slots, &results)?;
+        if offloaded.contains(&true) {
+            linear = reload_first(rw.pool, &linear, &offloaded)?;
+        }
         let name = push_func(rw.pool, linear);
         linear_outs = rw.emit(Prim::remat(name, policy.clone()), &operands, true)?.into_iter();
     }
@@ -52,4 +73,20 @@ pub(super) fn partial_remat(
         outs.push(out.ok_or("remat: an output is missing")?);
     }
     Ok(outs)
+}
+
+/// `func` with each parameter marked in `offloaded` reloaded before anything else runs.
+fn reload_first(pool: &Module, func: &Func, offloaded: &[bool]) -> Result<Func, String> {
+    let mut em = Emitter::new(func.name.clone());
+    let mut env = vec![None; func.value_types.len()];
+    let params: Vec<Value> = func.params.iter().map(|&p| em.param(func.ty(p).clone())).collect();
+    for (i, (&p, &v)) in func.params.iter().zip(&params).enumerate() {
+        let reloaded = offloaded.get(i).copied().unwrap_or(false);
+        env[p.index()] = Some(if reloaded { em.op(MemoryOp::Reload, &[v])? } else { v });
+    }
+    for eqn in &func.eqns {
+        copy_eqn(&mut em, pool, eqn, &mut env)?;
+    }
+    let results = lookup(&env, &func.results)?;
+    Ok(em.finish(&results))
 }

@@ -33,6 +33,10 @@ pub enum RematPolicy {
     Dots,
     /// Save values tagged by `name` with one of these names.
     Names(Vec<String>),
+    /// Save every residual, out of memory: reverse mode offloads each to the run's
+    /// spill file after the forward pass computes it and reloads it where the backward
+    /// pass first reads it (`prim::memory`).
+    Offload,
 }
 
 impl fmt::Display for RematPolicy {
@@ -41,6 +45,7 @@ impl fmt::Display for RematPolicy {
             RematPolicy::Nothing => f.write_str("nothing"),
             RematPolicy::Dots => f.write_str("dots"),
             RematPolicy::Names(names) => write!(f, "names:{}", names.join(",")),
+            RematPolicy::Offload => f.write_str("offload"),
         }
     }
 }
@@ -52,11 +57,14 @@ impl FromStr for RematPolicy {
         match s {
             "nothing" => Ok(RematPolicy::Nothing),
             "dots" => Ok(RematPolicy::Dots),
+            "offload" => Ok(RematPolicy::Offload),
             other => match other.strip_prefix("names:") {
                 Some(list) => {
                     Ok(RematPolicy::Names(list.split(',').filter(|n| !n.is_empty()).map(String::from).collect()))
                 }
-                None => Err(format!("remat: unknown policy \"{s}\" (expected \"nothing\", \"dots\" or \"names:a,b\")")),
+                None => Err(format!(
+                    "remat: unknown policy \"{s}\" (expected \"nothing\", \"dots\", \"offload\" or \"names:a,b\")"
+                )),
             },
         }
     }
