@@ -10,12 +10,17 @@ func @f(%x: f32[4], %k: i32[]) -> (f32[4], f32[], f32[4]) {
 }
 ; fuse:
 ; func @f(%0: f32[4], %1: i32[]) -> (f32[4], f32[], f32[4]) {
-;   %2: i32[] = call[func=@f_k0]()
-;   %3: i32[], %4: f32[4] = while[cond=@few, body=@step, max_iters=3](%2, %0)
-;   %5: f32[4] = cond[branches=[@sq,@ex]](%1, %4)
-;   %6: f32[] = call[func=@f_k1]()
-;   %7: f32[], %8: f32[4] = scan[body=@acc, length=4, num_consts=0, num_carry=1, reverse=false, checkpoint=none](%6, %0)
-;   return %5, %7, %8
+;   %2: f32[] = call[func=@f_k0]()
+;   %3: f32[], %4: f32[4] = scan[body=@acc, length=4, num_consts=0, num_carry=1, reverse=false, checkpoint=none](%2, %0)
+;   %5: i32[] = call[func=@f_k1]()
+;   %6: i32[], %7: f32[4] = while[cond=@few, body=@step, max_iters=3](%5, %0)
+;   %8: f32[4] = cond[branches=[@sq,@ex]](%1, %7)
+;   return %8, %3, %4
+; }
+;
+; func @acc(%0: f32[], %1: f32[]) -> (f32[], f32[]) {
+;   %2: f32[], %3: f32[] = call[func=@acc_k0](%1, %0)
+;   return %3, %2
 ; }
 ;
 ; func @few(%0: i32[], %1: f32[4]) -> (bool[]) {
@@ -39,19 +44,20 @@ func @f(%x: f32[4], %k: i32[]) -> (f32[4], f32[], f32[4]) {
 ;   return %1
 ; }
 ;
-; func @acc(%0: f32[], %1: f32[]) -> (f32[], f32[]) {
-;   %2: f32[], %3: f32[] = call[func=@acc_k0](%1, %0)
-;   return %3, %2
+; func @f_k0[kind="fusion"]() -> (f32[]) {
+;   %0: f32[] = constant[value=0.0]()
+;   return %0
 ; }
 ;
-; func @f_k0[kind="fusion"]() -> (i32[]) {
+; func @f_k1[kind="fusion"]() -> (i32[]) {
 ;   %0: i32[] = constant[value=0]()
 ;   return %0
 ; }
 ;
-; func @f_k1[kind="fusion"]() -> (f32[]) {
-;   %0: f32[] = constant[value=0.0]()
-;   return %0
+; func @acc_k0[kind="fusion"](%0: f32[], %1: f32[]) -> (f32[], f32[]) {
+;   %2: f32[] = exp(%0)
+;   %3: f32[] = add(%1, %2)
+;   return %2, %3
 ; }
 ;
 ; func @few_k0[kind="fusion"](%0: i32[]) -> (bool[]) {
@@ -82,12 +88,6 @@ func @f(%x: f32[4], %k: i32[]) -> (f32[4], f32[], f32[4]) {
 ;   %1: f32[4] = exp(%0)
 ;   %2: f32[4] = add(%1, %0)
 ;   return %2
-; }
-;
-; func @acc_k0[kind="fusion"](%0: f32[], %1: f32[]) -> (f32[], f32[]) {
-;   %2: f32[] = exp(%0)
-;   %3: f32[] = add(%1, %2)
-;   return %2, %3
 ; }
 ; launches: 5
 

@@ -556,8 +556,11 @@ pub fn checkpoint<F>(f: F) -> Checkpoint<F> {
 
 impl<F> Checkpoint<F> {
     /// What reverse mode may keep from inside the region: `Nothing` (the default),
-    /// `Dots` (matrix products' results, JAX's `dots_saveable`) or the values tagged
-    /// with [`Tensor::name`] under these names (`save_only_these_names`).
+    /// `Dots` (matrix products' results, JAX's `dots_saveable`), the values tagged
+    /// with [`Tensor::name`] under these names (`save_only_these_names`), or `Offload`:
+    /// everything, in the call's spill file instead of memory between the forward and
+    /// the backward pass (`JitOptions::spill_dir` says where; the file is removed when
+    /// the call returns).
     pub fn policy(self, policy: RematPolicy) -> Checkpoint<F> {
         Checkpoint { policy, ..self }
     }

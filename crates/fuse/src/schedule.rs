@@ -1,8 +1,8 @@
 //! From a partition to the fused Func: one `call` of a kernel per group, the launches
 //! kept as they are, in a depth-first post-order from the results.
 //!
-//! The order visits each result in turn and, before a launch or kernel, its producers
-//! in operand order: a branch of the graph is finished before the next one starts, so
+//! The order visits each result in turn (in the order the Func defines them) and,
+//! before a launch or kernel, its producers in operand order: a branch of the graph is finished before the next one starts, so
 //! fewer intermediate buffers are live at once than in a breadth-first order.
 //!
 //! Reached depth-first, an `offload` would come just before its `reload` (its only
@@ -40,10 +40,14 @@ pub(crate) fn schedule(func: &Func, name_kernel: &mut dyn FnMut(usize) -> String
             Node::Launch(e) => func.eqns[e].inputs.to_vec(),
         }
     };
-    // Iterative depth-first post-order.
+    // Iterative depth-first post-order, from the results in the order the Func computes
+    // them: reverse mode produces the last layer's gradient first, and starting there
+    // lets each layer's cotangent die at its layer instead of living until the end.
+    let mut roots: Vec<(usize, Value)> = func.results.iter().filter_map(|&r| Some((p.defs[r.index()]?, r))).collect();
+    roots.sort_by_key(|&(d, _)| d);
     let mut order = Vec::new();
     let mut visited = std::collections::HashSet::new();
-    for &r in &func.results {
+    for &(_, r) in &roots {
         let Some(start) = provider(r) else { continue };
         if !visited.insert(start) {
             continue;
