@@ -1,7 +1,7 @@
 //! From a partition to the fused Func: one `call` of a kernel per group, the launches
 //! kept as they are, in a depth-first post-order from the results.
 //!
-//! The order visits each result in turn (in the order the Func defines them) and,
+//! The order visits each result in turn (the one needing the fewest nodes first) and,
 //! before a launch or kernel, its producers in operand order: a branch of the graph is finished before the next one starts, so
 //! fewer intermediate buffers are live at once than in a breadth-first order.
 //!
@@ -30,46 +30,8 @@ enum Node {
 /// name.
 pub(crate) fn schedule(func: &Func, name_kernel: &mut dyn FnMut(usize) -> String) -> (Func, Vec<Func>, usize) {
     let p = partition(func);
-    let provider = |v: Value| -> Option<Node> {
-        let d = p.defs[v.index()]?;
-        if class(&func.eqns[d].prim) == Class::Launch { Some(Node::Launch(d)) } else { p.primary[d].map(Node::Kernel) }
-    };
-    let inputs = |node: Node| -> Vec<Value> {
-        match node {
-            Node::Kernel(g) => p.inputs_of(func, g),
-            Node::Launch(e) => func.eqns[e].inputs.to_vec(),
-        }
-    };
-    // Iterative depth-first post-order, from the results in the order the Func computes
-    // them: reverse mode produces the last layer's gradient first, and starting there
-    // lets each layer's cotangent die at its layer instead of living until the end.
-    let mut roots: Vec<(usize, Value)> = func.results.iter().filter_map(|&r| Some((p.defs[r.index()]?, r))).collect();
-    roots.sort_by_key(|&(d, _)| d);
-    let mut order = Vec::new();
-    let mut visited = std::collections::HashSet::new();
-    for &(_, r) in &roots {
-        let Some(start) = provider(r) else { continue };
-        if !visited.insert(start) {
-            continue;
-        }
-        let mut stack: Vec<(Node, Vec<Value>, usize)> = vec![(start, inputs(start), 0)];
-        while let Some((node, ins, next)) = stack.last_mut() {
-            if *next < ins.len() {
-                let v = ins[*next];
-                *next += 1;
-                if let Some(pred) = provider(v)
-                    && visited.insert(pred)
-                {
-                    let pred_inputs = inputs(pred);
-                    stack.push((pred, pred_inputs, 0));
-                }
-            } else {
-                order.push(*node);
-                stack.pop();
-            }
-        }
-    }
-    let order = offloads_early(func, order, provider);
+    let graph = Graph { func, p: &p };
+    let order = offloads_early(func, launch_order(&graph), |v| graph.provider(v));
     let mut fused = func.clone();
     fused.eqns.clear();
     let mut kernels = Vec::new();
@@ -92,6 +54,202 @@ pub(crate) fn schedule(func: &Func, name_kernel: &mut dyn FnMut(usize) -> String
     }
     crate::merge::merge_elementwise(&mut fused, &mut kernels);
     (fused, kernels, p.work.get())
+}
+
+/// The graph of kernels and launches of a partitioned Func.
+struct Graph<'a> {
+    func: &'a Func,
+    p: &'a Partition,
+}
+
+impl Graph<'_> {
+    /// The node computing `v` (`None` for a parameter).
+    fn provider(&self, v: Value) -> Option<Node> {
+        let d = self.p.defs[v.index()]?;
+        if class(&self.func.eqns[d].prim) == Class::Launch {
+            Some(Node::Launch(d))
+        } else {
+            self.p.primary[d].map(Node::Kernel)
+        }
+    }
+
+    fn inputs(&self, node: Node) -> Vec<Value> {
+        match node {
+            Node::Kernel(g) => self.p.inputs_of(self.func, g),
+            Node::Launch(e) => self.func.eqns[e].inputs.to_vec(),
+        }
+    }
+
+    fn outputs(&self, node: Node) -> Vec<Value> {
+        match node {
+            Node::Kernel(g) => kernel_outputs(self.func, self.p, g),
+            Node::Launch(e) => self.func.eqns[e].outputs.to_vec(),
+        }
+    }
+
+    /// Every node once, in the order of their first equations.
+    fn nodes(&self) -> Vec<Node> {
+        let mut seen = std::collections::HashSet::new();
+        (0..self.func.eqns.len())
+            .filter_map(|e| self.func.eqns[e].outputs.first().and_then(|&o| self.provider(o)))
+            .filter(|n| seen.insert(*n))
+            .collect()
+    }
+
+    fn bytes(&self, values: &[Value]) -> u64 {
+        values.iter().map(|&v| self.func.ty(v).byte_size().unwrap_or(u64::MAX)).fold(0, u64::saturating_add)
+    }
+}
+
+/// Above this many (result, node) pairs, the results are walked in the order the Func
+/// defines them instead of by the size of what they need (which costs that many steps).
+const MAX_CONE_WORK: usize = 1 << 22;
+
+/// The launch order: a depth-first post-order from the results, the result that needs
+/// the fewest nodes first (ties: the one defined first), in which a node whose operands
+/// are all computed is launched at once when that frees at least the bytes it
+/// allocates (the last read of an operand). In reverse mode the last layer's gradient
+/// needs the fewest nodes, the first input's the most: walking the other way would
+/// compute every cotangent first and keep each alive until its weight's gradient.
+fn launch_order(g: &Graph) -> Vec<Node> {
+    let mut roots: Vec<(usize, usize, Node)> = Vec::new();
+    for &r in &g.func.results {
+        if let (Some(d), Some(node)) = (g.p.defs[r.index()], g.provider(r))
+            && !roots.iter().any(|&(_, _, n)| n == node)
+        {
+            roots.push((0, d, node));
+        }
+    }
+    if roots.len().saturating_mul(g.func.eqns.len()) <= MAX_CONE_WORK {
+        for root in &mut roots {
+            root.0 = cone_size(g, root.2);
+        }
+    }
+    roots.sort_by_key(|&(cone, d, _)| (cone, d));
+    let mut walk = Walk::new(g);
+    for &(_, _, start) in &roots {
+        walk.dfs(start);
+    }
+    walk.order
+}
+
+/// The number of nodes `root` needs, itself included.
+fn cone_size(g: &Graph, root: Node) -> usize {
+    let mut seen = std::collections::HashSet::from([root]);
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        for v in g.inputs(n) {
+            if let Some(pred) = g.provider(v)
+                && seen.insert(pred)
+            {
+                stack.push(pred);
+            }
+        }
+    }
+    seen.len()
+}
+
+/// The state of [`launch_order`].
+struct Walk<'g, 'a> {
+    g: &'g Graph<'a>,
+    order: Vec<Node>,
+    /// On the stack or emitted.
+    visited: std::collections::HashSet<Node>,
+    emitted: std::collections::HashSet<Node>,
+    /// The nodes reading each value, by value index.
+    consumers: Vec<Vec<Node>>,
+    /// Readers not yet emitted, plus one for a result of the Func (never freed).
+    remaining: Vec<usize>,
+}
+
+impl<'g, 'a> Walk<'g, 'a> {
+    fn new(g: &'g Graph<'a>) -> Walk<'g, 'a> {
+        let n = g.func.value_types.len();
+        let mut consumers: Vec<Vec<Node>> = vec![Vec::new(); n];
+        for node in g.nodes() {
+            for v in g.inputs(node) {
+                if !consumers[v.index()].contains(&node) {
+                    consumers[v.index()].push(node);
+                }
+            }
+        }
+        let mut remaining: Vec<usize> = consumers.iter().map(Vec::len).collect();
+        g.func.results.iter().for_each(|r| remaining[r.index()] += 1);
+        let set = std::collections::HashSet::new;
+        Walk { g, order: Vec::new(), visited: set(), emitted: set(), consumers, remaining }
+    }
+
+    /// Emits `start` after its producers, depth-first.
+    fn dfs(&mut self, start: Node) {
+        if !self.visited.insert(start) {
+            return;
+        }
+        let mut stack: Vec<(Node, Vec<Value>, usize)> = vec![(start, self.g.inputs(start), 0)];
+        while let Some((node, ins, next)) = stack.last_mut() {
+            if *next < ins.len() {
+                let v = ins[*next];
+                *next += 1;
+                if let Some(pred) = self.g.provider(v)
+                    && self.visited.insert(pred)
+                {
+                    let pred_inputs = self.g.inputs(pred);
+                    stack.push((pred, pred_inputs, 0));
+                }
+            } else {
+                let node = *node;
+                stack.pop();
+                self.emit(node);
+            }
+        }
+    }
+
+    /// Appends `node`, then every node it makes ready that frees memory, transitively.
+    fn emit(&mut self, node: Node) {
+        let mut work = vec![node];
+        while let Some(node) = work.pop() {
+            self.order.push(node);
+            self.emitted.insert(node);
+            let mut inputs = self.g.inputs(node);
+            inputs.sort_unstable_by_key(|v| v.index());
+            inputs.dedup();
+            let mut candidates: Vec<Node> = Vec::new();
+            for u in inputs {
+                self.remaining[u.index()] = self.remaining[u.index()].saturating_sub(1);
+                candidates.extend(self.consumers[u.index()].iter().copied());
+            }
+            for v in self.g.outputs(node) {
+                candidates.extend(self.consumers[v.index()].iter().copied());
+            }
+            for c in candidates {
+                if !self.visited.contains(&c) && self.ready(c) && self.frees_memory(c) {
+                    self.visited.insert(c);
+                    work.push(c);
+                }
+            }
+        }
+    }
+
+    /// Every operand of `c` is computed (or a parameter).
+    fn ready(&self, c: Node) -> bool {
+        self.g.inputs(c).iter().all(|&u| self.g.provider(u).is_none_or(|p| self.emitted.contains(&p)))
+    }
+
+    /// `c` reads some computed value last, and frees at least the bytes it allocates.
+    /// Never a memory primitive: a `reload` waits for its reader, and `offload`s are
+    /// placed by [`offloads_early`].
+    fn frees_memory(&self, c: Node) -> bool {
+        if let Node::Launch(e) = c
+            && matches!(self.g.func.eqns[e].prim, Prim::Memory(_))
+        {
+            return false;
+        }
+        let mut inputs = self.g.inputs(c);
+        inputs.sort_unstable_by_key(|v| v.index());
+        inputs.dedup();
+        let freed: Vec<Value> =
+            inputs.into_iter().filter(|&u| self.remaining[u.index()] == 1 && self.g.provider(u).is_some()).collect();
+        !freed.is_empty() && self.g.bytes(&self.g.outputs(c)) <= self.g.bytes(&freed)
+    }
 }
 
 /// `order` with every `offload` moved to right after the node producing its operand (to
