@@ -22,6 +22,10 @@
 //! the body's temp peak beyond them is added; a scan's stacked outputs are separate
 //! buffers, so the whole body peak is added).
 //!
+//! At the peak, the report also splits the Func's own live values (parameters
+//! included) by dtype, so that mixed precision's saving shows where it matters; what
+//! lives inside the bodies of the equation running at the peak is given as one figure.
+//!
 //! Offloading: the result of `offload` is kept in the run's spill file, not in memory,
 //! so it adds nothing to the live bytes; the bytes `offload` writes there are
 //! [`FuncCost::offloaded_bytes`] (times trip counts in bodies). `reload` reads them back
@@ -73,6 +77,12 @@ pub struct FuncCost {
     pub unbounded_whiles: u64,
     /// Bytes `offload` writes to the spill file (kept out of memory until `reload`).
     pub offloaded_bytes: u64,
+    /// At the peak: the bytes of the Func's own live values (parameters included), per
+    /// dtype, in dtype order.
+    pub live_at_peak_by_dtype: Vec<(ferrax_ir::DType, u64)>,
+    /// At the peak: the bytes live inside the bodies of the equation running then (a
+    /// loop's or a call's temporaries), which the per-dtype figures leave out.
+    pub live_at_peak_in_bodies: u64,
 }
 
 /// The cost of every Func of a module, in module order (the entry first), and
@@ -198,6 +208,35 @@ impl Step {
     }
 }
 
+/// The bytes per dtype of `func`'s parameters and of the values defined by step `at`
+/// and still live there (`last`: the last step using each value), in dtype order.
+fn live_by_dtype(func: &Func, last: &[Option<usize>], at: usize) -> Result<Vec<(ferrax_ir::DType, u64)>, Error> {
+    let mut totals: Vec<(ferrax_ir::DType, u64)> = Vec::new();
+    let mut add = |ty: &Type| -> Result<(), Error> {
+        let b = bytes(func, ty)?;
+        match totals.iter_mut().find(|(d, _)| *d == ty.dtype) {
+            Some((_, total)) => *total = total.saturating_add(b),
+            None => totals.push((ty.dtype, b)),
+        }
+        Ok(())
+    };
+    for &p in &func.params {
+        add(func.ty(p))?;
+    }
+    for (i, eqn) in func.eqns.iter().enumerate().take(at + 1) {
+        if eqn.prim == Prim::Memory(MemoryOp::Offload) {
+            continue;
+        }
+        for &o in &eqn.outputs {
+            if last[o.index()].unwrap_or(i).max(i) >= at {
+                add(func.ty(o))?;
+            }
+        }
+    }
+    totals.sort_by_key(|(d, _)| *d);
+    Ok(totals)
+}
+
 /// The bytes of a value of type `ty`, or an error naming `func`.
 fn bytes(func: &Func, ty: &Type) -> Result<u64, Error> {
     ty.byte_size().map_err(|e| crate::error(&func.name, format!("cost: a value of type {ty}: {e}")))
@@ -255,12 +294,16 @@ impl Memo<'_> {
             }
         }
         let mut live: i128 = 0;
-        let mut peak: u64 = 0;
+        let (mut peak, mut peak_at) = (0u64, 0usize);
         for i in 0..=n {
             live += delta[i];
             let here = u64::try_from(live).unwrap_or(0).saturating_add(extra[i]);
-            peak = peak.max(here);
+            if here > peak {
+                (peak, peak_at) = (here, i);
+            }
         }
+        report.live_at_peak_by_dtype = live_by_dtype(func, &last, peak_at)?;
+        report.live_at_peak_in_bodies = extra[peak_at];
         if kernel {
             report.bytes_read = report.argument_bytes;
             report.bytes_written = report.output_bytes;
@@ -341,6 +384,13 @@ impl fmt::Display for FuncCost {
         write!(f, "  peak live bytes  {}", self.peak_live_bytes)?;
         if self.offloaded_bytes > 0 {
             write!(f, "\n  offloaded bytes  {}", self.offloaded_bytes)?;
+        }
+        if !self.kernel && !self.live_at_peak_by_dtype.is_empty() {
+            let parts: Vec<String> = self.live_at_peak_by_dtype.iter().map(|(d, b)| format!("{d} {b}")).collect();
+            write!(f, "\n  live at the peak, by dtype (bytes): {}", parts.join(", "))?;
+            if self.live_at_peak_in_bodies > 0 {
+                write!(f, "; {} inside bodies", self.live_at_peak_in_bodies)?;
+            }
         }
         if self.unbounded_whiles > 0 {
             write!(f, "\n  note: {} while loop(s) without max_iters counted as one iteration", self.unbounded_whiles)?;

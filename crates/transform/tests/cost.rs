@@ -261,3 +261,30 @@ fn saved_forward_values_are_counted_per_dtype() {
     let text = cost_with_residuals(&module(&program("bf16")), &Wrt::Default).unwrap().to_string();
     assert!(text.contains(&format!("forward values saved, by dtype (bytes): bf16 {}", narrow[0].1)), "{text}");
 }
+
+/// At the peak, the live bytes split by dtype (parameters included) add up to the peak
+/// with what lives inside bodies; an offloaded value is not live, and its bytes are
+/// the bytes offloaded.
+#[test]
+fn live_bytes_at_the_peak_are_split_by_dtype() {
+    let m = module(
+        "func @f(%x: f32[64], %h: bf16[32]) -> (f32[], bf16[32]) {
+  %a: f32[64] = sin(%x)
+  %k: f32[64] = offload(%a)
+  %b: bf16[32] = mul(%h, %h)
+  %c: f32[64] = cos(%x)
+  %r: f32[64] = reload(%k)
+  %d: f32[64] = mul(%r, %c)
+  %s: f32[] = reduce_sum[axes=[0]](%d)
+  return %s, %b
+}
+",
+    );
+    let f = report(&m, "f");
+    let total: u64 = f.live_at_peak_by_dtype.iter().map(|(_, b)| b).sum();
+    assert_eq!(total + f.live_at_peak_in_bodies, f.peak_live_bytes, "{f}");
+    // The peak is at `mul(%r, %c)`: x, h, b, c, r and d are live; a is offloaded.
+    assert_eq!(f.live_at_peak_by_dtype, vec![(ferrax_ir::DType::BF16, 128), (ferrax_ir::DType::F32, 4 * 256)]);
+    assert_eq!(f.offloaded_bytes, 256);
+    assert!(f.to_string().contains("live at the peak, by dtype (bytes): bf16 128, f32 1024"), "{f}");
+}
