@@ -43,7 +43,7 @@ pub(crate) fn split_jvp(module: &Module, wrt: &[usize]) -> Result<(Split, Module
     let (g, unknown) = rewriter.rewrite(&jvp_func, &unknown_in).map_err(|e| crate::error(&f.name, e))?;
     let mut needed = vec![false; n_outputs];
     needed.resize(g.results.len(), true);
-    Ok((split(g, &unknown, &needed, Save::All), pool))
+    Ok((split(g, &unknown, &needed, Save::Entry), pool))
 }
 
 /// Copies equation `eqn` of `from` into `em`, renaming values through `env`.

@@ -288,3 +288,25 @@ fn live_bytes_at_the_peak_are_split_by_dtype() {
     assert_eq!(f.offloaded_bytes, 256);
     assert!(f.to_string().contains("live at the peak, by dtype (bytes): bf16 128, f32 1024"), "{f}");
 }
+
+/// Reverse mode recomputes the entry's casts of its own parameters instead of saving
+/// them (the caller holds the parameters): a bf16 computation on f32 parameters keeps
+/// only the bf16 values it computed, not a bf16 copy of every input.
+#[test]
+fn casts_of_parameters_are_recomputed_not_saved() {
+    let m = module(
+        "func @f(%x: f32[64], %w: f32[64]) -> (f32[]) {
+  %xb: bf16[64] = convert[dtype=bf16](%x)
+  %wb: bf16[64] = convert[dtype=bf16](%w)
+  %a: bf16[64] = mul(%xb, %wb)
+  %b: bf16[64] = tanh(%a)
+  %s: bf16[] = reduce_sum[axes=[0]](%b)
+  %o: f32[] = convert[dtype=f32](%s)
+  return %o
+}
+",
+    );
+    let residuals = cost_with_residuals(&m, &Wrt::Default).unwrap().residuals.unwrap();
+    // tanh's output; the casts of x and w come back from the parameters.
+    assert_eq!(ferrax_transform::residual_bytes_by_dtype(&residuals), vec![(ferrax_ir::DType::BF16, 128)]);
+}

@@ -20,7 +20,7 @@ mod remat;
 mod scan;
 
 use crate::linear::copy_eqn;
-use ferrax_ir::prim::{ControlOp, LinalgOp};
+use ferrax_ir::prim::{ControlOp, LinalgOp, UnaryOp};
 use ferrax_ir::prim::{Prim, RematPolicy, ScanParams};
 use ferrax_ir::{Emitter, Eqn, Func, MAX_NESTING, Module, Type, Value};
 use std::cell::RefCell;
@@ -33,6 +33,10 @@ use std::sync::Arc;
 pub(crate) enum Save<'a> {
     /// Every known value except constants (plain reverse mode).
     All,
+    /// As `All`, and the entry's casts of its own parameters are recomputed too: the
+    /// caller holds the parameter anyway, so a mixed-precision step does not keep a
+    /// 16-bit copy of every weight and input for the backward pass.
+    Entry,
     /// The inputs of a `remat` region, and the values its policy names.
     Policy(&'a RematPolicy),
 }
@@ -41,7 +45,7 @@ impl Save<'_> {
     /// True when the output of `eqn` may be saved (it is recomputed otherwise).
     fn saves(&self, eqn: &Eqn) -> bool {
         match self {
-            Save::All | Save::Policy(RematPolicy::Offload) => true,
+            Save::All | Save::Entry | Save::Policy(RematPolicy::Offload) => true,
             Save::Policy(RematPolicy::Nothing) => false,
             Save::Policy(RematPolicy::Dots) => matches!(eqn.prim, Prim::Linalg(LinalgOp::DotGeneral(_))),
             Save::Policy(RematPolicy::Names(names)) => {
@@ -109,7 +113,11 @@ pub(crate) fn split(func: Func, unknown: &[bool], needed: &[bool], save: Save) -
         }
         match def[v.index()] {
             Some(i) if recompute[i] => {}
-            Some(i) if func.eqns[i].inputs.is_empty() || !save.saves(&func.eqns[i]) => {
+            Some(i)
+                if func.eqns[i].inputs.is_empty()
+                    || !save.saves(&func.eqns[i])
+                    || (matches!(save, Save::Entry) && casts_a_parameter(&func.eqns[i], &def)) =>
+            {
                 recompute[i] = true;
                 queue.extend(func.eqns[i].inputs.iter().copied());
             }
@@ -121,6 +129,12 @@ pub(crate) fn split(func: Func, unknown: &[bool], needed: &[bool], save: Save) -
     }
     let recomputed = (0..func.eqns.len()).filter(|&i| recompute[i]).collect();
     Split { func, known, recomputed, linear, residuals }
+}
+
+/// `eqn` is a `convert` of a parameter (a value no equation defines).
+fn casts_a_parameter(eqn: &Eqn, def: &[Option<usize>]) -> bool {
+    matches!(eqn.prim, Prim::Unary(UnaryOp::Convert { .. }))
+        && matches!(eqn.inputs[..], [x] if def.get(x.index()).is_some_and(Option::is_none))
 }
 
 /// A parameter of a body Func built from a [`Split`].
