@@ -17,14 +17,16 @@ func @f(%c0: f64[2], %xs: f64[5,2]) -> (f64[2]) {
 ;   %11: f64[4,2] = reshape[shape=[4,2]](%10)
 ;   %12: f64[] = constant[value=0.0]()
 ;   %13: f64[5,2] = pad[low=[0,0], high=[1,0], interior=[0,0]](%11, %12)
-;   %14: f64[2], %15: f64[1,2], %16: f64[1,2] = scan[body=@step_jvp_scan_known, length=1, num_consts=0, num_carry=1, reverse=true, checkpoint=none](%0, %3)
-;   %17: f64[2], %18: f64[1,2] = scan[body=@step_jvp_scan_linear_transpose, length=1, num_consts=0, num_carry=1, reverse=false, checkpoint=none](%9, %15, %3, %16)
-;   %19: f64[1,2] = slice[start=[4,0], limit=[5,2], strides=[1,1]](%13)
-;   %20: f64[1,2] = add(%19, %18)
-;   %21: i32[] = constant[value=4]()
-;   %22: i32[] = constant[value=0]()
-;   %23: f64[5,2] = dynamic_update_slice(%13, %20, %21, %22)
-;   return %7, %17, %23
+;   %14: f64[1,2] = name[name="remat.recompute"](%3)
+;   %15: f64[2] = name[name="remat.recompute"](%0)
+;   %16: f64[2], %17: f64[1,2], %18: f64[1,2] = scan[body=@step_jvp_scan_known, length=1, num_consts=0, num_carry=1, reverse=true, checkpoint=none](%15, %14)
+;   %19: f64[2], %20: f64[1,2] = scan[body=@step_jvp_scan_linear_transpose, length=1, num_consts=0, num_carry=1, reverse=false, checkpoint=none](%9, %17, %14, %18)
+;   %21: f64[1,2] = slice[start=[4,0], limit=[5,2], strides=[1,1]](%13)
+;   %22: f64[1,2] = add(%21, %20)
+;   %23: i32[] = constant[value=4]()
+;   %24: i32[] = constant[value=0]()
+;   %25: f64[5,2] = dynamic_update_slice(%13, %22, %23, %24)
+;   return %7, %19, %25
 ; }
 ;
 ; func @step_jvp_scan_known_pruned(%0: f64[2], %1: f64[2]) -> (f64[2]) {
@@ -39,9 +41,11 @@ func @f(%c0: f64[2], %xs: f64[5,2]) -> (f64[2]) {
 ; }
 ;
 ; func @step_jvp_scan_segment_linear_transpose(%0: f64[2], %1: f64[2,2], %2: f64[2]) -> (f64[2], f64[2,2]) {
-;   %3: f64[2], %4: f64[2,2], %5: f64[2,2] = scan[body=@step_jvp_scan_known_2, length=2, num_consts=0, num_carry=1, reverse=true, checkpoint=none](%2, %1)
-;   %6: f64[2], %7: f64[2,2] = scan[body=@step_jvp_scan_linear_2_transpose, length=2, num_consts=0, num_carry=1, reverse=false, checkpoint=none](%0, %4, %1, %5)
-;   return %6, %7
+;   %3: f64[2,2] = name[name="remat.recompute"](%1)
+;   %4: f64[2] = name[name="remat.recompute"](%2)
+;   %5: f64[2], %6: f64[2,2], %7: f64[2,2] = scan[body=@step_jvp_scan_known_2, length=2, num_consts=0, num_carry=1, reverse=true, checkpoint=none](%4, %3)
+;   %8: f64[2], %9: f64[2,2] = scan[body=@step_jvp_scan_linear_2_transpose, length=2, num_consts=0, num_carry=1, reverse=false, checkpoint=none](%0, %6, %3, %7)
+;   return %8, %9
 ; }
 ;
 ; func @step_jvp_scan_known(%0: f64[2], %1: f64[2]) -> (f64[2], f64[2], f64[2]) {

@@ -175,3 +175,33 @@ fn the_backward_pass_frees_each_cotangent_at_its_layer() {
     let residual = BATCH * WIDTH * 4;
     assert!(ws <= (LAYERS + 4) * residual, "workspace {ws} bytes for {LAYERS} layers of {residual}-byte residuals");
 }
+
+/// Under `jit`, a `remat` region's recomputation stays a recomputation: the backward
+/// pass reads its saved inputs through a guard, so the optimiser's common-subexpression
+/// elimination cannot merge the recomputed values with the forward pass's (which kept
+/// every forward value alive, as if there were no checkpoint).
+#[test]
+fn checkpointing_saves_memory_under_jit() {
+    let sine = |remat: bool| {
+        move |p: Vec<Tensor>| {
+            let layer = |(h, w): (Tensor, Tensor)| h.matmul(&w).sin().sin();
+            let mut h = p[0].clone();
+            for w in &p[1..] {
+                h = if remat { checkpoint(layer).apply(&(h, w.clone())) } else { layer((h, w.clone())) };
+            }
+            (&h * &h).sum_all()
+        }
+    };
+    let ws = |remat: bool| {
+        let text = make_ir(grad(sine(remat)), &types()).unwrap();
+        jit_module(&ferrax::ir::parse(&text).unwrap()).unwrap().workspace_bytes()
+    };
+    let (plain, remat) = (ws(false), ws(true));
+    let residual = BATCH * WIDTH * 4;
+    // Each layer saves its input, sin(h W) and cos... three values without the
+    // checkpoint, its input alone with it.
+    assert!(remat + LAYERS * residual <= plain, "workspace {remat} bytes with checkpoints vs {plain} without");
+    let args = args();
+    let bits_of = |remat: bool| bits(&jit_with(grad(sine(remat)), JitOptions::default()).call(&args).unwrap());
+    assert_eq!(bits_of(true), bits_of(false));
+}

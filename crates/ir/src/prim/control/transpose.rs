@@ -31,7 +31,11 @@ pub(crate) fn transpose(
     cts: &[Option<crate::Value>],
 ) -> Result<Vec<Option<crate::Value>>, String> {
     match op {
-        ControlOp::Call { func } | ControlOp::Remat { func, .. } => cx.transpose_into(em, func, inputs, cts),
+        ControlOp::Call { func } => cx.transpose_into(em, func, inputs, cts),
+        ControlOp::Remat { func, .. } => {
+            let guarded = guard_recomputation(em, cx, func, inputs)?;
+            cx.transpose_into(em, func, &guarded, cts)
+        }
         ControlOp::Cond { branches } => transpose_cond(em, cx, branches, inputs, cts),
         ControlOp::Scan(params) => transpose_scan(em, cx, params, inputs, cts),
         ControlOp::CustomVjp { func, fwd, bwd } => transpose_custom_vjp(em, cx, [func, fwd, bwd], inputs, cts),
@@ -42,6 +46,48 @@ pub(crate) fn transpose(
             Err("custom_jvp is not linear (reverse mode replaces it by its jvp rule)".into())
         }
     }
+}
+
+/// The tag of the identity [`guard_recomputation`] puts between a saved value and the
+/// backward pass's recomputation from it.
+pub const RECOMPUTE_TAG: &str = "remat.recompute";
+
+/// `inputs` of a `remat` region's linear body, each residual that the recomputation
+/// (the body's equations that read no linear value, `reload`s aside) reads first passed through
+/// `name[name="remat.recompute"]`. The recomputed equations then read values the
+/// forward pass never computed, so common-subexpression elimination cannot merge them
+/// with the forward pass's own (which would keep the forward values alive until the
+/// backward pass and undo the checkpoint), as JAX's `optimization_barrier` does.
+fn guard_recomputation(
+    em: &mut crate::Emitter,
+    cx: &mut dyn crate::prim::ad::TransposeContext,
+    func: &str,
+    inputs: &[crate::prim::ad::LinearIn],
+) -> Result<Vec<crate::prim::ad::LinearIn>, String> {
+    use crate::prim::ad::LinearIn;
+    let body = cx.module().func(func).ok_or_else(|| format!("no Func @{func}"))?;
+    let mut linear = vec![false; body.value_types.len()];
+    for (p, input) in body.params.iter().zip(inputs) {
+        linear[p.index()] = input.is_linear();
+    }
+    let mut recomputed_reads = vec![false; body.value_types.len()];
+    for e in &body.eqns {
+        if e.inputs.iter().any(|v| linear[v.index()]) {
+            e.outputs.iter().for_each(|o| linear[o.index()] = true);
+        } else if !matches!(e.prim, crate::Prim::Memory(_)) {
+            // A reload brings a value back (an offloaded one must reach it unguarded).
+            e.inputs.iter().for_each(|v| recomputed_reads[v.index()] = true);
+        }
+    }
+    let guard = crate::Prim::Name { name: RECOMPUTE_TAG.to_string() };
+    let mut out = Vec::with_capacity(inputs.len());
+    for (p, input) in body.params.iter().zip(inputs) {
+        out.push(match input {
+            LinearIn::Residual(v) if recomputed_reads[p.index()] => LinearIn::Residual(em.op(guard.clone(), &[*v])?),
+            other => other.clone(),
+        });
+    }
+    Ok(out)
 }
 
 /// The transpose rule of a linear `scan`: a scan in the opposite direction over the
