@@ -8,7 +8,7 @@ func @f(%x: f32[4,8], %w: f32[8,6], %b: f32[6]) -> (f32[4,6]) {
 }
 ; fuse:
 ; func @f(%0: f32[4,8], %1: f32[8,6], %2: f32[6]) -> (f32[4,6]) {
-;   %3: f32[4,6] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[]](%0, %1)
+;   %3: f32[4,6] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[], preferred=none](%0, %1)
 ;   %4: f32[4,6] = call[func=@f_k0](%2, %3)
 ;   return %4
 ; }

@@ -9,7 +9,7 @@ func @f(%x: f32[8,4], %w: f32[8,6]) -> (f32[6,4]) {
 }
 ; fuse:
 ; func @f(%0: f32[8,4], %1: f32[8,6]) -> (f32[6,4]) {
-;   %2: f32[6,4] = dot_general[lhs_contract=[0], rhs_contract=[0], lhs_batch=[], rhs_batch=[]](%1, %0)
+;   %2: f32[6,4] = dot_general[lhs_contract=[0], rhs_contract=[0], lhs_batch=[], rhs_batch=[], preferred=none](%1, %0)
 ;   return %2
 ; }
 ; launches: 1

@@ -12,7 +12,7 @@ func @f(%x: f32[4,8], %w: f32[8,2]) -> (f32[4], f32[4,2]) {
 ; fuse:
 ; func @f(%0: f32[4,8], %1: f32[8,2]) -> (f32[4], f32[4,2]) {
 ;   %2: f32[4,8], %3: f32[4] = call[func=@f_k0](%0)
-;   %4: f32[4,2] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[]](%2, %1)
+;   %4: f32[4,2] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[], preferred=none](%2, %1)
 ;   return %3, %4
 ; }
 ;

@@ -51,9 +51,9 @@ func @f(%x: f32[2,3], %y: f32[3]) -> (f32[2], f32[2,3]) {
 ;   %34: f32[2,3] = sin(%32)
 ;   %35: f32[2,3] = cos(%32)
 ;   %36: f32[2,3] = mul(%33, %35)
-;   %37: f32[2] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[]](%28, %1)
-;   %38: f32[2] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[]](%31, %1)
-;   %39: f32[2] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[]](%28, %3)
+;   %37: f32[2] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[], preferred=none](%28, %1)
+;   %38: f32[2] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[], preferred=none](%31, %1)
+;   %39: f32[2] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[], preferred=none](%28, %3)
 ;   %40: f32[2] = add(%38, %39)
 ;   return %37, %34, %40, %36
 ; }

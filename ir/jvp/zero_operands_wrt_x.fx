@@ -64,7 +64,7 @@ func @f(%x: f64[2,3], %y: f64[2,3], %b: f64[3,2,4], %c: f64[2,4,3], %k: i32[]) -
 ;   %39: f64[2,3] = select(%32, %38, %7)
 ;   %40: f64[2,3] = mul(%5, %39)
 ;   %41: f64[2,3] = add(%37, %40)
-;   %42: f64[2,3,3] = dot_general[lhs_contract=[2], rhs_contract=[1], lhs_batch=[1], rhs_batch=[0]](%2, %3)
+;   %42: f64[2,3,3] = dot_general[lhs_contract=[2], rhs_contract=[1], lhs_batch=[1], rhs_batch=[0], preferred=none](%2, %3)
 ;   %43: f64[2,3,3] = constant[value=0.0]()
 ;   return %6, %9, %12, %15, %23, %28, %30, %42, %8, %10, %13, %19, %24, %29, %41, %43
 ; }

@@ -53,8 +53,8 @@ func @f(%x: f64[2,3], %y: f64[2,3], %b: f64[3,2,4], %c: f64[2,4,3], %k: i32[]) -
 ;   %29: i32[2] = constant[value=[1,0]]()
 ;   %30: f64[3,2] = scatter_add[axis=1, batch_dims=0](%28, %29, %28)
 ;   %31: f64[2,3] = max(%0, %0)
-;   %32: f64[2,3,3] = dot_general[lhs_contract=[2], rhs_contract=[1], lhs_batch=[1], rhs_batch=[0]](%2, %3)
-;   %33: f64[2,3,3] = dot_general[lhs_contract=[2], rhs_contract=[1], lhs_batch=[1], rhs_batch=[0]](%2, %6)
+;   %32: f64[2,3,3] = dot_general[lhs_contract=[2], rhs_contract=[1], lhs_batch=[1], rhs_batch=[0], preferred=none](%2, %3)
+;   %33: f64[2,3,3] = dot_general[lhs_contract=[2], rhs_contract=[1], lhs_batch=[1], rhs_batch=[0], preferred=none](%2, %6)
 ;   %34: f64[3,2] = constant[value=0.0]()
 ;   return %7, %10, %13, %16, %25, %30, %31, %32, %9, %11, %14, %22, %27, %34, %8, %33
 ; }

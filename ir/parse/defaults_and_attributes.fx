@@ -13,7 +13,7 @@ func @f(%x: f32[4,6], %w: f32[6,3], %i: i32[]) -> (f32[4,3], f32[2,2], f32[6,8],
 }
 ; print:
 ; func @f(%0: f32[4,6], %1: f32[6,3], %2: i32[]) -> (f32[4,3], f32[2,2], f32[6,8], i32[4]) {
-;   %3: f32[4,3] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[]](%0, %1)
+;   %3: f32[4,3] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[], preferred=none](%0, %1)
 ;   %4: f32[2,2] = slice[start=[2,1], limit=[4,3], strides=[1,1]](%3)
 ;   %5: f32[] = constant[value=0.0]()
 ;   %6: f32[6,8] = pad[low=[1,-1], high=[1,3], interior=[0,0]](%0, %5)

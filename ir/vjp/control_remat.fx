@@ -8,20 +8,20 @@ func @f(%x: f64[2], %w: f64[2,2]) -> (f64[]) {
 }
 ; vjp:
 ; func @f_vjp(%0: f64[2], %1: f64[2,2], %2: f64[]) -> (f64[], f64[2], f64[2,2]) {
-;   %3: f64[2] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[]](%1, %0)
+;   %3: f64[2] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[], preferred=none](%1, %0)
 ;   %4: f64[2] = tanh(%3)
 ;   %5: f64[] = reduce_sum[axes=[0]](%4)
 ;   %6: f64[2] = broadcast_in_dim[shape=[2], dims=[]](%2)
 ;   %7: f64[2] = name[name="remat.recompute"](%0)
 ;   %8: f64[2,2] = name[name="remat.recompute"](%1)
-;   %9: f64[2] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[]](%8, %7)
+;   %9: f64[2] = dot_general[lhs_contract=[1], rhs_contract=[0], lhs_batch=[], rhs_batch=[], preferred=none](%8, %7)
 ;   %10: f64[2] = tanh(%9)
 ;   %11: f64[2] = constant[value=1.0]()
 ;   %12: f64[2] = mul(%10, %10)
 ;   %13: f64[2] = sub(%11, %12)
 ;   %14: f64[2] = mul(%6, %13)
-;   %15: f64[2] = dot_general[lhs_contract=[0], rhs_contract=[0], lhs_batch=[], rhs_batch=[]](%14, %8)
-;   %16: f64[2,2] = dot_general[lhs_contract=[], rhs_contract=[], lhs_batch=[], rhs_batch=[]](%14, %7)
+;   %15: f64[2] = dot_general[lhs_contract=[0], rhs_contract=[0], lhs_batch=[], rhs_batch=[], preferred=none](%14, %8)
+;   %16: f64[2,2] = dot_general[lhs_contract=[], rhs_contract=[], lhs_batch=[], rhs_batch=[], preferred=none](%14, %7)
 ;   return %5, %15, %16
 ; }
 

@@ -53,7 +53,7 @@ func @f(%x: f64[2,3], %y: f64[2,3], %b: f64[3,2,4], %c: f64[2,4,3], %k: i32[]) -
 ;   %35: f64[2,3] = select(%30, %34, %14)
 ;   %36: f64[2,3] = select(%30, %32, %33)
 ;   %37: f64[2,3] = select(%31, %36, %14)
-;   %38: f64[2,3,3] = dot_general[lhs_contract=[2], rhs_contract=[1], lhs_batch=[1], rhs_batch=[0]](%2, %3)
+;   %38: f64[2,3,3] = dot_general[lhs_contract=[2], rhs_contract=[1], lhs_batch=[1], rhs_batch=[0], preferred=none](%2, %3)
 ;   %39: i32[] = constant[value=0]()
 ;   %40: i32[2] = constant[value=[1,0]]()
 ;   %41: f64[2,3] = mul(%11, %37)

@@ -7,7 +7,7 @@ func @mv(%a: f64[2,3], %v: f64[3]) -> (f64[2]) {
 ; axis_size: 3
 ; vmap:
 ; func @mv_vmap(%0: f64[2,3], %1: f64[3,3]) -> (f64[3,2]) {
-;   %2: f64[2,3] = dot_general[lhs_contract=[1], rhs_contract=[1], lhs_batch=[], rhs_batch=[]](%0, %1)
+;   %2: f64[2,3] = dot_general[lhs_contract=[1], rhs_contract=[1], lhs_batch=[], rhs_batch=[], preferred=none](%0, %1)
 ;   %3: f64[3,2] = transpose[perm=[1,0]](%2)
 ;   return %3
 ; }

@@ -364,6 +364,7 @@ pub fn all_primitives() -> Vec<Prim> {
             rhs_contract: vec![],
             lhs_batch: vec![],
             rhs_batch: vec![],
+            preferred: None,
         })),
         Prim::Random(RandomOp::RandomBits { shape: Shape::new() }),
         Prim::Memory(MemoryOp::Offload),

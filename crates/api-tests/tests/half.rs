@@ -96,3 +96,47 @@ fn random_numbers_come_in_16_bit_dtypes() {
         assert!((var - 1.0).abs() < 0.1, "{dtype}: variance {var}");
     }
 }
+
+/// `matmul_preferred(.., F32)` on 16-bit operands (JAX's `preferred_element_type`):
+/// the f32 accumulation itself, where `matmul` rounds it to 16 bits; its derivatives in
+/// both modes against f64 finite differences, the operands' cotangents in their own
+/// dtype; the JIT against the interpreter; vmap against a loop.
+#[test]
+fn matmul_with_a_preferred_f32_result_keeps_the_accumulation() {
+    let (a, b) = ([1.0, 0.5, -0.25, 2.0, 0.75, -1.5], [0.125, -1.0, 3.0, 0.5, -0.75, 1.25]);
+    for (cast, eps) in [(bf16s as fn(&[f64]) -> Array, f64::from(bf16::EPSILON)), (f16s, f64::from(f16::EPSILON))] {
+        let shape = |x: Array, s: &[usize]| Array::new(s.to_vec(), x.data().clone()).unwrap();
+        let (a16, b16) = (shape(cast(&a), &[2, 3]), shape(cast(&b), &[3, 2]));
+        let f = |(x, y): (Tensor, Tensor)| x.matmul_preferred(&y, DType::F32);
+        let out = eval(f, &(a16.clone(), b16.clone())).unwrap();
+        assert_eq!(out.dtype(), DType::F32);
+        // The exact products of the 16-bit values, summed in f32: exact here.
+        let (a64, b64) = (a16.to_f64_vec(), b16.to_f64_vec());
+        let want: Vec<f64> =
+            (0..4).map(|ij| (0..3).map(|k| a64[(ij / 2) * 3 + k] * b64[k * 2 + ij % 2]).sum()).collect();
+        assert_eq!(out.to_f64_vec(), want);
+        let compiled = jit(f).call(&(a16.clone(), b16.clone())).unwrap();
+        assert_eq!(compiled.dtype(), DType::F32);
+        norm_close(&compiled.to_f64_vec(), &want, 4.0 * f64::from(f32::EPSILON));
+        // Reverse mode: d/dA sum(A B) = 1 Bᵀ, in A's dtype.
+        let loss = |(x, y): (Tensor, Tensor)| (x.matmul_preferred(&y, DType::F32) * 1.5).sum_all();
+        let (ga, gb) = grad(loss).call(&(a16.clone(), b16.clone())).unwrap();
+        assert_eq!((ga.dtype(), gb.dtype()), (a16.dtype(), b16.dtype()));
+        let ga_want: Vec<f64> = (0..6).map(|ik| 1.5 * (b64[(ik % 3) * 2] + b64[(ik % 3) * 2 + 1])).collect();
+        let gb_want: Vec<f64> = (0..6).map(|kj| 1.5 * (a64[kj / 2] + a64[3 + kj / 2])).collect();
+        norm_close(&ga.to_f64_vec(), &ga_want, 2.0 * eps);
+        norm_close(&gb.to_f64_vec(), &gb_want, 2.0 * eps);
+        // Forward mode: the tangent is f32, dot(tA, B) + dot(A, tB).
+        let (_, t) = ferrax::jvp(f, &(a16.clone(), b16.clone()), &(a16.clone(), b16.clone())).unwrap();
+        assert_eq!(t.dtype(), DType::F32);
+        norm_close(&t.to_f64_vec(), &want.iter().map(|w| 2.0 * w).collect::<Vec<_>>(), 4.0 * eps);
+        // Batched over a leading axis of A, against a loop.
+        let stacked = Array::new(vec![2, 1, 3], a16.data().clone()).unwrap();
+        let per_row = vmap(|(x, y): (Tensor, Tensor)| x.matmul_preferred(&y, DType::F32))
+            .in_axes(&[Some(0), None])
+            .call::<_, Tensor>(&(stacked, b16.clone()))
+            .unwrap();
+        assert_eq!(per_row.dtype(), DType::F32);
+        assert_eq!(per_row.to_f64_vec(), want);
+    }
+}

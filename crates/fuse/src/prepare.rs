@@ -112,6 +112,7 @@ pub(crate) fn fold_dot_transposes(func: &Func) -> Func {
             rhs_contract: dims.lhs_contract.clone(),
             lhs_batch: dims.rhs_batch.clone(),
             rhs_batch: dims.lhs_batch.clone(),
+            preferred: dims.preferred,
         };
         let t_out = out.eqns[i].outputs[0];
         let mut eqn = out.eqns[d].clone();

@@ -313,6 +313,8 @@ pub trait AttrVisitor {
     fn bool_or(&mut self, name: &'static str, v: &mut bool, default: bool) -> Result<(), String>;
     /// A dtype; `default` when omitted (required when `None`).
     fn dtype(&mut self, name: &'static str, v: &mut DType, default: Option<DType>) -> Result<(), String>;
+    /// A dtype or `none` (the default).
+    fn opt_dtype(&mut self, name: &'static str, v: &mut Option<DType>) -> Result<(), String>;
     /// A required string.
     fn string(&mut self, name: &'static str, v: &mut String) -> Result<(), String>;
     /// A value written as a string (`Display`/`FromStr`), `default` when omitted.
@@ -373,6 +375,9 @@ impl AttrVisitor for AttrWriter {
     fn dtype(&mut self, name: &'static str, v: &mut DType, _: Option<DType>) -> Result<(), String> {
         self.put(name, AttrValue::DType(*v))
     }
+    fn opt_dtype(&mut self, name: &'static str, v: &mut Option<DType>) -> Result<(), String> {
+        self.put(name, v.map_or(AttrValue::None, AttrValue::DType))
+    }
     fn string(&mut self, name: &'static str, v: &mut String) -> Result<(), String> {
         self.put(name, AttrValue::Str(v.clone()))
     }
@@ -431,6 +436,14 @@ impl AttrVisitor for AttrReader<'_> {
     }
     fn dtype(&mut self, name: &'static str, v: &mut DType, default: Option<DType>) -> Result<(), String> {
         *v = AttrReader::dtype(self, name, default)?;
+        Ok(())
+    }
+    fn opt_dtype(&mut self, name: &'static str, v: &mut Option<DType>) -> Result<(), String> {
+        *v = match self.take_opt(name) {
+            None | Some(AttrValue::None) => None,
+            Some(AttrValue::DType(d)) => Some(d),
+            Some(other) => return Err(self.wrong(name, "a dtype or none", &other)),
+        };
         Ok(())
     }
     fn string(&mut self, name: &'static str, v: &mut String) -> Result<(), String> {

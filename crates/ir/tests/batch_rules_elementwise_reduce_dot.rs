@@ -321,6 +321,7 @@ fn dot(lhs_contract: &[usize], rhs_contract: &[usize], lhs_batch: &[usize], rhs_
         rhs_contract: rhs_contract.to_vec(),
         lhs_batch: lhs_batch.to_vec(),
         rhs_batch: rhs_batch.to_vec(),
+        preferred: None,
     }))
 }
 
@@ -375,7 +376,7 @@ fn matvec_over_a_batch_of_vectors_is_one_dot_general() {
     let (func, _) = emitted(&matvec, &[matrix.clone(), vector.clone()], &[None, Some(0)], 5);
     let want = "\
 func @batched(%0: f32[4,3], %1: f32[5,3]) -> (f32[4,5]) {
-  %2: f32[4,5] = dot_general[lhs_contract=[1], rhs_contract=[1], lhs_batch=[], rhs_batch=[]](%0, %1)
+  %2: f32[4,5] = dot_general[lhs_contract=[1], rhs_contract=[1], lhs_batch=[], rhs_batch=[], preferred=none](%0, %1)
   return %2
 }";
     assert_eq!(print_func(&func, &PrintOptions::default()).trim_end(), want);

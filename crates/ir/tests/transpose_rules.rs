@@ -424,6 +424,7 @@ fn dot_general(lhs_contract: &[usize], rhs_contract: &[usize], lhs_batch: &[usiz
         rhs_contract: rhs_contract.to_vec(),
         lhs_batch: lhs_batch.to_vec(),
         rhs_batch: rhs_batch.to_vec(),
+        preferred: None,
     }))
 }
 

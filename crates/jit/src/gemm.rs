@@ -336,7 +336,13 @@ mod tests {
     use ferrax_ir::{DType, Type};
 
     fn dims(lc: &[usize], rc: &[usize], lb: &[usize], rb: &[usize]) -> DotDims {
-        DotDims { lhs_contract: lc.to_vec(), rhs_contract: rc.to_vec(), lhs_batch: lb.to_vec(), rhs_batch: rb.to_vec() }
+        DotDims {
+            lhs_contract: lc.to_vec(),
+            rhs_contract: rc.to_vec(),
+            lhs_batch: lb.to_vec(),
+            rhs_batch: rb.to_vec(),
+            preferred: None,
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! parameters and results, converted on the way in and out, so callers pass and get
 //! the 16-bit arrays and the kernels read and write 16-bit memory there.
 
-use ferrax_ir::prim::{Flops, ShapeOp};
+use ferrax_ir::prim::{Flops, LinalgOp, ShapeOp};
 use ferrax_ir::{Array, DType, Eqn, Func, Module, Prim, Type, Value};
 use std::collections::HashMap;
 
@@ -63,6 +63,14 @@ fn legalize_func(f: &Func, keep_signature: bool) -> Func {
             prim if prim.convert_dtype().is_some() => converts_to_half,
             Prim::Shape(ShapeOp::Iota { dtype, .. }) if dtype.is_half() => {
                 *dtype = DType::F32;
+                true
+            }
+            // The operands are f32 now: a 16-bit `preferred` is the f32 product, rounded
+            // like any other 16-bit result below.
+            Prim::Linalg(LinalgOp::DotGeneral(dims)) => {
+                if dims.preferred.is_some_and(DType::is_half) {
+                    dims.preferred = None;
+                }
                 true
             }
             Prim::Shape(ShapeOp::Constant { value, .. }) => {

@@ -221,6 +221,7 @@ fn every_dot_general_layout_matches_the_interpreter() {
                 rhs_contract: rc.to_vec(),
                 lhs_batch: lb.to_vec(),
                 rhs_batch: rb.to_vec(),
+                preferred: None,
             };
             let batch: Vec<usize> = lb.iter().map(|&a| ls[a]).collect();
             let mut out: Vec<usize> = batch;

@@ -23,16 +23,29 @@ impl Tensor {
     /// leading (batch) axes broadcast. Operands are promoted to a common dtype.
     #[track_caller]
     pub fn matmul(&self, rhs: &Tensor) -> Tensor {
-        let location = Location::caller();
-        if let Err(message) = check_operands("matmul", self, rhs) {
-            return fail(location, message, Type::scalar(promote(self.dtype(), rhs.dtype())));
-        }
-        let (lhs, rhs) = promote_pair(self, rhs, location);
-        if lhs.rank() > 2 && rhs.rank() > 2 {
-            batched_matmul(&lhs, &rhs, location)
-        } else {
-            contract_last(&lhs, &rhs, location)
-        }
+        matmul_at(self, rhs, None, Location::caller())
+    }
+
+    /// [`Tensor::matmul`] returning `dtype` (JAX's `preferred_element_type`): on bf16 or
+    /// f16 operands, `DType::F32` gives the product's f32 accumulation itself instead
+    /// of rounding it to 16 bits (the operands' own dtype changes nothing; anything
+    /// else is an error at this call). Reverse mode rounds the operands' cotangents
+    /// back to their dtype.
+    ///
+    /// ```
+    /// use ferrax::ir::array::bf16;
+    /// use ferrax::{Array, DType, Tensor};
+    /// let a = Array::from([1.0, 2f32.powi(-9), 2f32.powi(-9)].map(bf16::from_f32).to_vec());
+    /// let ones = Array::from(vec![bf16::ONE; 3]);
+    /// let f = |(a, b): (Tensor, Tensor)| a.matmul_preferred(&b, DType::F32);
+    /// let exact = ferrax::eval(f, &(a.clone(), ones.clone())).unwrap();
+    /// assert_eq!(exact.to_f64_vec(), vec![1.0 + 2f64.powi(-8)]);
+    /// let rounded = ferrax::eval(|(a, b): (Tensor, Tensor)| a.matmul(&b), &(a, ones)).unwrap();
+    /// assert_eq!(rounded.to_f64_vec(), vec![1.0]); // 1 + 2^-8 rounds to even in bf16
+    /// ```
+    #[track_caller]
+    pub fn matmul_preferred(&self, rhs: &Tensor, dtype: DType) -> Tensor {
+        matmul_at(self, rhs, Some(dtype), Location::caller())
     }
 
     /// NumPy's `dot`: the inner product of vectors, the matrix product of matrices, and
@@ -48,7 +61,20 @@ impl Tensor {
             return fail(location, message, Type::scalar(promote(self.dtype(), rhs.dtype())));
         }
         let (lhs, rhs) = promote_pair(self, rhs, location);
-        dot_general_at(&lhs, &rhs, last(&lhs), matrix_row_axis(&rhs), location)
+        dot_general_at(&lhs, &rhs, (last(&lhs), matrix_row_axis(&rhs)), None, location)
+    }
+}
+
+/// `matmul` with an optional result dtype.
+fn matmul_at(lhs: &Tensor, rhs: &Tensor, preferred: Option<DType>, location: &'static Location<'static>) -> Tensor {
+    if let Err(message) = check_operands("matmul", lhs, rhs) {
+        return fail(location, message, Type::scalar(preferred.unwrap_or(promote(lhs.dtype(), rhs.dtype()))));
+    }
+    let (lhs, rhs) = promote_pair(lhs, rhs, location);
+    if lhs.rank() > 2 && rhs.rank() > 2 {
+        batched_matmul(&lhs, &rhs, preferred, location)
+    } else {
+        contract_last(&lhs, &rhs, preferred, location)
     }
 }
 
@@ -99,8 +125,8 @@ fn matrix_row_axis(x: &Tensor) -> usize {
 /// `matmul` when at most one side has batch axes: contract the last axis of `lhs`
 /// with the row axis of `rhs`; if the batch axes came with `rhs`, move the lhs rows
 /// behind them.
-fn contract_last(lhs: &Tensor, rhs: &Tensor, location: &'static Location<'static>) -> Tensor {
-    let product = dot_general_at(lhs, rhs, last(lhs), matrix_row_axis(rhs), location);
+fn contract_last(lhs: &Tensor, rhs: &Tensor, preferred: Option<DType>, location: &'static Location<'static>) -> Tensor {
+    let product = dot_general_at(lhs, rhs, (last(lhs), matrix_row_axis(rhs)), preferred, location);
     if lhs.rank() != 2 || rhs.rank() <= 2 {
         return product;
     }
@@ -113,7 +139,12 @@ fn contract_last(lhs: &Tensor, rhs: &Tensor, location: &'static Location<'static
 
 /// `matmul` of two stacks of matrices: the batch axes broadcast, then one
 /// `dot_general` with batch dimensions.
-fn batched_matmul(lhs: &Tensor, rhs: &Tensor, location: &'static Location<'static>) -> Tensor {
+fn batched_matmul(
+    lhs: &Tensor,
+    rhs: &Tensor,
+    preferred: Option<DType>,
+    location: &'static Location<'static>,
+) -> Tensor {
     let batch = batch_shape(lhs, rhs).unwrap_or_default();
     let with_batch = |x: &Tensor| {
         let mut shape = batch.clone();
@@ -128,13 +159,21 @@ fn batched_matmul(lhs: &Tensor, rhs: &Tensor, location: &'static Location<'stati
         rhs_contract: vec![n_batch],
         lhs_batch: (0..n_batch).collect(),
         rhs_batch: (0..n_batch).collect(),
+        preferred,
     };
     emit_dot(&lhs, &rhs, dims, location)
 }
 
 /// A `dot_general` contracting axis `l` of `lhs` with axis `r` of `rhs`, no batch.
-fn dot_general_at(lhs: &Tensor, rhs: &Tensor, l: usize, r: usize, location: &'static Location<'static>) -> Tensor {
-    let dims = DotDims { lhs_contract: vec![l], rhs_contract: vec![r], lhs_batch: vec![], rhs_batch: vec![] };
+fn dot_general_at(
+    lhs: &Tensor,
+    rhs: &Tensor,
+    (l, r): (usize, usize),
+    preferred: Option<DType>,
+    location: &'static Location<'static>,
+) -> Tensor {
+    let dims =
+        DotDims { lhs_contract: vec![l], rhs_contract: vec![r], lhs_batch: vec![], rhs_batch: vec![], preferred };
     emit_dot(lhs, rhs, dims, location)
 }
 
@@ -144,6 +183,6 @@ fn emit_dot(lhs: &Tensor, rhs: &Tensor, dims: DotDims, location: &'static Locati
     let mut shape: Shape = dims.lhs_batch.iter().map(|&a| dim(lhs, a)).collect();
     shape.extend(dims.lhs_free(lhs.rank()).into_iter().map(|a| dim(lhs, a)));
     shape.extend(dims.rhs_free(rhs.rank()).into_iter().map(|a| dim(rhs, a)));
-    let ty = Type { dtype: lhs.dtype(), shape };
+    let ty = Type { dtype: dims.preferred.unwrap_or(lhs.dtype()), shape };
     emit1(Prim::Linalg(LinalgOp::DotGeneral(dims)), &[lhs, rhs], location, ty)
 }

@@ -9,7 +9,7 @@ use crate::Type;
 use crate::attr::AttrVisitor;
 use crate::emit::add_optional;
 use crate::{Emitter, Prim, Value};
-use ferrax_array::{Array, Data, Shape};
+use ferrax_array::{Array, DType, Data, Shape};
 
 /// The dimension numbers of a `dot_general`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -22,6 +22,10 @@ pub struct DotDims {
     pub lhs_batch: Vec<usize>,
     /// Batch axes of the rhs, paired with `lhs_batch`.
     pub rhs_batch: Vec<usize>,
+    /// The result's dtype when it is not the operands' (JAX's `preferred_element_type`):
+    /// `f32` for bf16/f16 operands returns the f32 accumulation itself instead of
+    /// rounding it to 16 bits. `None`, or the operands' dtype, changes nothing.
+    pub preferred: Option<DType>,
 }
 
 impl DotDims {
@@ -76,7 +80,23 @@ pub(crate) fn infer_dot_general(dims: &DotDims, inputs: &[Type]) -> Result<Vec<T
     let mut shape: Shape = dims.lhs_batch.iter().map(|&a| lhs.shape[a]).collect();
     shape.extend(dims.lhs_free(lhs.rank()).into_iter().map(|a| lhs.shape[a]));
     shape.extend(dims.rhs_free(rhs.rank()).into_iter().map(|a| rhs.shape[a]));
-    Ok(vec![Type { dtype: lhs.dtype, shape }])
+    Ok(vec![Type { dtype: result_dtype(dims, lhs.dtype)?, shape }])
+}
+
+/// The result dtype of a `dot_general` on `operand` elements: `preferred` when given
+/// (the operands' own dtype, or f32 for 16-bit float operands), else the operands'.
+pub fn result_dtype(dims: &DotDims, operand: DType) -> Result<DType, String> {
+    match dims.preferred {
+        None => Ok(operand),
+        Some(p) if p == operand || (operand.is_half() && p == DType::F32) => Ok(p),
+        Some(p) if operand.is_half() => {
+            Err(format!("dot_general: preferred={p} is not supported for {operand} operands (none, {operand} or f32)"))
+        }
+        Some(p) => Err(format!(
+            "dot_general: preferred={p} is not supported for {operand} operands (none or {operand}; f32 only for \
+             bf16/f16 operands)"
+        )),
+    }
 }
 
 /// The type rule of a linear-algebra op.
@@ -98,7 +118,11 @@ pub(crate) fn infer(op: &LinalgOp, inputs: &[Type]) -> Result<Vec<Type>, String>
 /// `[batch, contract, free]` (rhs) layouts, so the loops run over contiguous rows.
 pub(crate) fn eval_dot_general(dims: &DotDims, lhs: &Array, rhs: &Array) -> Result<Array, String> {
     let types = [Type::new(lhs.dtype(), lhs.shape()), Type::new(rhs.dtype(), rhs.shape())];
-    let out_type = infer_dot_general(dims, &types)?.remove(0);
+    // The interpreter hands 16-bit operands over widened to f32 and rounds a 16-bit
+    // result itself, so the product is computed in the operands' dtype here, whatever
+    // `preferred` says.
+    let plain = DotDims { preferred: None, ..dims.clone() };
+    let out_type = infer_dot_general(&plain, &types)?.remove(0);
     let plan = DotPlan::new(dims, lhs.shape(), rhs.shape());
     let data = match (lhs.data(), rhs.data()) {
         (Data::F32(a), Data::F32(b)) => Data::F32(plan.run(a, b)),
@@ -281,6 +305,7 @@ pub(crate) fn transpose_dot_general(
                 residual_free: dims.rhs_free(rhs_rank),
                 // The cotangent's axes: batch, lhs free, rhs free.
                 ct_residual_free_start: dims.lhs_batch.len() + dims.lhs_free(lhs_ty.rank()).len(),
+                linear_dtype: lhs_ty.dtype,
             };
             Ok(vec![Some(side.emit(em, ct, *rhs)?), None])
         }
@@ -298,6 +323,7 @@ pub(crate) fn transpose_dot_general(
                 residual_free: dims.lhs_free(lhs_rank),
                 // The cotangent's axes: batch, lhs free, rhs free.
                 ct_residual_free_start: dims.lhs_batch.len(),
+                linear_dtype: rhs_ty.dtype,
             };
             Ok(vec![None, Some(side.emit(em, ct, *lhs)?)])
         }
@@ -321,11 +347,23 @@ struct Side<'d> {
     residual_free: Vec<usize>,
     /// The cotangent axis of the residual operand's first free axis (the others follow).
     ct_residual_free_start: usize,
+    /// The linear operand's dtype (the cotangent's may be wider: `preferred`).
+    linear_dtype: DType,
 }
 
 impl Side<'_> {
     /// Emits the linear operand's cotangent: `dot_general(ct, residual)` and a transpose.
     fn emit(&self, em: &mut Emitter, ct: Value, residual: Value) -> Result<Value, String> {
+        // With `preferred`, the cotangent is wider than the operands: the product runs
+        // in its dtype and the operand's cotangent is rounded back to the operand's.
+        let ct_dtype = em.ty(ct).dtype;
+        let residual = if em.ty(residual).dtype == ct_dtype { residual } else { em.convert(residual, ct_dtype)? };
+        let product = self.product(em, ct, residual)?;
+        if ct_dtype == self.linear_dtype { Ok(product) } else { em.convert(product, self.linear_dtype) }
+    }
+
+    /// `dot_general(ct, residual)` (operands of one dtype) and a transpose.
+    fn product(&self, em: &mut Emitter, ct: Value, residual: Value) -> Result<Value, String> {
         let n_batch = self.linear_batch.len();
         let ct_free = self.ct_residual_free_start..self.ct_residual_free_start + self.residual_free.len();
         let dims = DotDims {
@@ -333,6 +371,7 @@ impl Side<'_> {
             rhs_contract: self.residual_free.clone(),
             lhs_batch: (0..n_batch).collect(),
             rhs_batch: self.residual_batch.to_vec(),
+            preferred: None,
         };
         let product = em.op(crate::Prim::Linalg(crate::prim::LinalgOp::DotGeneral(dims)), &[ct, residual])?;
         // Which linear-operand axis each axis of the product is: the batch axes, the
@@ -407,6 +446,7 @@ pub(crate) fn batch_dot_general(
         rhs_contract: shift_axes(&dims_spec.rhs_contract, rhs_dim),
         lhs_batch: shift_axes(&dims_spec.lhs_batch, lhs_dim),
         rhs_batch: shift_axes(&dims_spec.rhs_batch, rhs_dim),
+        preferred: dims_spec.preferred,
     };
     let n_batch = dims_spec.lhs_batch.len();
     let out_dim = match (lhs_dim, rhs_dim) {
@@ -473,6 +513,7 @@ impl LinalgOp {
                 rhs_contract: vec![],
                 lhs_batch: vec![],
                 rhs_batch: vec![],
+                preferred: None,
             })),
             _ => None,
         }
@@ -485,7 +526,8 @@ impl LinalgOp {
                 v.usizes("lhs_contract", &mut d.lhs_contract, None)?;
                 v.usizes("rhs_contract", &mut d.rhs_contract, None)?;
                 v.usizes("lhs_batch", &mut d.lhs_batch, Some(vec![]))?;
-                v.usizes("rhs_batch", &mut d.rhs_batch, Some(vec![]))
+                v.usizes("rhs_batch", &mut d.rhs_batch, Some(vec![]))?;
+                v.opt_dtype("preferred", &mut d.preferred)
             }
         }
     }

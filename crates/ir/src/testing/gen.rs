@@ -388,9 +388,21 @@ impl Gen {
         let last = ty.rank() - 1;
         let y = self.any_value(func, |t| *t == ty)?;
         let dims = if ty.rank() >= 2 && self.rng.chance(50) {
-            DotDims { lhs_contract: vec![last], rhs_contract: vec![last], lhs_batch: vec![0], rhs_batch: vec![0] }
+            DotDims {
+                lhs_contract: vec![last],
+                rhs_contract: vec![last],
+                lhs_batch: vec![0],
+                rhs_batch: vec![0],
+                preferred: None,
+            }
         } else {
-            DotDims { lhs_contract: vec![last], rhs_contract: vec![last], lhs_batch: vec![], rhs_batch: vec![] }
+            DotDims {
+                lhs_contract: vec![last],
+                rhs_contract: vec![last],
+                lhs_batch: vec![],
+                rhs_batch: vec![],
+                preferred: None,
+            }
         };
         self.emit(func, Prim::Linalg(LinalgOp::DotGeneral(dims)), &[x, y]).map(|_| ())
     }

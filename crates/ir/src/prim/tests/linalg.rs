@@ -9,6 +9,7 @@ fn dims(lhs_contract: &[usize], rhs_contract: &[usize], lhs_batch: &[usize], rhs
         rhs_contract: rhs_contract.to_vec(),
         lhs_batch: lhs_batch.to_vec(),
         rhs_batch: rhs_batch.to_vec(),
+        preferred: None,
     }
 }
 
