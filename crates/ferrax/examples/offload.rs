@@ -10,7 +10,9 @@
 //!
 //! - `plain`: reverse mode keeps every forward value in memory;
 //! - `remat`: `checkpoint` with the default policy keeps only each layer's input and
-//!   recomputes the rest in the backward pass;
+//!   recomputes the rest in the backward pass (here that saves nothing: a tanh layer's
+//!   backward pass needs only its output, which is the next layer's input anyway, so
+//!   the recomputation is pure cost: the baseline for what offloading does instead);
 //! - `offload`: keeps everything, in the spill file.
 //!
 //! It prints each run's peak RSS (and what it was before the first step, once the data
