@@ -462,3 +462,33 @@ fn jacobians_past_the_limits_are_refused_before_building() {
         }
     }
 }
+
+/// A `dot_general` with an empty operand whose other axes are huge (a fuzz find: the
+/// JIT's GEMM plan listed the offsets of 4·10^9 rows of no elements and the allocation
+/// aborted the process): the interpreter and the JIT give the empty or all-zero result.
+#[test]
+fn products_of_empty_operands_with_huge_axes_are_zero_or_empty() {
+    let cases = [
+        ("f32[2,0,4000000000]", "f32[3]", "f32[2,0,4000000000,3]", "[]", "[]"),
+        ("f32[0,4000000000]", "f32[4000000000,0]", "f32[0,0]", "[1]", "[0]"),
+        ("f32[3,0]", "f32[0,2]", "f32[3,2]", "[1]", "[0]"),
+    ];
+    for (a, b, out, lc, rc) in cases {
+        let text = format!(
+            "func @f(%a: {a}, %b: {b}) -> ({out}) {{\n  %c: {out} = dot_general[lhs_contract={lc}, \
+             rhs_contract={rc}](%a, %b)\n  return %c\n}}\n"
+        );
+        let m = parse(&text).unwrap();
+        verify(&m).unwrap();
+        let ty = |s: &str| ferrax_ir::parse(&format!("func @t(%x: {s}) -> ({s}) {{\n  return %x\n}}\n")).unwrap();
+        let zeros = |s: &str| {
+            let t = ty(s).entry().unwrap().param_types()[0].clone();
+            Array::zeros(t.dtype, &t.shape, &Default::default()).unwrap()
+        };
+        let args = [zeros(a), zeros(b)];
+        let want = eval_entry(&m, &args, &EvalOptions::default()).unwrap();
+        assert!(want[0].to_f64_vec().iter().all(|&x| x == 0.0), "{text}");
+        let got = compile(&m, &JitOptions::default()).unwrap().call(&args).unwrap();
+        same_bits(&got, &want).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    }
+}

@@ -123,6 +123,11 @@ pub(crate) fn eval_dot_general(dims: &DotDims, lhs: &Array, rhs: &Array) -> Resu
     // `preferred` says.
     let plain = DotDims { preferred: None, ..dims.clone() };
     let out_type = infer_dot_general(&plain, &types)?.remove(0);
+    if lhs.is_empty() || rhs.is_empty() {
+        // Sums over nothing (or no result at all); the other axes' sizes may be huge.
+        let n = out_type.element_count().ok_or("dot_general: the result is too large")?;
+        return array(&out_type.shape, Data::zeros(out_type.dtype, n));
+    }
     let plan = DotPlan::new(dims, lhs.shape(), rhs.shape());
     let data = match (lhs.data(), rhs.data()) {
         (Data::F32(a), Data::F32(b)) => Data::F32(plan.run(a, b)),

@@ -352,6 +352,14 @@ impl Builder<'_> {
     fn step(&mut self, at: &At, scratch: &mut Scratch) -> Result<Step, Error> {
         match &at.eqn.prim {
             Prim::Control(op) => self.control_step(at, op, scratch),
+            // An operand without elements gives an empty or all-zero product, which the
+            // interpreter's rule computes; the GEMM plan would list the index sets of the
+            // other axes, which may be huge even though no element exists.
+            Prim::Linalg(LinalgOp::DotGeneral(_))
+                if (0..2).any(|k| at.in_ty(k).element_count().is_none_or(|n| n == 0)) =>
+            {
+                opaque_step(at, &at.eqn.prim)
+            }
             Prim::Linalg(LinalgOp::DotGeneral(dims)) => gemm_step(at, dims, scratch),
             Prim::Unary(_)
             | Prim::Name { .. }
