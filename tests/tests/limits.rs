@@ -492,3 +492,18 @@ fn products_of_empty_operands_with_huge_axes_are_zero_or_empty() {
         same_bits(&got, &want).unwrap_or_else(|e| panic!("{e}\n{text}"));
     }
 }
+
+/// A contraction over more indices than the GEMM plan lists (a fuzz find: compiling
+/// allocated 32 GB of offsets for a declared 2^32-element axis group) is a compile
+/// error naming it, not an abort.
+#[test]
+fn a_gemm_too_large_to_plan_is_a_compile_error() {
+    let text = "func @f(%a: f32[1,300000000], %b: f32[300000000,1]) -> (f32[1,1]) {
+  %c: f32[1,1] = dot_general[lhs_contract=[1], rhs_contract=[0]](%a, %b)
+  return %c
+}
+";
+    let m = parse(text).unwrap();
+    let err = compile(&m, &JitOptions::default()).err().expect("refused").to_string();
+    assert!(err.contains("too many to plan") && err.contains("f32[1,300000000]"), "{err}");
+}

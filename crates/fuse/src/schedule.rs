@@ -111,92 +111,122 @@ const MAX_CONE_WORK: usize = 1 << 22;
 /// allocates (the last read of an operand). In reverse mode the last layer's gradient
 /// needs the fewest nodes, the first input's the most: walking the other way would
 /// compute every cotangent first and keep each alive until its weight's gradient.
+/// Linear in the program (apart from the bounded cone sizes).
 fn launch_order(g: &Graph) -> Vec<Node> {
-    let mut roots: Vec<(usize, usize, Node)> = Vec::new();
+    let mut walk = Walk::new(g);
+    let mut seen = vec![false; walk.nodes.len()];
+    let mut roots: Vec<(usize, usize, usize)> = Vec::new();
     for &r in &g.func.results {
-        if let (Some(d), Some(node)) = (g.p.defs[r.index()], g.provider(r))
-            && !roots.iter().any(|&(_, _, n)| n == node)
+        if let (Some(d), Some(i)) = (g.p.defs[r.index()], walk.producer[r.index()])
+            && !std::mem::replace(&mut seen[i], true)
         {
-            roots.push((0, d, node));
+            roots.push((0, d, i));
         }
     }
-    if roots.len().saturating_mul(g.func.eqns.len()) <= MAX_CONE_WORK {
+    if roots.len().saturating_mul(walk.nodes.len()) <= MAX_CONE_WORK {
         for root in &mut roots {
-            root.0 = cone_size(g, root.2);
+            root.0 = walk.cone_size(root.2);
         }
     }
     roots.sort_by_key(|&(cone, d, _)| (cone, d));
-    let mut walk = Walk::new(g);
     for &(_, _, start) in &roots {
         walk.dfs(start);
     }
-    walk.order
+    walk.order.iter().map(|&i| walk.nodes[i]).collect()
 }
 
-/// The number of nodes `root` needs, itself included.
-fn cone_size(g: &Graph, root: Node) -> usize {
-    let mut seen = std::collections::HashSet::from([root]);
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        for v in g.inputs(n) {
-            if let Some(pred) = g.provider(v)
-                && seen.insert(pred)
-            {
-                stack.push(pred);
-            }
-        }
-    }
-    seen.len()
-}
-
-/// The state of [`launch_order`].
+/// The state of [`launch_order`]: the graph with its nodes numbered, each node's
+/// distinct operands and its results, and the walk so far.
 struct Walk<'g, 'a> {
     g: &'g Graph<'a>,
-    order: Vec<Node>,
-    /// On the stack or emitted.
-    visited: std::collections::HashSet<Node>,
-    emitted: std::collections::HashSet<Node>,
-    /// The nodes reading each value, by value index.
-    consumers: Vec<Vec<Node>>,
+    nodes: Vec<Node>,
+    /// Each node's distinct operands and its results.
+    inputs: Vec<Vec<Value>>,
+    outputs: Vec<Vec<Value>>,
+    /// The node computing each value (by value index; `None` for a parameter).
+    producer: Vec<Option<usize>>,
+    /// The nodes reading each value, each once, by value index.
+    consumers: Vec<Vec<usize>>,
     /// Readers not yet emitted, plus one for a result of the Func (never freed).
     remaining: Vec<usize>,
+    /// Producers of each node's operands not yet emitted (each counted once).
+    pending: Vec<usize>,
+    /// On the stack or emitted.
+    visited: Vec<bool>,
+    order: Vec<usize>,
 }
 
 impl<'g, 'a> Walk<'g, 'a> {
     fn new(g: &'g Graph<'a>) -> Walk<'g, 'a> {
-        let n = g.func.value_types.len();
-        let mut consumers: Vec<Vec<Node>> = vec![Vec::new(); n];
-        for node in g.nodes() {
-            for v in g.inputs(node) {
-                if !consumers[v.index()].contains(&node) {
-                    consumers[v.index()].push(node);
+        let nodes = g.nodes();
+        let index: HashMap<Node, usize> = nodes.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+        let n_values = g.func.value_types.len();
+        let mut producer = vec![None; n_values];
+        let outputs: Vec<Vec<Value>> = nodes.iter().map(|&n| g.outputs(n)).collect();
+        for (i, outs) in outputs.iter().enumerate() {
+            outs.iter().for_each(|o| producer[o.index()] = Some(i));
+        }
+        let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n_values];
+        let mut pending = vec![0usize; nodes.len()];
+        let mut inputs = Vec::with_capacity(nodes.len());
+        for (i, &node) in nodes.iter().enumerate() {
+            let mut ins = g.inputs(node);
+            ins.sort_unstable_by_key(|v| v.index());
+            ins.dedup();
+            let mut producers: Vec<usize> = Vec::new();
+            for &v in &ins {
+                consumers[v.index()].push(i);
+                // A value read by an equation before its node exists (never in a
+                // verified Func) counts as a parameter.
+                if let Some(p) = g.provider(v).and_then(|p| index.get(&p).copied()) {
+                    producers.push(p);
                 }
             }
+            producers.sort_unstable();
+            producers.dedup();
+            pending[i] = producers.len();
+            inputs.push(ins);
         }
         let mut remaining: Vec<usize> = consumers.iter().map(Vec::len).collect();
         g.func.results.iter().for_each(|r| remaining[r.index()] += 1);
-        let set = std::collections::HashSet::new;
-        Walk { g, order: Vec::new(), visited: set(), emitted: set(), consumers, remaining }
+        let visited = vec![false; nodes.len()];
+        Walk { g, nodes, inputs, outputs, producer, consumers, remaining, pending, visited, order: Vec::new() }
+    }
+
+    /// The number of nodes `root` needs, itself included.
+    fn cone_size(&self, root: usize) -> usize {
+        let mut seen = vec![false; self.nodes.len()];
+        seen[root] = true;
+        let (mut stack, mut count) = (vec![root], 1);
+        while let Some(n) = stack.pop() {
+            for v in &self.inputs[n] {
+                if let Some(p) = self.producer[v.index()]
+                    && !std::mem::replace(&mut seen[p], true)
+                {
+                    count += 1;
+                    stack.push(p);
+                }
+            }
+        }
+        count
     }
 
     /// Emits `start` after its producers, depth-first.
-    fn dfs(&mut self, start: Node) {
-        if !self.visited.insert(start) {
+    fn dfs(&mut self, start: usize) {
+        if std::mem::replace(&mut self.visited[start], true) {
             return;
         }
-        let mut stack: Vec<(Node, Vec<Value>, usize)> = vec![(start, self.g.inputs(start), 0)];
-        while let Some((node, ins, next)) = stack.last_mut() {
-            if *next < ins.len() {
-                let v = ins[*next];
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        while let Some((node, next)) = stack.last_mut() {
+            let node = *node;
+            if let Some(&v) = self.inputs[node].get(*next) {
                 *next += 1;
-                if let Some(pred) = self.g.provider(v)
-                    && self.visited.insert(pred)
+                if let Some(p) = self.producer[v.index()]
+                    && !std::mem::replace(&mut self.visited[p], true)
                 {
-                    let pred_inputs = self.g.inputs(pred);
-                    stack.push((pred, pred_inputs, 0));
+                    stack.push((p, 0));
                 }
             } else {
-                let node = *node;
                 stack.pop();
                 self.emit(node);
             }
@@ -204,51 +234,52 @@ impl<'g, 'a> Walk<'g, 'a> {
     }
 
     /// Appends `node`, then every node it makes ready that frees memory, transitively.
-    fn emit(&mut self, node: Node) {
+    /// A node is looked at when its last producer is emitted or when it becomes the last
+    /// reader of one of its operands, so the walk is linear in the graph.
+    fn emit(&mut self, node: usize) {
         let mut work = vec![node];
         while let Some(node) = work.pop() {
             self.order.push(node);
-            self.emitted.insert(node);
-            let mut inputs = self.g.inputs(node);
-            inputs.sort_unstable_by_key(|v| v.index());
-            inputs.dedup();
-            let mut candidates: Vec<Node> = Vec::new();
-            for u in inputs {
-                self.remaining[u.index()] = self.remaining[u.index()].saturating_sub(1);
-                candidates.extend(self.consumers[u.index()].iter().copied());
+            let mut candidates: Vec<usize> = Vec::new();
+            for k in 0..self.inputs[node].len() {
+                let u = self.inputs[node][k].index();
+                self.remaining[u] = self.remaining[u].saturating_sub(1);
+                if self.remaining[u] == 1 {
+                    candidates.extend(self.consumers[u].iter().copied().filter(|&c| !self.visited[c]));
+                }
             }
-            for v in self.g.outputs(node) {
-                candidates.extend(self.consumers[v.index()].iter().copied());
+            let mut readers: Vec<usize> =
+                self.outputs[node].iter().flat_map(|v| self.consumers[v.index()].iter().copied()).collect();
+            readers.sort_unstable();
+            readers.dedup();
+            for c in readers {
+                self.pending[c] = self.pending[c].saturating_sub(1);
+                candidates.push(c);
             }
             for c in candidates {
-                if !self.visited.contains(&c) && self.ready(c) && self.frees_memory(c) {
-                    self.visited.insert(c);
+                if !self.visited[c] && self.pending[c] == 0 && self.frees_memory(c) {
+                    self.visited[c] = true;
                     work.push(c);
                 }
             }
         }
     }
 
-    /// Every operand of `c` is computed (or a parameter).
-    fn ready(&self, c: Node) -> bool {
-        self.g.inputs(c).iter().all(|&u| self.g.provider(u).is_none_or(|p| self.emitted.contains(&p)))
-    }
-
     /// `c` reads some computed value last, and frees at least the bytes it allocates.
     /// Never a memory primitive: a `reload` waits for its reader, and `offload`s are
     /// placed by [`offloads_early`].
-    fn frees_memory(&self, c: Node) -> bool {
-        if let Node::Launch(e) = c
+    fn frees_memory(&self, c: usize) -> bool {
+        if let Node::Launch(e) = self.nodes[c]
             && matches!(self.g.func.eqns[e].prim, Prim::Memory(_))
         {
             return false;
         }
-        let mut inputs = self.g.inputs(c);
-        inputs.sort_unstable_by_key(|v| v.index());
-        inputs.dedup();
-        let freed: Vec<Value> =
-            inputs.into_iter().filter(|&u| self.remaining[u.index()] == 1 && self.g.provider(u).is_some()).collect();
-        !freed.is_empty() && self.g.bytes(&self.g.outputs(c)) <= self.g.bytes(&freed)
+        let freed: Vec<Value> = self.inputs[c]
+            .iter()
+            .copied()
+            .filter(|&u| self.remaining[u.index()] == 1 && self.producer[u.index()].is_some())
+            .collect();
+        !freed.is_empty() && self.g.bytes(&self.outputs[c]) <= self.g.bytes(&freed)
     }
 }
 

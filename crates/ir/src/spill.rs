@@ -1,11 +1,15 @@
 //! Spill files: where offloaded values wait between the forward and the backward pass.
 //!
 //! A run (of the interpreter or of a JIT executable) that reaches an `offload` creates
-//! one spill file in its spill directory, appends each offloaded value's bytes to it and
-//! reads them back at `reload`. The file belongs to the run: [`SpillFile`] removes it
-//! when dropped, so it is gone when the call returns, whether it succeeded, failed or
-//! unwound. Values are written as their elements' native bytes and read back unchanged,
-//! so an offloaded value is bit-identical after its round trip.
+//! one spill file in its spill directory, writes each offloaded value's bytes to it and
+//! reads them back at `reload`. Each `offload` equation has one place in the file, taken
+//! at its first write and overwritten when it runs again (a loop body offloading at every
+//! step reuses it: its previous value is dead by then, since an offloaded value never
+//! leaves the run of the Func that made it). The file belongs to the run: on Unix it is
+//! unlinked as soon as it is created (mode 0600), so no other process sees it and it
+//! disappears with the run even if the process is killed; elsewhere [`SpillFile`]
+//! removes it when dropped. Values are written as their elements' native bytes and read
+//! back unchanged, so an offloaded value is bit-identical after its round trip.
 //!
 //! The directory is the caller's choice (`EvalOptions::spill_dir`, the JIT's
 //! `JitOptions::spill_dir`); without one, `FERRAX_SPILL_DIR` if set, else the system's
@@ -51,15 +55,24 @@ impl SpillFile {
         loop {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
             let path = dir.join(format!("ferrax-spill-{}-{n}.bin", std::process::id()));
-            match OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
-                Ok(file) => return Ok(SpillFile { path, file, len: 0 }),
+            let mut options = OpenOptions::new();
+            options.read(true).write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            match options.open(&path) {
+                Ok(file) => {
+                    // The open handle keeps the data; the name is not needed (Unix).
+                    #[cfg(unix)]
+                    let _ = std::fs::remove_file(&path);
+                    return Ok(SpillFile { path, file, len: 0 });
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(format!("cannot create a spill file in {}: {e}", dir.display())),
             }
         }
     }
 
-    /// The file's path (it exists until the `SpillFile` is dropped).
+    /// The file's path (already unlinked on Unix).
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -89,12 +102,34 @@ impl SpillFile {
         self.file.read_exact(buf).map_err(|e| self.io_error("read", e))
     }
 
+    /// Overwrites the bytes at `offset` (inside what was written before).
+    pub fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<(), String> {
+        let end = offset.checked_add(bytes.len() as u64).filter(|&e| e <= self.len);
+        end.ok_or_else(|| format!("spill file {}: a write past its end", self.path.display()))?;
+        self.file.seek(SeekFrom::Start(offset)).map_err(|e| self.io_error("seek in", e))?;
+        self.file.write_all(bytes).map_err(|e| self.io_error("write", e))
+    }
+
     /// Appends the elements of `a` (native byte order); returns their offset.
     pub fn append_array(&mut self, a: &Array) -> Result<u64, String> {
-        let offset = self.len;
+        self.write_array(None, a)
+    }
+
+    /// Writes the elements of `a` (native byte order) at `offset`, over a value of the
+    /// same type written there before, or appended when `offset` is `None`; returns
+    /// where they start.
+    pub fn write_array(&mut self, offset: Option<u64>, a: &Array) -> Result<u64, String> {
+        let start = offset.unwrap_or(self.len);
+        let mut at = start;
         let mut staged = Vec::with_capacity(CHUNK.min(a.byte_len() as usize));
-        let flush = |staged: &mut Vec<u8>, this: &mut SpillFile| -> Result<(), String> {
-            this.append(staged)?;
+        let mut flush = |staged: &mut Vec<u8>, this: &mut SpillFile| -> Result<(), String> {
+            match offset {
+                Some(_) => this.write_at(at, staged)?,
+                None => {
+                    this.append(staged)?;
+                }
+            }
+            at += staged.len() as u64;
             staged.clear();
             Ok(())
         };
@@ -117,7 +152,7 @@ impl SpillFile {
             Data::F16(v) => each!(v, |x: &f16| x.to_bits().to_ne_bytes()),
         }
         flush(&mut staged, self)?;
-        Ok(offset)
+        Ok(start)
     }
 
     /// Reads back an array of type `ty` appended at `offset` by [`SpillFile::append_array`].
@@ -181,7 +216,14 @@ mod tests {
             let mut spill = SpillFile::create(&dir).unwrap();
             path = spill.path().to_path_buf();
             let offsets: Vec<u64> = arrays.iter().map(|a| spill.append_array(a).unwrap()).collect();
-            assert!(path.exists());
+            // Unlinked at once where the system allows it.
+            assert_eq!(path.exists(), !cfg!(unix));
+            // Overwriting a value in place leaves the others alone.
+            let again = Array::from_f32(&[3], vec![7.0, 8.0, 9.0]).unwrap();
+            assert_eq!(spill.write_array(Some(offsets[0]), &again).unwrap(), offsets[0]);
+            let back = spill.read_array(offsets[0], &Type::new(again.dtype(), again.shape())).unwrap();
+            assert_eq!(back.to_f64_vec(), vec![7.0, 8.0, 9.0]);
+            spill.write_array(Some(offsets[0]), &arrays[0]).unwrap();
             for (a, off) in arrays.iter().zip(offsets).rev() {
                 let ty = Type::new(a.dtype(), a.shape());
                 let back = spill.read_array(off, &ty).unwrap();

@@ -330,7 +330,7 @@ impl Executable {
             active: vec![false; self.plan.programs.len()],
             options: EvalOptions { budget: self.budget, fuel: None, spill_dir: self.spill_dir.clone() },
             spill: None,
-            spilled: vec![0; self.plan.spill_slots],
+            spilled: vec![None; self.plan.spill_slots],
         };
         // SAFETY: by the caller's contract; the workspace is ours alone during the call.
         let result = unsafe { run.program(0, ins, outs) };

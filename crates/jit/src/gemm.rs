@@ -123,11 +123,32 @@ fn side(ty: &Type, batch: &[usize], rows: &[usize], cols: &[usize]) -> Side {
     }
 }
 
+/// The most indices of one axis group (batch, rows, columns or contraction) of a
+/// GEMM operand: 2^28, a 2 GiB offset table.
+pub(crate) const MAX_GROUP_INDICES: usize = 1 << 28;
+
 impl Gemm {
     /// Plans `dot_general[dims](lhs, rhs) -> out`.
     pub(crate) fn new(dims: &DotDims, lhs: &Type, rhs: &Type, out: &Type) -> Result<Gemm, String> {
         if lhs.dtype != rhs.dtype || lhs.dtype != out.dtype || lhs.dtype == DType::Bool {
             return Err(format!("jit: dot_general of {lhs} and {rhs} into {out} is not supported"));
+        }
+        // The plan lists the offset of every index of each axis group (8 bytes each);
+        // refuse a group that would take more than the bound rather than abort
+        // allocating it (declared types are checked against the budget only later).
+        for (ty, groups) in [
+            (lhs, [&dims.lhs_batch[..], &dims.lhs_free(lhs.rank()), &dims.lhs_contract]),
+            (rhs, [&dims.rhs_batch[..], &dims.rhs_contract, &dims.rhs_free(rhs.rank())]),
+        ] {
+            for axes in groups {
+                let count = axes.iter().try_fold(1usize, |acc, &a| acc.checked_mul(*ty.shape.get(a)?));
+                if count.is_none_or(|c| c > MAX_GROUP_INDICES) {
+                    return Err(format!(
+                        "jit: dot_general of {lhs} and {rhs}: an axis group of {ty} has more than \
+                         {MAX_GROUP_INDICES} indices, too many to plan"
+                    ));
+                }
+            }
         }
         let l = side(lhs, &dims.lhs_batch, &dims.lhs_free(lhs.rank()), &dims.lhs_contract);
         let r = side(rhs, &dims.rhs_batch, &dims.rhs_contract, &dims.rhs_free(rhs.rank()));

@@ -64,6 +64,9 @@ pub(super) struct Interp<'m> {
     spill_dir: Option<std::path::PathBuf>,
     /// The run's spill file, created by the first `offload` (removed with the run).
     spill: Option<SpillFile>,
+    /// The place in the spill file of each `offload` equation (by Func index and
+    /// equation), taken at its first run and overwritten at the next ones.
+    spill_places: std::collections::HashMap<(usize, usize), u64>,
 }
 
 impl<'m> Interp<'m> {
@@ -79,6 +82,7 @@ impl<'m> Interp<'m> {
             plans: vec![None; module.funcs.len()],
             spill_dir: options.spill_dir.clone(),
             spill: None,
+            spill_places: std::collections::HashMap::new(),
         }
     }
 
@@ -147,7 +151,9 @@ impl<'m> Interp<'m> {
                 eqn.inputs.iter().map(|&v| self.fetch(at, &env, v)).collect::<Result<_, _>>()?;
             env.release(plan.last_inputs.get(i).map_or(&[][..], |v| v));
             let outputs: SmallVec<[Held<'a>; 2]> = match eqn.prim {
-                Prim::Memory(MemoryOp::Offload) => smallvec::smallvec![self.offload(at, func, eqn, &inputs)?],
+                Prim::Memory(MemoryOp::Offload) => {
+                    smallvec::smallvec![self.offload(at, (index, i), func, eqn, &inputs)?]
+                }
                 _ => self.eval_eqn(at, func, eqn, inputs)?.into_iter().map(Held::Val).collect(),
             };
             if outputs.len() != eqn.outputs.len() {
@@ -250,9 +256,18 @@ impl<'m> Interp<'m> {
         }
     }
 
-    /// `offload(x)`: appends `x` to the run's spill file (created on first use) and
-    /// keeps only where it is.
-    fn offload<'a>(&mut self, at: At<'_>, func: &Func, eqn: &Eqn, xs: &[Val<'a>]) -> Result<Held<'a>, Error> {
+    /// `offload(x)`: writes `x` to the place of equation `key` in the run's spill file
+    /// (created on first use) and keeps only where it is. The place is reused when the
+    /// equation runs again: an offloaded value never outlives the run of its Func (an
+    /// equation or a return reading it reads it back), and a Func is never re-entered.
+    fn offload<'a>(
+        &mut self,
+        at: At<'_>,
+        key: (usize, usize),
+        func: &Func,
+        eqn: &Eqn,
+        xs: &[Val<'a>],
+    ) -> Result<Held<'a>, Error> {
         let ([x], [out]) = (xs, &eqn.outputs[..]) else {
             return Err(at.err(crate::prim::arity(1, xs.len())));
         };
@@ -264,7 +279,9 @@ impl<'m> Interp<'m> {
                 slot.insert(SpillFile::create(&dir).map_err(|m| at.err(m))?)
             }
         };
-        let offset = spill.append_array(x.array()).map_err(|m| at.err(m))?;
+        let place = self.spill_places.get(&key).copied();
+        let offset = spill.write_array(place, x.array()).map_err(|m| at.err(m))?;
+        self.spill_places.insert(key, offset);
         Ok(Held::Spilled { offset, ty })
     }
 

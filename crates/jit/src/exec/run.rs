@@ -19,8 +19,8 @@ pub(crate) struct Run<'a> {
     pub options: EvalOptions,
     /// The call's spill file, created by the first offload step (removed with the run).
     pub spill: Option<SpillFile>,
-    /// Where each spill slot's latest value starts in the spill file.
-    pub spilled: Vec<u64>,
+    /// Where each spill slot's place starts in the spill file, once written.
+    pub spilled: Vec<Option<u64>>,
 }
 
 fn at(p: &Program, s: &StepAt, msg: impl Into<String>) -> Error {
@@ -129,13 +129,21 @@ impl Run<'_> {
                     Step::Scan(sc) => self.scan(p, s, sc, &frame)?,
                     Step::Offload { src, slot, bytes } => {
                         let data = std::slice::from_raw_parts(frame.ptr(*src), *bytes);
-                        self.spilled[*slot] =
-                            self.spill_file().and_then(|f| f.append(data)).map_err(|m| at(p, s, m))?;
+                        let place = self.spilled[*slot];
+                        let file = self.spill_file().map_err(|m| at(p, s, m))?;
+                        // A step that runs again (in a loop body) overwrites its place.
+                        let written = match place {
+                            Some(offset) => file.write_at(offset, data).map(|()| offset),
+                            None => file.append(data),
+                        };
+                        self.spilled[*slot] = Some(written.map_err(|m| at(p, s, m))?);
                     }
                     Step::Reload { slot, dst, bytes } => {
                         let data = std::slice::from_raw_parts_mut(frame.ptr(*dst), *bytes);
-                        let file = self.spill.as_mut().ok_or_else(|| at(p, s, "jit: reload before any offload"))?;
-                        file.read_at(self.spilled[*slot], data).map_err(|m| at(p, s, m))?;
+                        let missing = || at(p, s, "jit: reload of a value never offloaded");
+                        let offset = self.spilled[*slot].ok_or_else(missing)?;
+                        let file = self.spill.as_mut().ok_or_else(missing)?;
+                        file.read_at(offset, data).map_err(|m| at(p, s, m))?;
                     }
                     Step::Copy { src, dst, bytes } => copy(frame.ptr(*src), frame.ptr(*dst), *bytes),
                 }
