@@ -211,30 +211,29 @@ impl Step {
 /// The bytes per dtype of `func`'s parameters and of the values defined by step `at`
 /// and still live there (`last`: the last step using each value), in dtype order.
 fn live_by_dtype(func: &Func, last: &[Option<usize>], at: usize) -> Result<Vec<(ferrax_ir::DType, u64)>, Error> {
-    let mut totals: Vec<(ferrax_ir::DType, u64)> = Vec::new();
-    let mut add = |ty: &Type| -> Result<(), Error> {
-        let b = bytes(func, ty)?;
-        match totals.iter_mut().find(|(d, _)| *d == ty.dtype) {
-            Some((_, total)) => *total = total.saturating_add(b),
-            None => totals.push((ty.dtype, b)),
-        }
-        Ok(())
-    };
-    for &p in &func.params {
-        add(func.ty(p))?;
-    }
+    let mut live: Vec<&Type> = func.params.iter().map(|&p| func.ty(p)).collect();
     for (i, eqn) in func.eqns.iter().enumerate().take(at + 1) {
-        if eqn.prim == Prim::Memory(MemoryOp::Offload) {
-            continue;
+        if eqn.prim != Prim::Memory(MemoryOp::Offload) {
+            let alive = eqn.outputs.iter().filter(|o| last[o.index()].unwrap_or(i).max(i) >= at);
+            live.extend(alive.map(|&o| func.ty(o)));
         }
-        for &o in &eqn.outputs {
-            if last[o.index()].unwrap_or(i).max(i) >= at {
-                add(func.ty(o))?;
-            }
+    }
+    let sized: Vec<(ferrax_ir::DType, u64)> =
+        live.into_iter().map(|ty| Ok((ty.dtype, bytes(func, ty)?))).collect::<Result<_, Error>>()?;
+    Ok(tally(sized))
+}
+
+/// The bytes of `items` summed per dtype, in dtype order.
+fn tally(items: impl IntoIterator<Item = (ferrax_ir::DType, u64)>) -> Vec<(ferrax_ir::DType, u64)> {
+    let mut totals: Vec<(ferrax_ir::DType, u64)> = Vec::new();
+    for (dtype, b) in items {
+        match totals.iter_mut().find(|(d, _)| *d == dtype) {
+            Some((_, total)) => *total = total.saturating_add(b),
+            None => totals.push((dtype, b)),
         }
     }
     totals.sort_by_key(|(d, _)| *d);
-    Ok(totals)
+    totals
 }
 
 /// The bytes of a value of type `ty`, or an error naming `func`.
@@ -428,15 +427,7 @@ pub fn offloaded_bytes_by_dtype(residuals: &[Residual]) -> Vec<(ferrax_ir::DType
 }
 
 fn bytes_by_dtype<'r>(residuals: impl Iterator<Item = &'r Residual>) -> Vec<(ferrax_ir::DType, u64)> {
-    let mut totals: Vec<(ferrax_ir::DType, u64)> = Vec::new();
-    for r in residuals {
-        match totals.iter_mut().find(|(d, _)| *d == r.ty.dtype) {
-            Some((_, total)) => *total = total.saturating_add(r.bytes),
-            None => totals.push((r.ty.dtype, r.bytes)),
-        }
-    }
-    totals.sort_by_key(|(d, _)| *d);
-    totals
+    tally(residuals.map(|r| (r.ty.dtype, r.bytes)))
 }
 
 /// The residual section of the report: saved ones with their total, then recomputed ones.

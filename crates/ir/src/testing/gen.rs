@@ -387,23 +387,9 @@ impl Gen {
         let ty = func.ty(x).clone();
         let last = ty.rank() - 1;
         let y = self.any_value(func, |t| *t == ty)?;
-        let dims = if ty.rank() >= 2 && self.rng.chance(50) {
-            DotDims {
-                lhs_contract: vec![last],
-                rhs_contract: vec![last],
-                lhs_batch: vec![0],
-                rhs_batch: vec![0],
-                preferred: None,
-            }
-        } else {
-            DotDims {
-                lhs_contract: vec![last],
-                rhs_contract: vec![last],
-                lhs_batch: vec![],
-                rhs_batch: vec![],
-                preferred: None,
-            }
-        };
+        let batch = if ty.rank() >= 2 && self.rng.chance(50) { vec![0] } else { vec![] };
+        let (lhs_contract, rhs_contract) = (vec![last], vec![last]);
+        let dims = DotDims { lhs_contract, rhs_contract, lhs_batch: batch.clone(), rhs_batch: batch, preferred: None };
         self.emit(func, Prim::Linalg(LinalgOp::DotGeneral(dims)), &[x, y]).map(|_| ())
     }
 
