@@ -91,7 +91,8 @@
 //!   materialised buffers and its epilogue (bias, activation) is the next kernel. A
 //!   `transpose` of an operand folds into the dimension numbers, and a `transpose` of a
 //!   result that swaps the lhs-free and rhs-free groups swaps the operands (both exact;
-//!   see `lower`), so no copy kernel is made for them.
+//!   see `prepare`; a transpose first moves above single-use converts, which is where
+//!   a 16-bit program rounds the product), so no copy kernel is made for them.
 //! - **No cycles.** A join that would make two kernels depend on each other is refused.
 //!
 //! # The schedule

@@ -14,6 +14,13 @@
 //!   rhs-free group (each kept in order), becomes `dot_general(y, x)` with the dimension
 //!   numbers swapped.
 //!
+//! Before the folds, a `transpose` of a single-use `convert` moves above it:
+//! `transpose(convert(z))` becomes `convert(transpose(z))` (a conversion is per element,
+//! so it commutes with any permutation exactly). Reverse mode transposes a dot's result,
+//! and a 16-bit program, once computed in f32 by the JIT, rounds that result by a pair of
+//! converts in between; without the move the result fold would miss it and a strided
+//! transposing kernel would run over the whole product.
+//!
 //! And one more exact rewrite makes reverse-mode code fusible: a
 //! `dynamic_update_slice` whose start indices are constants (reverse mode writes a
 //! slice's cotangent into its operand's accumulator this way) becomes
@@ -50,19 +57,61 @@ pub(crate) fn lower_annotations(module: &Module) -> Result<Module, Error> {
     Ok(ferrax_transform::dce(&inlined))
 }
 
-/// `func` with the transposes around its `dot_general`s folded (module docs).
-pub(crate) fn fold_dot_transposes(func: &Func) -> Func {
+/// `func` with every `transpose` of a single-use `convert` moved above the convert
+/// (module docs). Walking backwards, a moved transpose is met again at its new place,
+/// so a chain of converts is crossed in one pass.
+fn hoist_transposes_over_converts(func: &Func) -> Func {
     let mut out = func.clone();
-    let defs = definers(&out);
-    let mut uses = vec![0usize; out.value_types.len()];
-    for eqn in &out.eqns {
+    let mut defs = definers(&out);
+    let uses = use_counts(&out);
+    for i in (0..out.eqns.len()).rev() {
+        let Prim::Shape(ShapeOp::Transpose { perm }) = &out.eqns[i].prim else { continue };
+        let perm = perm.clone();
+        let c = out.eqns[i].inputs[0];
+        let Some(d) = defs[c.index()] else { continue };
+        let Some(dtype) = out.eqns[d].prim.convert_dtype() else { continue };
+        if uses[c.index()] != 1 || out.eqns[d].inputs.len() != 1 {
+            continue;
+        }
+        let z = out.eqns[d].inputs[0];
+        let t = out.eqns[i].outputs[0];
+        let moved_ty = Type::new(out.ty(z).dtype, &out.ty(t).shape);
+        let moved = out.new_value(moved_ty);
+        defs.push(Some(d));
+        let transpose = Prim::Shape(ShapeOp::Transpose { perm });
+        let loc = out.eqns[i].loc.clone();
+        out.eqns[i] = Eqn {
+            prim: Prim::convert(dtype),
+            inputs: [moved].into_iter().collect(),
+            outputs: [t].into_iter().collect(),
+            loc,
+        };
+        let loc = out.eqns[d].loc.clone();
+        out.eqns[d] =
+            Eqn { prim: transpose, inputs: [z].into_iter().collect(), outputs: [moved].into_iter().collect(), loc };
+    }
+    out
+}
+
+/// How many equations (and results) read each value.
+fn use_counts(func: &Func) -> Vec<usize> {
+    let mut uses = vec![0usize; func.value_types.len()];
+    for eqn in &func.eqns {
         for v in &eqn.inputs {
             uses[v.index()] += 1;
         }
     }
-    for r in &out.results {
+    for r in &func.results {
         uses[r.index()] += 1;
     }
+    uses
+}
+
+/// `func` with the transposes around its `dot_general`s folded (module docs).
+pub(crate) fn fold_dot_transposes(func: &Func) -> Func {
+    let mut out = hoist_transposes_over_converts(func);
+    let defs = definers(&out);
+    let uses = use_counts(&out);
     // Operand folds.
     for i in 0..out.eqns.len() {
         let Prim::Linalg(LinalgOp::DotGeneral(dims)) = &out.eqns[i].prim else { continue };

@@ -16,8 +16,12 @@
 //! and a pairwise stack per output element; with SIMD off such kernels take the scalar
 //! loop nest instead ([`applies`]), which keeps the interpreter's order.
 //!
-//! Applies when the reduction is a `reduce_*` (not argmax/argmin), the innermost axis is
-//! kept, and the reduction's result is returned as is (no epilogue computed from it).
+//! Applies when the reduction is a `reduce_*` (not argmax/argmin) and the innermost axis
+//! is kept. The accumulator is a result buffer: the reduction's own result when it is
+//! returned, else the first epilogue result of the reduction's dtype (a 16-bit sum,
+//! which the JIT computes in f32, returns `round(sum)`: its rounding is such an
+//! epilogue). Epilogue results are then computed in a pass over each finished block,
+//! from the accumulated value held in a register, so an in-place rounding is exact.
 //! The outermost loop (`[start, end)` of the kernel ABI) is axis 0 when it is kept; when
 //! axis 0 is reduced the kernel has an outer extent of 1 (threads would race on the
 //! accumulators). The result block reached under the first reduced axis `r0` (the kept
@@ -45,16 +49,15 @@ pub(super) fn applies(func: &Func, plan: &Plan, simd: bool) -> bool {
     if !simd && super::lower::ordered_float(op, func.ty(red.input).dtype) {
         return false;
     }
-    let mut returned = 0;
-    for (&r, &epi) in func.results.iter().zip(&plan.epilogue) {
-        if epi {
-            if r != red.output {
-                return false;
-            }
-            returned += 1;
-        }
-    }
-    returned == 1
+    accumulator(func, plan).is_some()
+}
+
+/// The index of the result the reduction accumulates into (module docs), if any.
+fn accumulator(func: &Func, plan: &Plan) -> Option<usize> {
+    let red = plan.reduction.as_ref()?;
+    let dtype = func.ty(red.input).dtype;
+    let own = func.results.iter().position(|&r| r == red.output);
+    own.or_else(|| func.results.iter().zip(&plan.epilogue).position(|(&r, &epi)| epi && func.ty(r).dtype == dtype))
 }
 
 /// The extent of the outermost loop on this path: axis 0 when kept, else 1.
@@ -100,10 +103,13 @@ impl Lower<'_, '_> {
         let kept = red.kept();
         let out_shape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
         let dtype = self.func.ty(red.input).dtype;
-        let kout = self.func.results.iter().position(|&r| r == red.output).unwrap_or(0);
+        let Some(kout) = accumulator(self.func, self.plan) else {
+            return Err(self.err(Some(red.eqn), "outer-axis reduction without a result to accumulate into"));
+        };
         let out_buf = self.bufs[self.func.params.len() + kout];
         let acc = Acc { op, dtype, input: red.input, kept, out_shape, out_buf };
         let (mut loops, mut idx) = self.loops_before(start, end, &shape, r0);
+        let before = loops.len();
         self.fill_identity(&acc, &idx, &shape, r0, lanes);
         // Loops over r0 .. rank-1, then the innermost axis (vector + tail).
         for &d in &shape[r0..rank - 1] {
@@ -119,6 +125,44 @@ impl Lower<'_, '_> {
             self.accumulate_vectors(&acc, &mut idx, nv, l)?;
         }
         self.accumulate_tail(&acc, &mut idx, nv, n)?;
+        self.memo.clear();
+        for l in loops.drain(before..).rev() {
+            self.close_loop(l);
+        }
+        idx.truncate(r0);
+        self.epilogue_pass(&acc, &idx, &shape, r0, kout)?;
+        loops.into_iter().rev().for_each(|l| self.close_loop(l));
+        Ok(())
+    }
+
+    /// Computes the epilogue results (all but the reduction's own returned result) over
+    /// the finished block reached under `idx` (the axes before `r0`), reading each
+    /// accumulated value from result `kout` once.
+    fn epilogue_pass(&mut self, acc: &Acc, idx: &Index, shape: &[usize], r0: usize, kout: usize) -> Result<(), Error> {
+        let Some(red_output) = self.plan.reduction.as_ref().map(|r| r.output) else { return Ok(()) };
+        let todo: Vec<usize> = (0..self.func.results.len())
+            .filter(|&k| self.plan.epilogue[k] && self.func.results[k] != red_output)
+            .collect();
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let mut out_idx = idx.clone();
+        let mut loops = Vec::new();
+        for &a in acc.kept.iter().filter(|&&a| a > r0) {
+            let (lo, hi) = (self.i64c(0), self.i64c(shape[a] as i64));
+            let l = self.open_loop(lo, hi, 1);
+            out_idx.push(l.iv);
+            loops.push(l);
+        }
+        let off = self.linear(&out_idx, &acc.out_shape);
+        let addr = self.addr(self.bufs[self.func.params.len() + kout], off, acc.dtype);
+        let value = self.fb.ins().load(super::ops::cl_type(acc.dtype), mem(), addr, 0);
+        self.memo.clear();
+        self.fixed.insert(red_output, value);
+        for k in todo {
+            self.store_result(k, &out_idx)?;
+        }
+        self.fixed.clear();
         self.memo.clear();
         loops.into_iter().rev().for_each(|l| self.close_loop(l));
         Ok(())

@@ -164,3 +164,54 @@ fn size_zero_axes() {
         check_with(&text, &[values(DType::F32, &shape, 1, false)], &SCALAR);
     }
 }
+
+/// The epilogue `text_epilogue` (a Func of the reduced value) applied to `sum`.
+fn apply_epilogue(text_epilogue: &str, sum: &Array) -> Vec<Array> {
+    interp(&ferrax_ir::parse(text_epilogue).unwrap(), std::slice::from_ref(sum))
+}
+
+#[test]
+fn epilogue_of_the_sum_runs_over_each_finished_block() {
+    // A bf16 bias gradient as the JIT computes it: the f32 sum rounded to bf16 and back,
+    // the reduced value itself not returned, so the sum accumulates in the rounded
+    // result's buffer and is rounded in place; also with a second epilogue result, with
+    // the reduced value returned beside it, and with a kept axis before the reduced one
+    // under split launches.
+    let cases: [(&[usize], usize, bool, &[(i64, i64)]); 4] = [
+        (&[128, 512], 0, false, &[]),
+        (&[9, 7], 0, true, &[]),
+        (&[6, 5, 3], 1, false, &[(0, 2), (2, 6)]),
+        (&[6, 5, 3], 1, true, &[(0, 5), (5, 6)]),
+    ];
+    for (shape, axis, keep_sum, splits) in cases {
+        let kept: Vec<usize> = (0..shape.len()).filter(|&a| a != axis).map(|a| shape[a]).collect();
+        let (s, k) = (dims(shape), dims(&kept));
+        let (sig, ret) = if keep_sum {
+            (format!("%x: f32[{s}], %y: f32[{s}]) -> (f32[{s}], f32[{k}], bf16[{k}], f32[{k}]"), "%p, %r, %h, %s")
+        } else {
+            (format!("%x: f32[{s}], %y: f32[{s}]) -> (f32[{s}], f32[{k}], bf16[{k}]"), "%p, %r, %h")
+        };
+        let body = format!(
+            "  %p: f32[{s}] = mul(%x, %y)\n  %s: f32[{k}] = reduce_sum[axes=[{axis}]](%p)\n  %h: bf16[{k}] = convert[dtype=bf16](%s)\n  %r: f32[{k}] = convert[dtype=f32](%h)"
+        );
+        let text = fusion(&sig, &body, ret);
+        let epilogue = format!(
+            "func @e(%s: f32[{k}]) -> (f32[{k}], bf16[{k}]) {{\n  %h: bf16[{k}] = convert[dtype=bf16](%s)\n  %r: f32[{k}] = convert[dtype=f32](%h)\n  return %r, %h\n}}\n"
+        );
+        let module = ferrax_ir::parse(&text).unwrap();
+        let args = [values(DType::F32, shape, 1, false), values(DType::F32, shape, 2, false)];
+        let want = interp(&module, &args);
+        let fold = left_fold(&want[0], &[axis], false);
+        let rounded = apply_epilogue(&epilogue, &fold);
+        let c = compile(&module, &KernelOptions { dump: true, ..SIMD }).unwrap();
+        assert!(c.dump.as_deref().unwrap().contains("load.f32x4"), "not on the vector outer path:\n{text}");
+        let got = run(&c, &module, &args, splits);
+        assert!(same_bits(&got[0], &want[0]), "{text}");
+        assert!(same_bits(&got[1], &rounded[0]) && same_bits(&got[2], &rounded[1]), "{text}\n{got:?}\n{rounded:?}");
+        if keep_sum {
+            assert!(same_bits(&got[3], &fold), "{text}");
+        }
+        // Within one bf16 ulp of the interpreter (its pairwise order may round the other way).
+        assert!(close(&got[1], &want[1], 1.0 / 128.0), "{text}");
+    }
+}
