@@ -12,6 +12,10 @@
 //! read anywhere else (shifted by a slice or pad) is computed inline there as before. The
 //! routines perform the inline code's operations lane by lane, so staging changes no bits.
 //!
+//! Also staged, on hosts with F16C: the rounding of an f16 result, `convert[f32]` of a
+//! `convert[f16]` of an f32 value (the form a legalized 16-bit program rounds in), through
+//! [`TileFn::RoundF16`]: its bits are the inline integer code's (NaN payloads aside).
+//!
 //! Staged: f32 `exp`/`tanh`/`logistic` whose outer axes are the loop's and that the vector
 //! analysis reads at the loop's own innermost index (offset 0), at most [`MAX_STAGES`] a loop, when
 //! `KernelOptions::tiles` is on, math is not `precise_math`, the host has AVX2 and FMA (the
@@ -58,14 +62,18 @@ impl Lower<'_, '_> {
             return Vec::new();
         }
         let mut out = Vec::new();
+        let f16c = tile::f16c_available();
         for eqn in &self.func.eqns {
-            let f = match eqn.prim {
-                Prim::Unary(UnaryOp::Exp) => TileFn::Exp,
-                Prim::Unary(UnaryOp::Tanh) => TileFn::Tanh,
-                Prim::Unary(UnaryOp::Logistic) => TileFn::Logistic,
-                _ => continue,
-            };
             let (Some(&value), Some(&input)) = (eqn.outputs.first(), eqn.inputs.first()) else { continue };
+            let (f, input) = match eqn.prim {
+                Prim::Unary(UnaryOp::Exp) => (TileFn::Exp, input),
+                Prim::Unary(UnaryOp::Tanh) => (TileFn::Tanh, input),
+                Prim::Unary(UnaryOp::Logistic) => (TileFn::Logistic, input),
+                _ => match self.f16_round_trip(eqn).filter(|_| f16c) {
+                    Some(x) => (TileFn::RoundF16, x),
+                    None => continue,
+                },
+            };
             let ty = self.func.ty(value);
             // Generated at the loop's index: the outer axes must be the loop's (the vector
             // analysis reads it at the loop's innermost index, so that one is in bounds).
@@ -77,6 +85,19 @@ impl Lower<'_, '_> {
             out.push(Stage { value, input, f, slot: self.fb.create_sized_stack_slot(data) });
         }
         out
+    }
+
+    /// The f32 operand `x` when `eqn` is `convert[f32](convert[f16](x))`'s outer convert:
+    /// the rounding after an f16 result in a program the JIT computes in f32.
+    fn f16_round_trip(&self, eqn: &ferrax_ir::Eqn) -> Option<Value> {
+        let h = *eqn.inputs.first()?;
+        if eqn.prim.convert_dtype() != Some(DType::F32) || self.func.ty(h).dtype != DType::F16 {
+            return None;
+        }
+        let (e, _) = self.plan.defs[h.index()]?;
+        let narrow = &self.func.eqns[e];
+        let x = *narrow.inputs.first()?;
+        (narrow.prim.convert_dtype() == Some(DType::F16) && self.func.ty(x).dtype == DType::F32).then_some(x)
     }
 
     /// The address of element `i - t` of `stage`'s scratch tile.

@@ -18,6 +18,14 @@
 //! is a normal float (`exp`: x in [−87, 88]; `logistic`: |x| ≤ 87), they scale in one multiplication instead of the two
 //! that gradual underflow needs (the same bits; about 15% less time). `tanh` is the f32
 //! rational of [`super::explog`] evaluated in f64 lanes, four at a time.
+//!
+//! One more routine rounds f32 values to f16 and widens them back (`vcvtps2ph` and
+//! `vcvtph2ps`, F16C): the rounding a 16-bit program makes after each f16 result, which
+//! the JIT computes in f32. Round to nearest even, overflow to ±inf, f16 subnormals kept
+//! (MXCSR's flush modes do not apply to these instructions): the bits of the inline
+//! integer code of `kernel::half` except NaN payloads, which F16C keeps and the inline
+//! code makes canonical (both give a quiet NaN of the same sign). It needs F16C beside
+//! AVX2 and FMA ([`f16c_available`]); without, kernels keep the inline code.
 
 /// Which tile routine: the unary f32 function it computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -28,6 +36,8 @@ pub(crate) enum TileFn {
     Tanh,
     /// `1/(1 + e^{−x})`.
     Logistic,
+    /// `f32(f16(x))`: rounded to f16 and widened back.
+    RoundF16,
 }
 
 impl TileFn {
@@ -37,6 +47,7 @@ impl TileFn {
             TileFn::Exp => "ferrax_tile_exp_f32",
             TileFn::Tanh => "ferrax_tile_tanh_f32",
             TileFn::Logistic => "ferrax_tile_logistic_f32",
+            TileFn::RoundF16 => "ferrax_tile_round_f16",
         }
     }
 }
@@ -53,19 +64,33 @@ pub(crate) fn available() -> bool {
     }
 }
 
+/// Whether this host also runs [`TileFn::RoundF16`] (F16C beside AVX2 and FMA).
+pub(crate) fn f16c_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        available() && std::is_x86_feature_detected!("f16c")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// The routines to register on every `JITBuilder` (none where they cannot run).
 pub(crate) fn symbols() -> Vec<(&'static str, *const u8)> {
+    let mut out = Vec::new();
     #[cfg(target_arch = "x86_64")]
     {
         if available() {
-            return vec![
-                (TileFn::Exp.symbol(), avx2::exp_tile as *const u8),
-                (TileFn::Tanh.symbol(), avx2::tanh_tile as *const u8),
-                (TileFn::Logistic.symbol(), avx2::logistic_tile as *const u8),
-            ];
+            out.push((TileFn::Exp.symbol(), avx2::exp_tile as *const u8));
+            out.push((TileFn::Tanh.symbol(), avx2::tanh_tile as *const u8));
+            out.push((TileFn::Logistic.symbol(), avx2::logistic_tile as *const u8));
+        }
+        if f16c_available() {
+            out.push((TileFn::RoundF16.symbol(), avx2::round_f16_tile as *const u8));
         }
     }
-    Vec::new()
+    out
 }
 
 /// Runs `f` on `xs` in place with the tile routine (for tests; the host must be
@@ -79,8 +104,13 @@ pub(crate) fn apply(f: TileFn, xs: &mut [f32]) {
             TileFn::Exp => avx2::exp_tile,
             TileFn::Tanh => avx2::tanh_tile,
             TileFn::Logistic => avx2::logistic_tile,
+            TileFn::RoundF16 => {
+                assert!(f16c_available(), "the f16 tile routine needs F16C");
+                avx2::round_f16_tile
+            }
         };
-        // SAFETY: `xs` is valid for `len` reads and writes; the host has AVX2 and FMA.
+        // SAFETY: `xs` is valid for `len` reads and writes; the host has AVX2 and FMA
+        // (and F16C for the f16 routine).
         unsafe { r(xs.as_mut_ptr(), xs.len()) }
     }
 }
@@ -268,6 +298,37 @@ mod avx2 {
                 }
             }
         };
+    }
+
+    /// `f32(f16(x))`: F16C's conversions, round to nearest even.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn round_f16_8(x: __m256) -> __m256 {
+        _mm256_cvtph_ps(_mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x))
+    }
+
+    /// `f32(f16(x))` on `n` values at `p`, in place (8 lanes at a time, the tail through a
+    /// zero-padded copy).
+    ///
+    /// # Safety
+    /// `p` is valid for `n` reads and writes; the host has AVX2, FMA and F16C.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub(super) unsafe extern "C" fn round_f16_tile(p: *mut f32, n: usize) {
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: i + 8 <= n.
+            unsafe { _mm256_storeu_ps(p.add(i), round_f16_8(_mm256_loadu_ps(p.add(i)))) };
+            i += 8;
+        }
+        if i < n {
+            let mut buf = [0f32; 8];
+            // SAFETY: the n - i < 8 values from i are in bounds and fit the buffer.
+            unsafe {
+                std::ptr::copy_nonoverlapping(p.add(i), buf.as_mut_ptr(), n - i);
+                _mm256_storeu_ps(buf.as_mut_ptr(), round_f16_8(_mm256_loadu_ps(buf.as_ptr())));
+                std::ptr::copy_nonoverlapping(buf.as_ptr(), p.add(i), n - i);
+            }
+        }
     }
 
     tile!(exp_tile_normal, exp8::<true>, "eˣ for x in [NORMAL_LO, NORMAL_HI]");

@@ -148,3 +148,59 @@ fn short_rows_and_f64_stay_inline() {
     let m = fusion("%x: f64[4000]) -> (f64[4000]", "  %y: f64[4000] = exp(%x)", "%y");
     assert_eq!(calls(&compile(&m, &ON).unwrap()), 0, "f64 is staged");
 }
+
+/// f32 values around every f16: each f16 widened, the midpoints to its neighbours (the
+/// ties) and one f32 ulp either side of them, over all 65,536 patterns.
+fn around_every_f16() -> Vec<f32> {
+    let mut xs = Vec::new();
+    for bits in 0..=u16::MAX {
+        let x = f32::from(ferrax_array::f16::from_bits(bits));
+        let next = f32::from(ferrax_array::f16::from_bits(bits.wrapping_add(1)));
+        xs.push(x);
+        if x.is_finite() && next.is_finite() && (x >= 0.0) == (next >= 0.0) {
+            let mid = ((f64::from(x) + f64::from(next)) / 2.0) as f32;
+            xs.extend([mid, f32::from_bits(mid.to_bits() - 1), f32::from_bits(mid.to_bits() + 1)]);
+        }
+    }
+    // Past the largest f16 (65504) and its tie with 2^16, and f32 subnormals.
+    xs.extend([65519.0, 65520.0, 65536.0, 1e-40, -1e-40, f32::MIN_POSITIVE]);
+    xs
+}
+
+#[test]
+fn f16_rounding_routine_matches_inline_code() {
+    if !tile::f16c_available() {
+        return;
+    }
+    let xs = around_every_f16();
+    let n = xs.len();
+    let m = fusion(
+        &format!("%x: f32[{n}]) -> (f32[{n}]"),
+        &format!("  %h: f16[{n}] = convert[dtype=f16](%x)\n  %y: f32[{n}] = convert[dtype=f32](%h)"),
+        "%y",
+    );
+    let x = Array::from_f32(&[n], xs.clone()).unwrap();
+    let inline = run(&compile(&m, &OFF).unwrap(), &m, std::slice::from_ref(&x), &[]);
+    assert!(
+        same_bits(&inline[0], &interp(&m, std::slice::from_ref(&x))[0]),
+        "the inline code differs from the interpreter"
+    );
+    let mut ys = xs.clone();
+    tile::apply(tile::TileFn::RoundF16, &mut ys);
+    let got = Array::from_f32(&[n], ys).unwrap();
+    assert!(same_bits(&got, &inline[0]), "the F16C routine differs from the inline code");
+}
+
+#[test]
+fn f16_rounding_is_staged() {
+    // A legalized f16 chain: each f16 result is computed in f32 and rounded by a convert
+    // to f16 and back; with F16C both roundings go through the routine.
+    let stages = if tile::f16c_available() { 2 } else { 0 };
+    for n in [64, 515, 1044] {
+        let body = format!(
+            "  %p: f32[{n}] = mul(%x, %y)\n  %h: f16[{n}] = convert[dtype=f16](%p)\n  %r: f32[{n}] = convert[dtype=f32](%h)\n  %s: f32[{n}] = add(%r, %x)\n  %h2: f16[{n}] = convert[dtype=f16](%s)\n  %r2: f32[{n}] = convert[dtype=f32](%h2)"
+        );
+        let m = fusion(&format!("%x: f32[{n}], %y: f32[{n}]) -> (f32[{n}]"), &body, "%r2");
+        check(&m, &[inputs(n, 3), inputs(n, 4)], stages);
+    }
+}
