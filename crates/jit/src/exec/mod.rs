@@ -14,7 +14,7 @@ pub(crate) mod buf;
 pub(crate) mod code;
 mod opaque;
 pub(crate) mod run;
-mod split;
+pub(crate) mod split;
 
 use crate::gemm::Gemm;
 use crate::kernel::{KernelCompiler, KernelFn, KernelOptions, define_kernel};

@@ -7,7 +7,7 @@
 //! runs fixed chunks of the reduced range (`kernel/chunked.rs`): those launches split too,
 //! still bit-identical to one call since the chunks do not depend on the thread count.
 
-/// Estimated work (loop elements times equations, `Kernel::work_per_outer · outer`)
+/// Estimated work (loop elements times weighed equations, `Kernel::work_per_outer · outer`)
 /// above which a launch is split: at the ~0.1–0.5 ns per element-operation of the
 /// vector kernels, 0.2–1 ms of one core's work, so the pool's hand-off (about a
 /// microsecond when the workers are spinning, tens when they must be woken) stays small

@@ -8,6 +8,9 @@ use ferrax_ir::prim::ReductionOp;
 use ferrax_ir::prim::{ArgOp, ReduceOp};
 use ferrax_ir::{Error, Func, Prim, Value};
 
+/// The work weight of a `convert` to or from bf16/f16 ([`Plan::work_per_outer`]).
+const HALF_CONVERT_WEIGHT: f64 = 4.0;
+
 /// Which reduction a kernel holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum RedKind {
@@ -183,12 +186,21 @@ impl Plan {
         self.loop_dims().0[0] as i64
     }
 
-    /// A cost estimate of one outer iteration: the loop elements under it times the number
-    /// of equations (at least 1).
+    /// A cost estimate of one outer iteration: the loop elements under it times the
+    /// equations' weights (at least 1). An equation weighs 1, except a `convert` to or
+    /// from a 16-bit float, which weighs [`HALF_CONVERT_WEIGHT`]: its rounding is a dozen
+    /// integer vector operations, so a kernel that only rounds a weight matrix to bf16
+    /// (two equations) costs about what an eight-equation f32 kernel does, and is worth
+    /// splitting across threads at the same size.
     pub fn work_per_outer(&self, func: &Func) -> f64 {
         let (dims, _) = self.loop_dims();
         let inner: f64 = dims[1..].iter().map(|&d| d as f64).product();
-        inner * func.eqns.len().max(1) as f64
+        let weight = |e: &ferrax_ir::Eqn| {
+            let half = e.prim.convert_dtype().is_some()
+                && (e.outputs.iter().chain(&e.inputs)).any(|&v| func.ty(v).dtype.is_half());
+            if half { HALF_CONVERT_WEIGHT } else { 1.0 }
+        };
+        inner * func.eqns.iter().map(weight).sum::<f64>().max(1.0)
     }
 }
 
@@ -216,4 +228,28 @@ fn elementwise_loop_shape(func: &Func) -> Result<Vec<usize>, Error> {
         return Err(kernel_error(func, None, format!("result {bad} does not have the loop shape")));
     }
     Ok(shape)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Plan;
+    use crate::exec::split::SPLIT_WORK;
+
+    fn work(body: &str) -> f64 {
+        let text =
+            format!("func @k[kind=\"fusion\"](%x: f32[784,512]) -> (f32[784,512]) {{\n{body}\n  return %y\n}}\n");
+        let module = ferrax_ir::parse(&text).unwrap();
+        let func = module.entry().unwrap();
+        let plan = Plan::new(func).unwrap();
+        plan.work_per_outer(func) * plan.outer_extent() as f64
+    }
+
+    #[test]
+    fn rounding_to_bf16_weighs_as_its_integer_code() {
+        // A bf16 weight matrix of W7 rounded in f32: split across threads, where two
+        // cheap f32 equations over the same elements are not.
+        let round = work("  %h: bf16[784,512] = convert[dtype=bf16](%x)\n  %y: f32[784,512] = convert[dtype=f32](%h)");
+        let plain = work("  %n: f32[784,512] = neg(%x)\n  %y: f32[784,512] = abs(%n)");
+        assert!(round > SPLIT_WORK && plain <= SPLIT_WORK, "{round} {plain}");
+    }
 }
