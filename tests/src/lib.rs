@@ -366,6 +366,8 @@ pub fn all_primitives() -> Vec<Prim> {
             rhs_batch: vec![],
             preferred: None,
         })),
+        Prim::Linalg(LinalgOp::Cholesky),
+        Prim::Linalg(LinalgOp::TriangularSolve(ferrax_ir::prim::TriSolve::default())),
         Prim::Random(RandomOp::RandomBits { shape: Shape::new() }),
         Prim::Memory(MemoryOp::Offload),
         Prim::Memory(MemoryOp::Reload),
@@ -459,8 +461,10 @@ pub fn op_ordinal(prim: &Prim) -> (&'static str, usize, usize) {
             "linalg",
             match op {
                 LinalgOp::DotGeneral(_) => 0,
+                LinalgOp::Cholesky => 1,
+                LinalgOp::TriangularSolve(_) => 2,
             },
-            1,
+            3,
         ),
         Prim::Random(op) => (
             "random",
@@ -516,6 +520,7 @@ pub fn all_primitive_names() -> Vec<&'static str> {
     all_primitives().iter().map(Prim::name).collect()
 }
 
+mod linalg_rows;
 mod rows;
 
 pub use rows::{F32_PRIMS, F32_TOLERANCE, table};

@@ -108,6 +108,7 @@ pub fn table() -> Vec<Row> {
     rows.extend(structural_rows());
     rows.extend(index_rows());
     rows.extend(reduction_rows());
+    rows.extend(crate::linalg_rows::linalg_rows());
     rows.extend(control_rows());
     let f32_rows = f32_rows(&rows);
     rows.extend(f32_rows);

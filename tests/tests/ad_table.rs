@@ -128,8 +128,9 @@ fn every_primitive_has_a_row() {
 /// scalar, a size-1 axis and a general shape (except what the primitive rules out).
 #[test]
 fn every_row_instantiates_and_covers_its_shapes() {
-    // These need an axis, so they have no rank-0 operand or result.
-    const NEED_AN_AXIS: [&str; 5] = ["concatenate", "iota", "cumsum", "cummax", "cummin"];
+    // These need an axis (or two: matrices), so they have no rank-0 operand or result.
+    const NEED_AN_AXIS: [&str; 7] =
+        ["concatenate", "iota", "cumsum", "cummax", "cummin", "cholesky", "triangular_solve"];
     let mut problems = Vec::new();
     for row in table() {
         assert!(!row.cases.is_empty(), "row {} has no case", row.prim);
@@ -295,6 +296,7 @@ fn family(row: &Row) -> &'static str {
         "select" | "clamp" => "binary",
         "call" | "cond" | "while" | "scan" | "custom_jvp" | "custom_vjp" | "remat" => "control",
         "dynamic_slice" | "dynamic_update_slice" | "gather" | "scatter_add" | "dot_general" => "index",
+        "cholesky" | "triangular_solve" => "linalg",
         _ => "structural",
     }
 }
@@ -317,6 +319,11 @@ fn structural_and_reduction_rows() {
 #[test]
 fn indexing_and_dot_general_rows() {
     check_rows(|r| family(r) == "index");
+}
+
+#[test]
+fn linalg_rows() {
+    check_rows(|r| family(r) == "linalg");
 }
 
 #[test]

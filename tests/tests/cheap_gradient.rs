@@ -42,7 +42,16 @@ const OVER_BUDGET: [(&str, &str); 0] = [];
 /// Primitives whose derivative can cost more than [`WORK_FACTOR`] times their own
 /// work, with the reason. `broadcast_in_dim` counts only where f broadcasts to more
 /// elements than WORK_FACTOR times its whole work (see [`discards_a_broadcast`]).
-const OVER_WORK: [(&str, &str); 2] = [
+const OVER_WORK: [(&str, &str); 4] = [
+    (
+        "cholesky",
+        "a factorisation is outside the structural bound (as in JAX): its jvp solves two triangular systems and \
+         multiplies by the factor, about 3n³ flops against the factor's n³/3",
+    ),
+    (
+        "triangular_solve",
+        "outside the structural bound (as in JAX): the derivative in the matrix adds a product and another solve",
+    ),
     (
         "reduce_prod",
         "the zero-safe rule computes the product of the others by prefix and suffix products and a second-order \

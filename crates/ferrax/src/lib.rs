@@ -28,6 +28,7 @@ mod constant;
 pub mod control;
 pub mod custom;
 mod jit;
+pub mod linalg;
 pub mod mixed;
 pub mod nn;
 pub mod ops;

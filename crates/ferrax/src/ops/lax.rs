@@ -10,7 +10,7 @@
 
 use crate::Tensor;
 use crate::tracer::emit1;
-use ferrax_ir::prim::{BinaryOp, CompareOp, ReduceOp, ShapeOp, TernaryOp, UnaryOp};
+use ferrax_ir::prim::{BinaryOp, CompareOp, LinalgOp, ReduceOp, ShapeOp, TernaryOp, TriSolve, UnaryOp};
 use ferrax_ir::{Array, DType, Prim, Shape, Type};
 use std::panic::Location;
 
@@ -102,4 +102,14 @@ pub(crate) fn reduce(op: ReduceOp, x: &Tensor, axes: &[usize], location: Loc) ->
     let kept: Shape = (0..x.rank()).filter(|a| !axes.contains(a)).map(|a| x.shape()[a]).collect();
     let ty = Type { dtype: x.dtype(), shape: kept };
     emit1(Prim::reduce(op, axes), &[x], location, ty)
+}
+
+/// `cholesky`: the lower factor of each matrix's lower triangle.
+pub(crate) fn cholesky(a: &Tensor, location: Loc) -> Tensor {
+    emit1(Prim::Linalg(LinalgOp::Cholesky), &[a], location, a.ty().clone())
+}
+
+/// `triangular_solve[p](a, b)`: the solution has `b`'s type.
+pub(crate) fn triangular_solve(a: &Tensor, b: &Tensor, p: TriSolve, location: Loc) -> Tensor {
+    emit1(Prim::Linalg(LinalgOp::TriangularSolve(p)), &[a, b], location, b.ty().clone())
 }

@@ -1,5 +1,9 @@
-//! Linear algebra: `dot_general`, XLA's generalised contraction. Result axes are the
-//! batch axes, then the lhs free axes, then the rhs free axes.
+//! Linear algebra: `dot_general`, XLA's generalised contraction (result axes are the
+//! batch axes, then the lhs free axes, then the rhs free axes), in this file; `cholesky`
+//! and `triangular_solve` in `linalg/triangular.rs`.
+
+mod triangular;
+pub use triangular::TriSolve;
 
 use super::ad::LinearIn;
 use super::elements::{Num, array, bad_dtype, permute};
@@ -103,6 +107,8 @@ pub fn result_dtype(dims: &DotDims, operand: DType) -> Result<DType, String> {
 pub(crate) fn infer(op: &LinalgOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
     match op {
         LinalgOp::DotGeneral(dims) => infer_dot_general(dims, inputs),
+        LinalgOp::Cholesky => triangular::infer_cholesky(inputs),
+        LinalgOp::TriangularSolve(p) => triangular::infer_triangular_solve(p, inputs),
     }
 }
 
@@ -220,6 +226,8 @@ pub(crate) fn jvp(
 ) -> Result<Vec<Option<Value>>, String> {
     match op {
         LinalgOp::DotGeneral(dims) => jvp_dot_general(em, dims, primals, outputs, tangents),
+        LinalgOp::Cholesky => triangular::jvp_cholesky(em, outputs, tangents),
+        LinalgOp::TriangularSolve(p) => triangular::jvp_triangular_solve(em, p, primals, outputs, tangents),
     }
 }
 
@@ -232,6 +240,8 @@ pub(crate) fn transpose(
 ) -> Result<Vec<Option<Value>>, String> {
     match op {
         LinalgOp::DotGeneral(dims) => transpose_dot_general(em, dims, inputs, cts),
+        LinalgOp::Cholesky => Err(super::ad::not_linear(op.name())),
+        LinalgOp::TriangularSolve(p) => triangular::transpose_triangular_solve(em, p, inputs, cts),
     }
 }
 
@@ -245,6 +255,8 @@ pub(crate) fn batch(
 ) -> Result<super::batch::Batched, String> {
     match op {
         LinalgOp::DotGeneral(d) => batch_dot_general(em, d, size, inputs, dims),
+        LinalgOp::Cholesky => triangular::batch_cholesky(em, size, inputs, dims),
+        LinalgOp::TriangularSolve(p) => triangular::batch_triangular_solve(em, p, size, inputs, dims),
     }
 }
 
@@ -499,6 +511,11 @@ fn count_below(axes: &[usize], axis: usize) -> usize {
 pub enum LinalgOp {
     /// Generalised tensor contraction (XLA's DotGeneral).
     DotGeneral(DotDims),
+    /// The lower Cholesky factor of the lower triangle of each matrix (NaNs where it is
+    /// not positive definite).
+    Cholesky,
+    /// `op(a)·x = b` or `x·op(a) = b` for a triangular `a`.
+    TriangularSolve(TriSolve),
 }
 
 impl LinalgOp {
@@ -506,6 +523,8 @@ impl LinalgOp {
     pub fn name(&self) -> &'static str {
         match self {
             LinalgOp::DotGeneral(_) => "dot_general",
+            LinalgOp::Cholesky => "cholesky",
+            LinalgOp::TriangularSolve(_) => "triangular_solve",
         }
     }
 
@@ -520,6 +539,8 @@ impl LinalgOp {
                 rhs_batch: vec![],
                 preferred: None,
             })),
+            "cholesky" => Some(LinalgOp::Cholesky),
+            "triangular_solve" => Some(LinalgOp::TriangularSolve(TriSolve::default())),
             _ => None,
         }
     }
@@ -534,6 +555,13 @@ impl LinalgOp {
                 v.usizes("rhs_batch", &mut d.rhs_batch, Some(vec![]))?;
                 v.opt_dtype("preferred", &mut d.preferred)
             }
+            LinalgOp::Cholesky => Ok(()),
+            LinalgOp::TriangularSolve(p) => {
+                v.bool_or("left_side", &mut p.left_side, false)?;
+                v.bool_or("lower", &mut p.lower, false)?;
+                v.bool_or("transpose_a", &mut p.transpose_a, false)?;
+                v.bool_or("unit_diagonal", &mut p.unit_diagonal, false)
+            }
         }
     }
 }
@@ -545,6 +573,14 @@ pub(crate) fn eval(op: &LinalgOp, a: &[&Array]) -> Result<Array, String> {
             let [l, r] = super::operands(a)?;
             eval_dot_general(dims, l, r)
         }
+        LinalgOp::Cholesky => {
+            let [x] = super::operands(a)?;
+            triangular::eval_cholesky(x)
+        }
+        LinalgOp::TriangularSolve(p) => {
+            let [m, b] = super::operands(a)?;
+            triangular::eval_triangular_solve(p, m, b)
+        }
     }
 }
 
@@ -555,6 +591,8 @@ pub(crate) fn contracted_size(op: &LinalgOp, lhs: &Type) -> u64 {
         LinalgOp::DotGeneral(d) => {
             d.lhs_contract.iter().map(|&a| lhs.shape.get(a).copied().unwrap_or(0) as u64).product()
         }
+        LinalgOp::Cholesky => triangular::terms(lhs, true),
+        LinalgOp::TriangularSolve(_) => triangular::terms(lhs, false),
     }
 }
 
@@ -567,6 +605,13 @@ pub(crate) fn props(op: &LinalgOp) -> super::props::Props {
             inexact: true,
             reassociates_over: &[0, 1],
             domain: UnaryDomain::Numeric,
+            ..Props::movement(Class::Launch)
+        },
+        // Backends factor and substitute in their own order: not the reference's bits.
+        LinalgOp::Cholesky | LinalgOp::TriangularSolve(_) => Props {
+            flops: Flops::Contraction,
+            inexact: true,
+            domain: UnaryDomain::Float,
             ..Props::movement(Class::Launch)
         },
     }

@@ -109,6 +109,8 @@ fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DTyp
         | Prim::Reduction(ReductionOp::Cummax { .. })
         | Prim::Reduction(ReductionOp::Cummin { .. })
         | Prim::Linalg(LinalgOp::DotGeneral(_))
+        | Prim::Linalg(LinalgOp::Cholesky)
+        | Prim::Linalg(LinalgOp::TriangularSolve(_))
         | Prim::Random(RandomOp::RandomBits { .. })
         | Prim::Memory(MemoryOp::Offload)
         | Prim::Memory(MemoryOp::Reload)

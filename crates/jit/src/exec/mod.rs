@@ -361,7 +361,8 @@ impl Builder<'_> {
                 opaque_step(at, &at.eqn.prim)
             }
             Prim::Linalg(LinalgOp::DotGeneral(dims)) => gemm_step(at, dims, scratch),
-            Prim::Unary(_)
+            Prim::Linalg(LinalgOp::Cholesky | LinalgOp::TriangularSolve(_))
+            | Prim::Unary(_)
             | Prim::Name { .. }
             | Prim::Binary(_)
             | Prim::Compare(_)

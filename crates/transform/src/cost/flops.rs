@@ -7,7 +7,8 @@
 //! [`FuncCost::transcendentals`](super::FuncCost::transcendentals), as XLA's cost
 //! analysis does, so a reader can weigh them as the target makes them cost;
 //! `integer_pow[y]` costs the multiplications of exponentiation by squaring;
-//! `dot_general` costs 2·M·N·K (a multiply and an add per term); reductions, `argmax`,
+//! `dot_general` costs 2·M·N·K (a multiply and an add per term), `cholesky` n³/3 a
+//! matrix and `triangular_solve` m²·n (as 2·out·K with K = n/6 and m/2); reductions, `argmax`,
 //! `argmin` and `cumsum` one flop per input element; `scatter_add` one per update
 //! element; `random_bits` [`RANDOM_BITS_FLOPS`] per element (the Threefry rounds);
 //! data movement (`broadcast_in_dim`, `reshape`, `transpose`, `rev`, `slice`, `pad`,

@@ -1,0 +1,104 @@
+//! `ferrax::linalg`: the Cholesky factor and triangular solves, their gradients against
+//! closed forms (W10's `log det A + bᵀA⁻¹b`), batching against a loop, the JIT against
+//! the interpreter, and errors at the caller's line.
+
+use ferrax::{Array, DType, Tensor, Type, eval, grad, jit, linalg, trace, vmap};
+
+fn f64a(shape: &[usize], values: &[f64]) -> Array {
+    Array::from_f64(shape, values.to_vec()).unwrap()
+}
+
+/// A symmetric positive definite 3×3 matrix and a vector.
+fn spd() -> (Array, Array) {
+    let a = f64a(&[3, 3], &[4.0, 1.0, -1.0, 1.0, 5.0, 2.0, -1.0, 2.0, 6.0]);
+    (a, f64a(&[3], &[1.0, -2.0, 0.5]))
+}
+
+/// The inverse of a 3×3 matrix by its adjugate.
+fn inverse3(m: &[f64]) -> Vec<f64> {
+    let c = |r: usize, k: usize| m[r * 3 + k];
+    let cof = |r: usize, k: usize| {
+        let (r1, r2) = ((r + 1) % 3, (r + 2) % 3);
+        let (k1, k2) = ((k + 1) % 3, (k + 2) % 3);
+        c(r1, k1) * c(r2, k2) - c(r1, k2) * c(r2, k1)
+    };
+    let det: f64 = (0..3).map(|k| c(0, k) * cof(0, k)).sum();
+    (0..9).map(|i| cof(i % 3, i / 3) / det).collect()
+}
+
+/// `log det A + bᵀ·A⁻¹·b` through the Cholesky factor and two triangular solves (W10).
+fn objective((a, b): (Tensor, Tensor)) -> Tensor {
+    let l = linalg::cholesky(&a);
+    let n = a.shape()[0];
+    let eye =
+        Tensor::constant(&Array::from_f64(&[n, n], (0..n * n).map(|i| f64::from(i % (n + 1) == 0)).collect()).unwrap());
+    let logdet = (&l * &eye).sum([1usize]).log().sum_all() * 2.0;
+    let y = linalg::solve_triangular(&l, &b, true);
+    logdet + (&y * &y).sum_all()
+}
+
+#[test]
+fn cholesky_factors_and_cho_solve_solves() {
+    let (a, b) = spd();
+    let l = eval(|a: Tensor| linalg::cholesky(&a), &a).unwrap().to_f64_vec();
+    // L·Lᵀ = A, L lower triangular.
+    for i in 0..3 {
+        for j in 0..3 {
+            let llt: f64 = (0..3).map(|k| l[i * 3 + k] * l[j * 3 + k]).sum();
+            assert!((llt - a.to_f64_vec()[i * 3 + j]).abs() < 1e-12, "{l:?}");
+            assert!(j <= i || l[i * 3 + j] == 0.0);
+        }
+    }
+    let x = eval(|(a, b): (Tensor, Tensor)| linalg::cho_solve(&linalg::cholesky(&a), &b), &(a.clone(), b.clone()));
+    let inv = inverse3(&a.to_f64_vec());
+    let want: Vec<f64> = (0..3).map(|i| (0..3).map(|k| inv[i * 3 + k] * b.to_f64_vec()[k]).sum()).collect();
+    for (g, w) in x.unwrap().to_f64_vec().iter().zip(&want) {
+        assert!((g - w).abs() < 1e-12, "{g} vs {w}");
+    }
+}
+
+#[test]
+fn gradient_of_logdet_plus_quadratic_form_is_the_closed_form() {
+    // d/dA = A⁻¹ − A⁻¹·b·bᵀ·A⁻¹ (symmetric), d/db = 2·A⁻¹·b.
+    let (a, b) = spd();
+    let (ga, gb) = eval(grad(objective), &(a.clone(), b.clone())).unwrap();
+    let inv = inverse3(&a.to_f64_vec());
+    let bv = b.to_f64_vec();
+    let ab: Vec<f64> = (0..3).map(|i| (0..3).map(|k| inv[i * 3 + k] * bv[k]).sum()).collect();
+    for i in 0..3 {
+        for j in 0..3 {
+            let want = inv[i * 3 + j] - ab[i] * ab[j];
+            assert!((ga.to_f64_vec()[i * 3 + j] - want).abs() < 1e-12, "dA[{i},{j}]");
+        }
+        assert!((gb.to_f64_vec()[i] - 2.0 * ab[i]).abs() < 1e-12, "db[{i}]");
+    }
+    // The JIT runs the same program to the same values.
+    let (ja, jb) = jit(grad(objective)).call(&(a, b)).unwrap();
+    assert!(ja.to_f64_vec().iter().zip(ga.to_f64_vec()).all(|(x, y)| (x - y).abs() < 1e-12));
+    assert!(jb.to_f64_vec().iter().zip(gb.to_f64_vec()).all(|(x, y)| (x - y).abs() < 1e-12));
+}
+
+#[test]
+fn batched_factors_match_a_loop() {
+    let (a, _) = spd();
+    let scaled: Vec<f64> = a.to_f64_vec().iter().map(|x| x * 2.0).collect();
+    let batch = f64a(&[2, 3, 3], &[a.to_f64_vec(), scaled.clone()].concat());
+    let together = eval(vmap(|a: Tensor| linalg::cholesky(&a)), &batch).unwrap().to_f64_vec();
+    let first = eval(|a: Tensor| linalg::cholesky(&a), &a).unwrap().to_f64_vec();
+    let second = eval(|a: Tensor| linalg::cholesky(&a), &f64a(&[3, 3], &scaled)).unwrap().to_f64_vec();
+    assert_eq!(together, [first, second].concat());
+    // An indefinite matrix gives NaNs, not an error.
+    let bad = eval(|a: Tensor| linalg::cholesky(&a), &f64a(&[2, 2], &[1.0, 2.0, 2.0, 1.0])).unwrap();
+    let bad = bad.to_f64_vec();
+    assert!(bad[0].is_nan() && bad[1] == 0.0 && bad[2].is_nan() && bad[3].is_nan(), "{bad:?}");
+}
+
+#[test]
+fn errors_name_the_callers_line() {
+    let line = line!() + 1;
+    let err = trace(|a: Tensor| linalg::cholesky(&a), &Type::new(DType::F64, &[3])).unwrap_err().to_string();
+    assert!(err.contains(&format!("tests/linalg.rs:{line}:")) && err.contains("f64[3]"), "{err}");
+    let line = line!() + 1;
+    let err = trace(|a: Tensor| linalg::cholesky(&a), &Type::new(DType::BF16, &[2, 2])).unwrap_err().to_string();
+    assert!(err.contains(&format!("tests/linalg.rs:{line}:")) && err.contains("bf16[2,2]"), "{err}");
+}

@@ -1,0 +1,68 @@
+//! The rows of the factorisations and solves (`cholesky`, `triangular_solve`): their
+//! operands are built inside each program so that every draw is well posed, a positive
+//! definite matrix `x·xᵀ + diag(d)` (d in [3, 4]) for `cholesky`, a triangle with a
+//! diagonal away from zero for the solve, and the checks are those of every row.
+
+use super::*;
+use Domain::{Interval, Real};
+
+/// `cholesky` of `x·xᵀ + diag(d)`, batched over the leading axes of `{s}`. The factor
+/// reads the lower triangle only, so a finite difference in any direction of `d`'s
+/// or `x`'s elements agrees with the jvp, which symmetrises from that triangle.
+const CHOLESKY: &str = "func @f(%x: f64{s}, %d: f64{s}) -> (f64{s}) {
+  %g: f64{s} = dot_general[lhs_contract=[{c}], rhs_contract=[{c}], lhs_batch={b}, rhs_batch={b}](%x, %x)
+  %i: i32{s} = iota[dtype=i32, shape={s}, dim={r}]()
+  %j: i32{s} = iota[dtype=i32, shape={s}, dim={c}]()
+  %m: bool{s} = eq(%i, %j)
+  %z: f64{s} = constant[value=0.0]()
+  %dd: f64{s} = select(%m, %d, %z)
+  %a: f64{s} = add(%g, %dd)
+  %l: f64{s} = cholesky(%a)
+  return %l
+}
+";
+
+/// `triangular_solve` of a matrix whose read triangle is `x` with `d` (in [4, 5]) added
+/// on the diagonal (so the diagonal lies in [2, 7]), against `b`.
+const SOLVE: &str = "func @f(%x: f64{s}, %d: f64{s}, %b: f64{t}) -> (f64{t}) {
+  %i: i32{s} = iota[dtype=i32, shape={s}, dim={r}]()
+  %j: i32{s} = iota[dtype=i32, shape={s}, dim={c}]()
+  %m: bool{s} = eq(%i, %j)
+  %z: f64{s} = constant[value=0.0]()
+  %dd: f64{s} = select(%m, %d, %z)
+  %a: f64{s} = add(%x, %dd)
+  %y: f64{t} = triangular_solve[left_side={left}, lower={lower}, transpose_a={trans}, unit_diagonal={unit}](%a, %b)
+  return %y
+}
+";
+
+/// The rows of the linear-algebra family beyond `dot_general`.
+pub(crate) fn linalg_rows() -> Vec<Row> {
+    let mut rows = vec![
+        Row::new("cholesky", CHOLESKY.to_string())
+            .case(&[("s", "[1,1]"), ("b", "[]"), ("r", "0"), ("c", "1")])
+            .case(&[("s", "[3,3]"), ("b", "[]"), ("r", "0"), ("c", "1")])
+            .case(&[("s", "[2,3,3]"), ("b", "[0]"), ("r", "1"), ("c", "2")])
+            .case(&[("s", "[0,2,2]"), ("b", "[0]"), ("r", "1"), ("c", "2")])
+            .domains(&[Real, Interval(3.0, 4.0)]),
+    ];
+    let mut solve = Row::new("triangular_solve", SOLVE.to_string());
+    for (left, lower, trans, unit) in [
+        ("true", "true", "false", "false"),
+        ("true", "false", "true", "false"),
+        ("false", "true", "true", "false"),
+        ("false", "false", "false", "true"),
+    ] {
+        let flags = [("left", left), ("lower", lower), ("trans", trans), ("unit", unit)];
+        let t = if left == "true" { "[3,2]" } else { "[2,3]" };
+        let mut case: Vec<(&'static str, &str)> = vec![("s", "[3,3]"), ("t", t), ("r", "0"), ("c", "1")];
+        case.extend(flags);
+        solve = solve.case(&case);
+        let bt = if left == "true" { "[2,3,1]" } else { "[2,1,3]" };
+        let mut batched: Vec<(&'static str, &str)> = vec![("s", "[2,3,3]"), ("t", bt), ("r", "1"), ("c", "2")];
+        batched.extend(flags);
+        solve = solve.case(&batched);
+    }
+    rows.push(solve.domains(&[Real, Interval(4.0, 5.0), Real]));
+    rows
+}
