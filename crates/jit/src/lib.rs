@@ -8,6 +8,7 @@
 mod api;
 mod cache;
 mod exec;
+mod factor;
 mod gemm;
 mod kernel;
 mod legalize;

@@ -1,5 +1,6 @@
 //! Opaque primitives (those the schedule leaves as single equations: `scatter_add`,
-//! `dynamic_update_slice`, `cumsum`, `random_bits`, and anything else fuse leaves).
+//! `dynamic_update_slice`, `cumsum`, `random_bits`, `cholesky`, `triangular_solve`, and
+//! anything else fuse leaves; the last two run faer's routines, `crate::factor`).
 //!
 //! `random_bits` (the public Threefry helpers of `ferrax_ir`), `cumsum` (the
 //! interpreter's summation order: each running sum starts from 0 and adds one element
@@ -10,10 +11,11 @@
 //! operands in and out.
 
 use super::buf::{read_array, write_array};
+use crate::factor::{Factor, Solve};
 use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::elements::Num;
 use ferrax_ir::prim::random::{key_words, random_words};
-use ferrax_ir::prim::{IndexOp, RandomOp, ReductionOp};
+use ferrax_ir::prim::{IndexOp, LinalgOp, RandomOp, ReductionOp};
 use ferrax_ir::{Error, EvalOptions, Func, Module, Type};
 
 /// One opaque equation, ready to run.
@@ -27,6 +29,10 @@ pub(crate) enum Opaque {
     /// `scatter_add[axis, batch_dims](x, idx, updates)`: rows of `inner` elements added
     /// in the interpreter's order (batch, pre, index row), indices clamped.
     ScatterAdd { dtype: ferrax_ir::DType, batch: usize, pre: usize, dim: usize, inner: usize, idx: usize },
+    /// `cholesky` with faer (`crate::factor`).
+    Cholesky(crate::factor::Factor),
+    /// `triangular_solve` with faer (`crate::factor`).
+    TriangularSolve(crate::factor::Solve),
     /// Any other primitive, through the interpreter.
     Interp { module: Module, ins: Vec<Type>, outs: Vec<Type> },
 }
@@ -70,6 +76,24 @@ impl Opaque {
                     inner: x[axis + 1..].iter().product(),
                     idx: idx[*batch_dims..].iter().product(),
                 });
+            }
+            Prim::Linalg(LinalgOp::Cholesky) if ins.len() == 1 && ins[0].rank() >= 2 => {
+                let sh = &ins[0].shape;
+                let r = sh.len();
+                let n = sh[r - 1];
+                return Ok(Opaque::Cholesky(Factor { dtype: ins[0].dtype, batch: sh[..r - 2].iter().product(), n }));
+            }
+            Prim::Linalg(LinalgOp::TriangularSolve(p)) if ins.len() == 2 && ins[1].rank() >= 2 => {
+                let (a, b) = (&ins[0].shape, &ins[1].shape);
+                let r = b.len();
+                return Ok(Opaque::TriangularSolve(Solve {
+                    dtype: ins[1].dtype,
+                    p: *p,
+                    batch: b[..r - 2].iter().product(),
+                    m: a[r - 1],
+                    rows: b[r - 2],
+                    cols: b[r - 1],
+                }));
             }
             Prim::Index(IndexOp::DynamicUpdateSlice)
                 if ins.len() == 2 + ins[0].rank() && ins[0].rank() == ins[1].rank() =>
@@ -144,6 +168,10 @@ impl Opaque {
                 }
                 Ok(())
             }
+            // SAFETY: by the caller's contract (the operands have the types `new` saw).
+            Opaque::Cholesky(f) => unsafe { f.run(ins[0], outs[0]) },
+            // SAFETY: as above.
+            Opaque::TriangularSolve(s) => unsafe { s.run(ins[0], ins[1], outs[0]) },
             // SAFETY: by the caller's contract.
             Opaque::Interp { module, ins: tys, outs: out_tys } => unsafe {
                 interpret(module, tys, out_tys, ins, outs, options)

@@ -1,0 +1,269 @@
+//! Host routines of the factorisations and solves (`cholesky`, `triangular_solve`): faer's
+//! blocked Cholesky and triangular solves on each matrix of the batch, in the operands'
+//! dtype, called from an opaque step of the schedule as the GEMM is.
+//!
+//! Semantics are the primitives' (`ferrax_ir::prim::LinalgOp`): only the lower triangle
+//! of a `cholesky` operand is read (it is copied into the result, which faer factors in
+//! place), the factor's upper triangle is zero, and a matrix faer finds not positive
+//! definite gives NaN on and below the diagonal. A solve reads one triangle of `a`
+//! through a (possibly transposed) view, and a right-side solve `x·op(a) = b` is the
+//! left-side solve `op(a)ᵀ·xᵀ = bᵀ` on transposed views, so nothing is copied. The
+//! results differ from the reference interpreter's (which works in f64) in the last bits:
+//! the property table marks both primitives inexact.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
+use faer::linalg::triangular_solve as tri;
+use faer::mat::{MatMut, MatRef};
+use faer::traits::RealField;
+use ferrax_ir::DType;
+use ferrax_ir::prim::TriSolve;
+
+/// One `cholesky`: `batch` matrices of `n`×`n`.
+#[derive(Clone, Debug)]
+pub(crate) struct Factor {
+    pub dtype: DType,
+    pub batch: usize,
+    pub n: usize,
+}
+
+/// One `triangular_solve`: `batch` systems of an `m`×`m` matrix and a `rows`×`cols`
+/// right-hand side.
+#[derive(Clone, Debug)]
+pub(crate) struct Solve {
+    pub dtype: DType,
+    pub p: TriSolve,
+    pub batch: usize,
+    pub m: usize,
+    pub rows: usize,
+    pub cols: usize,
+}
+
+impl Factor {
+    /// Factors `a` into `out`.
+    ///
+    /// # Safety
+    /// `a` and `out` hold `batch·n·n` elements of the dtype and do not overlap.
+    pub(crate) unsafe fn run(&self, a: *const u8, out: *mut u8) -> Result<(), String> {
+        // SAFETY: by the caller's contract.
+        unsafe {
+            match self.dtype {
+                DType::F32 => self.float::<f32>(a.cast(), out.cast()),
+                DType::F64 => self.float::<f64>(a.cast(), out.cast()),
+                DType::Bool | DType::I32 | DType::BF16 | DType::F16 => {
+                    return Err(format!("cholesky: {} operand", self.dtype));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    unsafe fn float<T: RealField + Copy>(&self, a: *const T, out: *mut T) {
+        let n = self.n;
+        if n == 0 {
+            return;
+        }
+        let mut mem = MemBuffer::new(cholesky_in_place_scratch::<T>(n, faer::Par::Seq, Default::default()));
+        for b in 0..self.batch {
+            // SAFETY: matrix b of each buffer is in bounds (the caller's contract).
+            let (src, dst) = unsafe { (a.add(b * n * n), out.add(b * n * n)) };
+            for i in 0..n {
+                for j in 0..n {
+                    // SAFETY: i, j < n.
+                    unsafe {
+                        dst.add(i * n + j).write(if j <= i { src.add(i * n + j).read() } else { T::zero_impl() })
+                    };
+                }
+            }
+            // SAFETY: dst is a row-major n×n matrix no other view aliases.
+            let l = unsafe { MatMut::from_raw_parts_mut(dst, n, n, n as isize, 1) };
+            let stack = MemStack::new(&mut mem);
+            let ok = cholesky_in_place(l, Default::default(), faer::Par::Seq, stack, Default::default()).is_ok();
+            for i in 0..n {
+                for j in 0..n {
+                    let value = match (j > i, ok) {
+                        (true, _) => T::zero_impl(),
+                        (false, true) => continue,
+                        (false, false) => T::nan_impl(),
+                    };
+                    // SAFETY: i, j < n.
+                    unsafe { dst.add(i * n + j).write(value) };
+                }
+            }
+        }
+    }
+}
+
+impl Solve {
+    /// Solves into `out` (a copy of `b` solved in place).
+    ///
+    /// # Safety
+    /// `a` holds `batch·m·m` elements, `b` and `out` `batch·rows·cols`; `out` overlaps
+    /// neither.
+    pub(crate) unsafe fn run(&self, a: *const u8, b: *const u8, out: *mut u8) -> Result<(), String> {
+        // SAFETY: by the caller's contract.
+        unsafe {
+            match self.dtype {
+                DType::F32 => self.float::<f32>(a.cast(), b.cast(), out.cast()),
+                DType::F64 => self.float::<f64>(a.cast(), b.cast(), out.cast()),
+                DType::Bool | DType::I32 | DType::BF16 | DType::F16 => {
+                    return Err(format!("triangular_solve: {} operand", self.dtype));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    unsafe fn float<T: RealField + Copy>(&self, a: *const T, b: *const T, out: *mut T) {
+        let (m, rows, cols) = (self.m, self.rows, self.cols);
+        // SAFETY: out and b hold batch·rows·cols elements and do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(b, out, self.batch * rows * cols) };
+        if m == 0 || rows * cols == 0 {
+            return;
+        }
+        let p = self.p;
+        for k in 0..self.batch {
+            // SAFETY: system k of each buffer is in bounds; the views are row-major.
+            let (am, x) = unsafe {
+                (
+                    MatRef::from_raw_parts(a.add(k * m * m), m, m, m as isize, 1),
+                    MatMut::from_raw_parts_mut(out.add(k * rows * cols), rows, cols, cols as isize, 1),
+                )
+            };
+            let op_a = if p.transpose_a { am.transpose() } else { am };
+            let op_lower = p.lower != p.transpose_a;
+            // x·op(a) = b is op(a)ᵀ·xᵀ = bᵀ.
+            let (t, lower, x) =
+                if p.left_side { (op_a, op_lower, x) } else { (op_a.transpose(), !op_lower, x.transpose_mut()) };
+            match (lower, p.unit_diagonal) {
+                (true, false) => tri::solve_lower_triangular_in_place(t, x, faer::Par::Seq),
+                (true, true) => tri::solve_unit_lower_triangular_in_place(t, x, faer::Par::Seq),
+                (false, false) => tri::solve_upper_triangular_in_place(t, x, faer::Par::Seq),
+                (false, true) => tri::solve_unit_upper_triangular_in_place(t, x, faer::Par::Seq),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Factor, Solve};
+    use ferrax_ir::prim::{LinalgOp, Prim, TriSolve};
+    use ferrax_ir::{Array, DType, EvalOptions, Func, Module, Type};
+
+    /// The interpreter's result of `prim` on `args`.
+    fn interp(prim: Prim, args: &[Array], out: Type) -> Array {
+        let mut f = Func::new("f");
+        let params: Vec<_> = args.iter().map(|a| f.new_value(Type::new(a.dtype(), a.shape()))).collect();
+        let r = f.new_value(out.clone());
+        f.params = params.clone();
+        f.results = vec![r];
+        f.result_types = vec![out];
+        f.eqns.push(ferrax_ir::Eqn {
+            prim,
+            inputs: params.into_iter().collect(),
+            outputs: [r].into_iter().collect(),
+            loc: None,
+        });
+        let mut m = Module::new();
+        m.push(f);
+        ferrax_ir::eval(&m, "f", args, &EvalOptions::default()).unwrap().remove(0)
+    }
+
+    /// Deterministic values in [-1, 1], with `boost` added on the diagonal of each
+    /// trailing `n`×`n` matrix (well conditioned, and positive definite once symmetric).
+    fn values(shape: &[usize], seed: u64, boost: f64) -> Vec<f64> {
+        let n = shape[shape.len() - 1];
+        let count: usize = shape.iter().product();
+        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        (0..count)
+            .map(|i| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                let x = (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+                let (r, c) = (i / n % shape[shape.len() - 2], i % n);
+                if r == c { x + boost } else { x }
+            })
+            .collect()
+    }
+
+    fn array(dtype: DType, shape: &[usize], v: Vec<f64>) -> Array {
+        match dtype {
+            DType::F32 => Array::from_f32(shape, v.into_iter().map(|x| x as f32).collect()).unwrap(),
+            _ => Array::from_f64(shape, v).unwrap(),
+        }
+    }
+
+    fn close(a: &Array, b: &Array, tol: f64) -> bool {
+        a.to_f64_vec()
+            .iter()
+            .zip(b.to_f64_vec())
+            .all(|(x, y)| (x - y).abs() <= tol * (1.0 + y.abs()) || (x.is_nan() && y.is_nan()))
+    }
+
+    /// Runs `f` on raw copies of `ins` into a fresh result of `out`'s type.
+    fn raw(ins: &[&Array], out: &Type, f: impl FnOnce(&[*mut u8], *mut u8)) -> Array {
+        let bytes = |t: &Type| t.element_count().unwrap() * t.dtype.size_bytes();
+        let mut bufs: Vec<Vec<u8>> = ins.iter().map(|a| vec![0u8; bytes(&Type::new(a.dtype(), a.shape()))]).collect();
+        for (a, b) in ins.iter().zip(&mut bufs) {
+            // SAFETY: the buffer holds the array's bytes.
+            unsafe { crate::exec::buf::write_array(a, b.as_mut_ptr()) };
+        }
+        let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
+        let mut o = vec![0u8; bytes(out)];
+        f(&ptrs, o.as_mut_ptr());
+        // SAFETY: `o` holds a value of type `out`.
+        unsafe { crate::exec::buf::read_array(o.as_ptr(), out) }.unwrap()
+    }
+
+    #[test]
+    fn faer_factors_like_the_interpreter() {
+        for dtype in [DType::F32, DType::F64] {
+            let tol = if dtype == DType::F32 { 1e-5 } else { 1e-12 };
+            for (batch, n) in [(1, 1), (3, 4), (2, 17)] {
+                let shape = [batch, n, n];
+                let a = array(dtype, &shape, values(&shape, n as u64, 2.0 * n as f64));
+                let ty = Type::new(dtype, &shape);
+                let want = interp(Prim::Linalg(LinalgOp::Cholesky), std::slice::from_ref(&a), ty.clone());
+                let f = Factor { dtype, batch, n };
+                // SAFETY: the buffers hold the types the routine was made for.
+                let got = raw(&[&a], &ty, |ins, out| unsafe { f.run(ins[0], out) }.unwrap());
+                assert!(close(&got, &want, tol), "{dtype} {shape:?}\n{got:?}\n{want:?}");
+            }
+            // Not positive definite: NaN on and below the diagonal, zero above.
+            let a = array(dtype, &[2, 2], vec![1.0, 2.0, 2.0, 1.0]);
+            let ty = Type::new(dtype, &[2, 2]);
+            let f = Factor { dtype, batch: 1, n: 2 };
+            // SAFETY: as above.
+            let got = raw(&[&a], &ty, |ins, out| unsafe { f.run(ins[0], out) }.unwrap()).to_f64_vec();
+            assert!(got[0].is_nan() && got[1] == 0.0 && got[2].is_nan() && got[3].is_nan(), "{got:?}");
+        }
+    }
+
+    #[test]
+    fn faer_solves_every_variant_like_the_interpreter() {
+        for dtype in [DType::F32, DType::F64] {
+            let tol = if dtype == DType::F32 { 1e-4 } else { 1e-11 };
+            for bits in 0..16u8 {
+                let p = TriSolve {
+                    left_side: bits & 1 != 0,
+                    lower: bits & 2 != 0,
+                    transpose_a: bits & 4 != 0,
+                    unit_diagonal: bits & 8 != 0,
+                };
+                let (batch, m, k) = (2, 5, 3);
+                let a = array(dtype, &[batch, m, m], values(&[batch, m, m], u64::from(bits), 4.0));
+                let bs = if p.left_side { [batch, m, k] } else { [batch, k, m] };
+                let b = array(dtype, &bs, values(&bs, 99, 0.0));
+                let ty = Type::new(dtype, &bs);
+                let want = interp(Prim::Linalg(LinalgOp::TriangularSolve(p)), &[a.clone(), b.clone()], ty.clone());
+                let (rows, cols) = (bs[1], bs[2]);
+                let s = Solve { dtype, p, batch, m, rows, cols };
+                // SAFETY: the buffers hold the types the routine was made for.
+                let got = raw(&[&a, &b], &ty, |ins, out| unsafe { s.run(ins[0], ins[1], out) }.unwrap());
+                assert!(close(&got, &want, tol), "{dtype} {p:?}\n{got:?}\n{want:?}");
+            }
+        }
+    }
+}
