@@ -1,4 +1,4 @@
-"""The JAX side of ferrax's benchmark harness: DESIGN section 6's workloads W1-W6.
+"""The JAX side of ferrax's benchmark harness: DESIGN section 6's workloads W1-W7 and W10.
 
 Same shapes, dtypes, inputs (the .npy files `ferrax-bench gen --data DIR` wrote),
 argument and result order, call counts and output format as `ferrax-bench run`:
@@ -34,6 +34,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
+import jax.scipy.linalg  # noqa: E402
 import numpy as np  # noqa: E402
 
 # W2 is f64; every other workload's arrays stay f32 (checked in `load`).
@@ -72,6 +73,21 @@ def mlp_grad_bf16():
 
         value, grads = jax.value_and_grad(loss)(tuple(params))
         return (value, *grads)
+
+    return f
+
+
+def linalg_grad():
+    # W10: log det A + bᵀA⁻¹b summed over the batch, through the Cholesky factor.
+    def loss(a, b):
+        l = jnp.linalg.cholesky(a)
+        logdet = 2.0 * jnp.sum(jnp.log(jnp.diagonal(l, axis1=-2, axis2=-1)))
+        y = jax.scipy.linalg.solve_triangular(l, b[..., None], lower=True)[..., 0]
+        return logdet + jnp.sum(y * y)
+
+    def f(a, b):
+        value, (ga, gb) = jax.value_and_grad(loss, argnums=(0, 1))(a, b)
+        return (value, ga, gb)
 
     return f
 
@@ -155,6 +171,7 @@ WORKLOADS = [
     ("compile_latency_grad", "W6", compile_latency_grad, ["deep_x", "*deep_ws"], 1000, np.float32),
     ("compile_latency_hvp", "W6", compile_latency_hvp, ["deep_x", "deep_v", "*deep_ws"], 1000, np.float32),
     ("mlp_grad_bf16", "W7", mlp_grad_bf16, MLP, 100, np.float32),
+    ("linalg_grad", "W10", linalg_grad, ["la_a", "la_b"], 20, np.float64),
 ]
 
 
