@@ -368,6 +368,7 @@ pub fn all_primitives() -> Vec<Prim> {
         })),
         Prim::Linalg(LinalgOp::Cholesky),
         Prim::Linalg(LinalgOp::TriangularSolve(ferrax_ir::prim::TriSolve::default())),
+        Prim::Linalg(LinalgOp::Eigh(ferrax_ir::prim::Eigh::default())),
         Prim::Random(RandomOp::RandomBits { shape: Shape::new() }),
         Prim::Memory(MemoryOp::Offload),
         Prim::Memory(MemoryOp::Reload),
@@ -463,8 +464,9 @@ pub fn op_ordinal(prim: &Prim) -> (&'static str, usize, usize) {
                 LinalgOp::DotGeneral(_) => 0,
                 LinalgOp::Cholesky => 1,
                 LinalgOp::TriangularSolve(_) => 2,
+                LinalgOp::Eigh(_) => 3,
             },
-            3,
+            4,
         ),
         Prim::Random(op) => (
             "random",

@@ -4,7 +4,7 @@
 //! diagonal away from zero for the solve, and the checks are those of every row.
 
 use super::*;
-use Domain::{Interval, Real};
+use Domain::{Distinct, Interval, Real};
 
 /// `cholesky` of `x·xᵀ + diag(d)`, batched over the leading axes of `{s}`. The factor
 /// reads the lower triangle only, so a finite difference in any direction of `d`'s
@@ -36,6 +36,28 @@ const SOLVE: &str = "func @f(%x: f64{s}, %d: f64{s}, %b: f64{t}) -> (f64{t}) {
 }
 ";
 
+/// `eigh` of `diag(3·d) + 0.02·(x + xᵀ)`: eigenvalues at least about 0.6 apart (`d` is
+/// [`Domain::Distinct`], 0.37 apart), so the eigenvectors are differentiable; the
+/// results are the eigenvalues and `v∘v`, which an eigenvector's sign does not change.
+const EIGH: &str = "func @f(%x: f64{s}, %d: f64{s}) -> (f64{s}, f64{w}) {
+  %xt: f64{s} = transpose[perm={perm}](%x)
+  %y: f64{s} = add(%x, %xt)
+  %k: f64{s} = constant[value=0.02]()
+  %p: f64{s} = mul(%y, %k)
+  %i: i32{s} = iota[dtype=i32, shape={s}, dim={r}]()
+  %j: i32{s} = iota[dtype=i32, shape={s}, dim={c}]()
+  %m: bool{s} = eq(%i, %j)
+  %z: f64{s} = constant[value=0.0]()
+  %three: f64{s} = constant[value=3.0]()
+  %d3: f64{s} = mul(%d, %three)
+  %dd: f64{s} = select(%m, %d3, %z)
+  %a: f64{s} = add(%p, %dd)
+  %v: f64{s}, %w: f64{w} = eigh[lower={lower}](%a)
+  %vv: f64{s} = mul(%v, %v)
+  return %vv, %w
+}
+";
+
 /// The rows of the linear-algebra family beyond `dot_general`.
 pub(crate) fn linalg_rows() -> Vec<Row> {
     let mut rows = vec![
@@ -64,5 +86,12 @@ pub(crate) fn linalg_rows() -> Vec<Row> {
         solve = solve.case(&batched);
     }
     rows.push(solve.domains(&[Real, Interval(4.0, 5.0), Real]));
+    rows.push(
+        Row::new("eigh", EIGH.to_string())
+            .case(&[("s", "[1,1]"), ("w", "[1]"), ("perm", "[1,0]"), ("r", "0"), ("c", "1"), ("lower", "true")])
+            .case(&[("s", "[3,3]"), ("w", "[3]"), ("perm", "[1,0]"), ("r", "0"), ("c", "1"), ("lower", "false")])
+            .case(&[("s", "[2,4,4]"), ("w", "[2,4]"), ("perm", "[0,2,1]"), ("r", "1"), ("c", "2"), ("lower", "true")])
+            .domains(&[Real, Distinct(0.0)]),
+    );
     rows
 }

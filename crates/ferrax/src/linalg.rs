@@ -2,8 +2,8 @@
 //! leading axes are batch axes), differentiable in every mode, as `jax.numpy.linalg` and
 //! `jax.scipy.linalg` are. f32 and f64 only, as in JAX.
 //!
-//! The primitives underneath are `cholesky` (the lower factor of the lower triangle) and
-//! `triangular_solve`; these functions add what NumPy users expect on top. Like JAX's,
+//! The primitives underneath are `cholesky` (the lower factor of the lower triangle),
+//! `triangular_solve` and `eigh`; these functions add what NumPy users expect on top. Like JAX's,
 //! [`cholesky`] symmetrises its operand first (`(a + aᵀ)/2`), so its derivative is that
 //! of a function of symmetric matrices in every direction; a matrix that is not positive
 //! definite gives NaNs, not an error.
@@ -27,7 +27,7 @@ use crate::ops::lax;
 use crate::tracer::fail;
 use std::panic::Location;
 
-pub use ferrax_ir::prim::TriSolve;
+pub use ferrax_ir::prim::{Eigh, TriSolve};
 
 /// The lower Cholesky factor `L` of each symmetric positive definite matrix (`a = L·Lᵀ`),
 /// computed from `(a + aᵀ)/2` as `jax.numpy.linalg.cholesky` does; the upper triangle of
@@ -66,6 +66,24 @@ pub fn cho_solve(l: &Tensor, b: &Tensor) -> Tensor {
     let forward = TriSolve { left_side: true, lower: true, ..TriSolve::default() };
     let y = left_solve(l, b, forward, location);
     left_solve(l, &y, TriSolve { transpose_a: true, ..forward }, location)
+}
+
+/// `jax.numpy.linalg.eigh`: `(w, v)`, the ascending eigenvalues and the unit
+/// eigenvectors (columns of `v`) of each symmetric matrix, computed from `(a + aᵀ)/2`.
+/// Each eigenvector's entry of largest magnitude is positive (JAX leaves the sign to
+/// LAPACK): compare sign-invariant quantities across systems.
+#[track_caller]
+pub fn eigh(a: &Tensor) -> (Tensor, Tensor) {
+    let location = Location::caller();
+    let r = a.rank();
+    if r < 2 {
+        let message = format!("eigh: expects a stack of matrices, got {}", a.ty());
+        let w = a.ty().clone();
+        return (fail(location, message.clone(), w), fail(location, message, a.ty().clone()));
+    }
+    let sym = (a + &a.swap_axes(r - 2, r - 1)) * 0.5;
+    let (v, w) = lax::eigh(&sym, Eigh::default(), location);
+    (w, v)
 }
 
 /// A left-side solve of a vector or a matrix right-hand side.

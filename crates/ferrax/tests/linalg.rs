@@ -102,3 +102,36 @@ fn errors_name_the_callers_line() {
     let err = trace(|a: Tensor| linalg::cholesky(&a), &Type::new(DType::BF16, &[2, 2])).unwrap_err().to_string();
     assert!(err.contains(&format!("tests/linalg.rs:{line}:")) && err.contains("bf16[2,2]"), "{err}");
 }
+
+#[test]
+fn eigh_decomposes_and_its_gradient_is_the_closed_form() {
+    let (a, _) = spd();
+    let (w, v) = eval(|a: Tensor| linalg::eigh(&a), &a).unwrap();
+    let (w, v, av) = (w.to_f64_vec(), v.to_f64_vec(), a.to_f64_vec());
+    assert!(w.windows(2).all(|p| p[0] < p[1]), "{w:?}");
+    // A·v_k = w_k·v_k, and vᵀ·v = I.
+    for k in 0..3 {
+        for i in 0..3 {
+            let av_ik: f64 = (0..3).map(|j| av[i * 3 + j] * v[j * 3 + k]).sum();
+            assert!((av_ik - w[k] * v[i * 3 + k]).abs() < 1e-12);
+            let vv: f64 = (0..3).map(|j| v[j * 3 + i] * v[j * 3 + k]).sum();
+            assert!((vv - f64::from(u8::from(i == k))).abs() < 1e-12);
+        }
+    }
+    // d/dA of the largest eigenvalue is v·vᵀ for its eigenvector.
+    let largest = |a: Tensor| linalg::eigh(&a).0.slice(&[ferrax::s(2..3)]).sum_all();
+    let g = eval(grad(largest), &a).unwrap().to_f64_vec();
+    for i in 0..3 {
+        for j in 0..3 {
+            assert!((g[i * 3 + j] - v[i * 3 + 2] * v[j * 3 + 2]).abs() < 1e-10, "{g:?}");
+        }
+    }
+    // The JIT agrees, and vmap equals a loop.
+    let (jw, jv) = jit(|a: Tensor| linalg::eigh(&a)).call(&a).unwrap();
+    assert!(jw.to_f64_vec().iter().zip(&w).all(|(x, y)| (x - y).abs() < 1e-12));
+    assert!(jv.to_f64_vec().iter().zip(&v).all(|(x, y)| (x - y).abs() < 1e-12));
+    let batch = f64a(&[2, 3, 3], &[av.clone(), av.iter().map(|x| -x).collect()].concat());
+    let (bw, _) = eval(vmap(|a: Tensor| linalg::eigh(&a)), &batch).unwrap();
+    let neg: Vec<f64> = w.iter().rev().map(|x| -x).collect();
+    assert!(bw.to_f64_vec().iter().zip([w.clone(), neg].concat()).all(|(x, y)| (x - y).abs() < 1e-12));
+}

@@ -10,7 +10,7 @@
 
 use crate::Tensor;
 use crate::tracer::emit1;
-use ferrax_ir::prim::{BinaryOp, CompareOp, LinalgOp, ReduceOp, ShapeOp, TernaryOp, TriSolve, UnaryOp};
+use ferrax_ir::prim::{BinaryOp, CompareOp, Eigh, LinalgOp, ReduceOp, ShapeOp, TernaryOp, TriSolve, UnaryOp};
 use ferrax_ir::{Array, DType, Prim, Shape, Type};
 use std::panic::Location;
 
@@ -112,4 +112,19 @@ pub(crate) fn cholesky(a: &Tensor, location: Loc) -> Tensor {
 /// `triangular_solve[p](a, b)`: the solution has `b`'s type.
 pub(crate) fn triangular_solve(a: &Tensor, b: &Tensor, p: TriSolve, location: Loc) -> Tensor {
     emit1(Prim::Linalg(LinalgOp::TriangularSolve(p)), &[a, b], location, b.ty().clone())
+}
+
+/// `eigh[p](a)`: `(v, w)`, eigenvectors (columns) and ascending eigenvalues.
+pub(crate) fn eigh(a: &Tensor, p: Eigh, location: Loc) -> (Tensor, Tensor) {
+    let w: Shape = a.shape()[..a.rank().saturating_sub(1)].iter().copied().collect();
+    let fallback = [a.ty().clone(), Type { dtype: a.dtype(), shape: w }];
+    let mut out = crate::tracer::emit(Prim::Linalg(LinalgOp::Eigh(p)), &[a], location, &fallback).into_iter();
+    match (out.next(), out.next()) {
+        (Some(v), Some(w)) => (v, w),
+        _ => {
+            let [v, w] = fallback;
+            let message = "eigh: expected two results".to_string();
+            (crate::tracer::fail(location, message.clone(), v), crate::tracer::fail(location, message, w))
+        }
+    }
 }

@@ -189,6 +189,7 @@ impl<'m> Interp<'m> {
             Prim::Shape(op) => leaf(&|a| shape::eval(op, a)),
             Prim::Index(op) => leaf(&|a| index::eval(op, a)),
             Prim::Reduction(op) => leaf(&|a| reduce::eval(op, a)),
+            Prim::Linalg(op) if eqn.outputs.len() > 1 => self.leaves(at, func, eqn, &xs, &|a| linalg::eval_all(op, a)),
             Prim::Linalg(op) => leaf(&|a| linalg::eval(op, a)),
             Prim::Random(op) => leaf(&|a| random::eval(op, a)),
             Prim::Control(op) => self.control(at, op, xs.into_vec()),
@@ -237,6 +238,42 @@ impl<'m> Interp<'m> {
             return Err(at.err(format!("produced {got} but {out} is declared {ty}")));
         }
         Ok(smallvec::smallvec![Val::new(self.ledger.buf(array))])
+    }
+
+    /// Evaluates a primitive with several results computed by `f` (f32/f64 only: no
+    /// 16-bit widening): checks the budget for every declared result first, and each
+    /// computed array against its type after.
+    #[inline(never)]
+    fn leaves<'a>(
+        &self,
+        at: At<'_>,
+        func: &Func,
+        eqn: &Eqn,
+        xs: &[Val<'a>],
+        f: &dyn Fn(&[&Array]) -> Result<Vec<Array>, String>,
+    ) -> Result<Vals<'a>, Error> {
+        let mut types = Vec::with_capacity(eqn.outputs.len());
+        let mut bytes = 0u64;
+        for &out in &eqn.outputs {
+            let ty = func.value_type(out).ok_or_else(|| at.err(format!("{out} has no type")))?;
+            bytes = bytes.saturating_add(ty.byte_size().map_err(|e| at.err(e.to_string()))?);
+            types.push((out, ty));
+        }
+        self.reserve(at, bytes, || format!("the {} results", eqn.outputs.len()))?;
+        let refs: SmallVec<[&Array; 4]> = xs.iter().map(Val::array).collect();
+        let arrays = f(&refs).map_err(|m| at.err(m))?;
+        if arrays.len() != types.len() {
+            return Err(at.err(format!("produced {} results, expected {}", arrays.len(), types.len())));
+        }
+        let mut vals = Vals::new();
+        for (array, (out, ty)) in arrays.into_iter().zip(types) {
+            if array.dtype() != ty.dtype || array.shape() != &ty.shape[..] {
+                let got = Type::new(array.dtype(), array.shape());
+                return Err(at.err(format!("produced {got} but {out} is declared {ty}")));
+            }
+            vals.push(Val::new(self.ledger.buf(array)));
+        }
+        Ok(vals)
     }
 
     /// The value `v` of `env`, read back from the spill file if it was offloaded.

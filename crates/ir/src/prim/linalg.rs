@@ -1,8 +1,10 @@
 //! Linear algebra: `dot_general`, XLA's generalised contraction (result axes are the
 //! batch axes, then the lhs free axes, then the rhs free axes), in this file; `cholesky`
-//! and `triangular_solve` in `linalg/triangular.rs`.
+//! and `triangular_solve` in `linalg/triangular.rs`, `eigh` in `linalg/eigh.rs`.
 
+mod eigh;
 mod triangular;
+pub use eigh::Eigh;
 pub use triangular::TriSolve;
 
 use super::ad::LinearIn;
@@ -109,6 +111,7 @@ pub(crate) fn infer(op: &LinalgOp, inputs: &[Type]) -> Result<Vec<Type>, String>
         LinalgOp::DotGeneral(dims) => infer_dot_general(dims, inputs),
         LinalgOp::Cholesky => triangular::infer_cholesky(inputs),
         LinalgOp::TriangularSolve(p) => triangular::infer_triangular_solve(p, inputs),
+        LinalgOp::Eigh(_) => eigh::infer_eigh(inputs),
     }
 }
 
@@ -228,6 +231,7 @@ pub(crate) fn jvp(
         LinalgOp::DotGeneral(dims) => jvp_dot_general(em, dims, primals, outputs, tangents),
         LinalgOp::Cholesky => triangular::jvp_cholesky(em, outputs, tangents),
         LinalgOp::TriangularSolve(p) => triangular::jvp_triangular_solve(em, p, primals, outputs, tangents),
+        LinalgOp::Eigh(p) => eigh::jvp_eigh(em, p, outputs, tangents),
     }
 }
 
@@ -240,7 +244,7 @@ pub(crate) fn transpose(
 ) -> Result<Vec<Option<Value>>, String> {
     match op {
         LinalgOp::DotGeneral(dims) => transpose_dot_general(em, dims, inputs, cts),
-        LinalgOp::Cholesky => Err(super::ad::not_linear(op.name())),
+        LinalgOp::Cholesky | LinalgOp::Eigh(_) => Err(super::ad::not_linear(op.name())),
         LinalgOp::TriangularSolve(p) => triangular::transpose_triangular_solve(em, p, inputs, cts),
     }
 }
@@ -257,6 +261,7 @@ pub(crate) fn batch(
         LinalgOp::DotGeneral(d) => batch_dot_general(em, d, size, inputs, dims),
         LinalgOp::Cholesky => triangular::batch_cholesky(em, size, inputs, dims),
         LinalgOp::TriangularSolve(p) => triangular::batch_triangular_solve(em, p, size, inputs, dims),
+        LinalgOp::Eigh(p) => eigh::batch_eigh(em, p, size, inputs, dims),
     }
 }
 
@@ -516,6 +521,8 @@ pub enum LinalgOp {
     Cholesky,
     /// `op(a)·x = b` or `x·op(a) = b` for a triangular `a`.
     TriangularSolve(TriSolve),
+    /// `(v, w)`: eigenvectors and ascending eigenvalues of symmetric matrices.
+    Eigh(Eigh),
 }
 
 impl LinalgOp {
@@ -525,6 +532,7 @@ impl LinalgOp {
             LinalgOp::DotGeneral(_) => "dot_general",
             LinalgOp::Cholesky => "cholesky",
             LinalgOp::TriangularSolve(_) => "triangular_solve",
+            LinalgOp::Eigh(_) => "eigh",
         }
     }
 
@@ -541,6 +549,7 @@ impl LinalgOp {
             })),
             "cholesky" => Some(LinalgOp::Cholesky),
             "triangular_solve" => Some(LinalgOp::TriangularSolve(TriSolve::default())),
+            "eigh" => Some(LinalgOp::Eigh(Eigh::default())),
             _ => None,
         }
     }
@@ -562,6 +571,10 @@ impl LinalgOp {
                 v.bool_or("transpose_a", &mut p.transpose_a, false)?;
                 v.bool_or("unit_diagonal", &mut p.unit_diagonal, false)
             }
+            LinalgOp::Eigh(p) => {
+                v.bool_or("lower", &mut p.lower, true)?;
+                v.bool_or("sort_eigenvalues", &mut p.sort_eigenvalues, true)
+            }
         }
     }
 }
@@ -581,6 +594,18 @@ pub(crate) fn eval(op: &LinalgOp, a: &[&Array]) -> Result<Array, String> {
             let [m, b] = super::operands(a)?;
             triangular::eval_triangular_solve(p, m, b)
         }
+        LinalgOp::Eigh(_) => Err("eigh has two results".into()),
+    }
+}
+
+/// Evaluates a linear-algebra op with several results (`eigh`).
+pub(crate) fn eval_all(op: &LinalgOp, a: &[&Array]) -> Result<Vec<Array>, String> {
+    match op {
+        LinalgOp::Eigh(p) => {
+            let [x] = super::operands(a)?;
+            eigh::eval_eigh(p, x)
+        }
+        LinalgOp::DotGeneral(_) | LinalgOp::Cholesky | LinalgOp::TriangularSolve(_) => Ok(vec![eval(op, a)?]),
     }
 }
 
@@ -593,6 +618,8 @@ pub(crate) fn contracted_size(op: &LinalgOp, lhs: &Type) -> u64 {
         }
         LinalgOp::Cholesky => triangular::terms(lhs, true),
         LinalgOp::TriangularSolve(_) => triangular::terms(lhs, false),
+        // About 9n³ flops a matrix (n² results): K = 4.5n.
+        LinalgOp::Eigh(_) => (lhs.shape.last().copied().unwrap_or(0) as u64 * 9 / 2).max(1),
     }
 }
 
@@ -608,7 +635,7 @@ pub(crate) fn props(op: &LinalgOp) -> super::props::Props {
             ..Props::movement(Class::Launch)
         },
         // Backends factor and substitute in their own order: not the reference's bits.
-        LinalgOp::Cholesky | LinalgOp::TriangularSolve(_) => Props {
+        LinalgOp::Cholesky | LinalgOp::TriangularSolve(_) | LinalgOp::Eigh(_) => Props {
             flops: Flops::Contraction,
             inexact: true,
             domain: UnaryDomain::Float,

@@ -111,6 +111,7 @@ fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DTyp
         | Prim::Linalg(LinalgOp::DotGeneral(_))
         | Prim::Linalg(LinalgOp::Cholesky)
         | Prim::Linalg(LinalgOp::TriangularSolve(_))
+        | Prim::Linalg(LinalgOp::Eigh(_))
         | Prim::Random(RandomOp::RandomBits { .. })
         | Prim::Memory(MemoryOp::Offload)
         | Prim::Memory(MemoryOp::Reload)

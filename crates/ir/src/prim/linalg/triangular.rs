@@ -54,7 +54,7 @@ impl TriSolve {
 // ---- type rules ----
 
 /// The square matrix operand `a` of `op`: f32/f64, rank ≥ 2, the last two axes equal.
-fn square(op: &str, a: &Type) -> Result<usize, String> {
+pub(super) fn square(op: &str, a: &Type) -> Result<usize, String> {
     if !matches!(a.dtype, DType::F32 | DType::F64) {
         return Err(format!("{op}: expects f32 or f64 matrices (no 16-bit floats, as in JAX), got {a}"));
     }
@@ -214,7 +214,7 @@ fn substitute(t: &impl Fn(usize, usize) -> f64, lower: bool, c: &[f64], y: &mut 
 // ---- differentiation rules ----
 
 /// `[..., n, n]` boolean masks of the last two axes: `row ⋈ col` for `cmp`.
-fn mask(em: &mut Emitter, shape: &[usize], cmp: CompareOp) -> Result<Value, String> {
+pub(super) fn mask(em: &mut Emitter, shape: &[usize], cmp: CompareOp) -> Result<Value, String> {
     let r = shape.len();
     let rows = em.iota(shape, r - 2)?;
     let cols = em.iota(shape, r - 1)?;
@@ -222,13 +222,13 @@ fn mask(em: &mut Emitter, shape: &[usize], cmp: CompareOp) -> Result<Value, Stri
 }
 
 /// `x` where `keep`, zero elsewhere.
-fn keep(em: &mut Emitter, keep: Value, x: Value) -> Result<Value, String> {
+pub(super) fn keep(em: &mut Emitter, keep: Value, x: Value) -> Result<Value, String> {
     let zero = em.full_like(x, 0.0)?;
     em.select(keep, x, zero)
 }
 
 /// `x` with its last two axes swapped.
-fn swap_last(em: &mut Emitter, x: Value) -> Result<Value, String> {
+pub(super) fn swap_last(em: &mut Emitter, x: Value) -> Result<Value, String> {
     let r = em.ty(x).rank();
     let mut perm: Vec<usize> = (0..r).collect();
     perm.swap(r - 2, r - 1);
@@ -236,7 +236,7 @@ fn swap_last(em: &mut Emitter, x: Value) -> Result<Value, String> {
 }
 
 /// The batched matrix product `x·y` over the last two axes.
-fn matmul(em: &mut Emitter, x: Value, y: Value) -> Result<Value, String> {
+pub(super) fn matmul(em: &mut Emitter, x: Value, y: Value) -> Result<Value, String> {
     let r = em.ty(x).rank();
     let batch: Vec<usize> = (0..r - 2).collect();
     let dims = DotDims {
