@@ -70,8 +70,8 @@ pub fn cho_solve(l: &Tensor, b: &Tensor) -> Tensor {
 
 /// `jax.numpy.linalg.eigh`: `(w, v)`, the ascending eigenvalues and the unit
 /// eigenvectors (columns of `v`) of each symmetric matrix, computed from `(a + aᵀ)/2`.
-/// Each eigenvector's entry of largest magnitude is positive (JAX leaves the sign to
-/// LAPACK): compare sign-invariant quantities across systems.
+/// Each eigenvector's first entry of at least half its largest magnitude is positive
+/// (JAX leaves the sign to LAPACK): compare sign-invariant quantities across systems.
 #[track_caller]
 pub fn eigh(a: &Tensor) -> (Tensor, Tensor) {
     let location = Location::caller();

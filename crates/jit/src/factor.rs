@@ -1,13 +1,16 @@
-//! Host routines of the factorisations and solves (`cholesky`, `triangular_solve`): faer's
-//! blocked Cholesky and triangular solves on each matrix of the batch, in the operands'
-//! dtype, called from an opaque step of the schedule as the GEMM is.
+//! Host routines of the factorisations and solves (`cholesky`, `triangular_solve`,
+//! `eigh`): faer's blocked Cholesky, triangular solves and self-adjoint
+//! eigendecomposition on each matrix of the batch, in the operands' dtype, called from an
+//! opaque step of the schedule as the GEMM is.
 //!
 //! Semantics are the primitives' (`ferrax_ir::prim::LinalgOp`): only the lower triangle
 //! of a `cholesky` operand is read (it is copied into the result, which faer factors in
 //! place), the factor's upper triangle is zero, and a matrix faer finds not positive
 //! definite gives NaN on and below the diagonal. A solve reads one triangle of `a`
 //! through a (possibly transposed) view, and a right-side solve `x·op(a) = b` is the
-//! left-side solve `op(a)ᵀ·xᵀ = bᵀ` on transposed views, so nothing is copied. The
+//! left-side solve `op(a)ᵀ·xᵀ = bᵀ` on transposed views, so nothing is copied. `eigh`
+//! reads the chosen triangle, returns faer's ascending eigenvalues, and fixes each
+//! eigenvector's sign by the interpreter's rule (`ferrax_ir::prim::eigh_pivot`). The
 //! results differ from the reference interpreter's (which works in f64) in the last bits:
 //! the property table marks both primitives inexact.
 
@@ -37,6 +40,76 @@ pub(crate) struct Solve {
     pub m: usize,
     pub rows: usize,
     pub cols: usize,
+}
+
+/// One `eigh`: `batch` symmetric `n`×`n` matrices read from one triangle.
+#[derive(Clone, Debug)]
+pub(crate) struct Eig {
+    pub dtype: DType,
+    pub lower: bool,
+    pub batch: usize,
+    pub n: usize,
+}
+
+impl Eig {
+    /// Decomposes `a` into `v` (eigenvectors as columns) and `w` (ascending).
+    ///
+    /// # Safety
+    /// `a` and `v` hold `batch·n·n` elements of the dtype, `w` `batch·n`; none overlap.
+    pub(crate) unsafe fn run(&self, a: *const u8, v: *mut u8, w: *mut u8) -> Result<(), String> {
+        // SAFETY: by the caller's contract.
+        unsafe {
+            match self.dtype {
+                DType::F32 => self.float::<f32>(a.cast(), v.cast(), w.cast()),
+                DType::F64 => self.float::<f64>(a.cast(), v.cast(), w.cast()),
+                DType::Bool | DType::I32 | DType::BF16 | DType::F16 => {
+                    return Err(format!("eigh: {} operand", self.dtype));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    unsafe fn float<T: RealField + Copy + Into<f64> + std::ops::Neg<Output = T>>(
+        &self,
+        a: *const T,
+        v: *mut T,
+        w: *mut T,
+    ) {
+        let n = self.n;
+        if n == 0 {
+            return;
+        }
+        let side = if self.lower { faer::Side::Lower } else { faer::Side::Upper };
+        for b in 0..self.batch {
+            // SAFETY: matrix b of each buffer is in bounds (the caller's contract).
+            let (src, vb, wb) = unsafe { (a.add(b * n * n), v.add(b * n * n), w.add(b * n)) };
+            // SAFETY: a row-major n×n matrix.
+            let m = unsafe { MatRef::from_raw_parts(src, n, n, n as isize, 1) };
+            let wide = |x: T| -> f64 { x.into() };
+            let finite = (0..n).all(|i| (0..n).all(|j| wide(m[(i, j)]).is_finite()));
+            let eigen = if finite { m.self_adjoint_eigen(side).ok() } else { None };
+            let Some(e) = eigen else {
+                for k in 0..n * n {
+                    // SAFETY: k < n·n; the same for w below.
+                    unsafe { vb.add(k).write(T::nan_impl()) };
+                }
+                (0..n).for_each(|k| unsafe { wb.add(k).write(T::nan_impl()) });
+                continue;
+            };
+            let (u, s) = (e.U(), e.S().column_vector());
+            for k in 0..n {
+                // SAFETY: k < n.
+                unsafe { wb.add(k).write(s[k]) };
+                let negate = ferrax_ir::prim::eigh_pivot(n, |r| wide(u[(r, k)])) < 0.0;
+                for r in 0..n {
+                    let x = if negate { -u[(r, k)] } else { u[(r, k)] };
+                    // SAFETY: r, k < n.
+                    unsafe { vb.add(r * n + k).write(x) };
+                }
+            }
+        }
+    }
 }
 
 impl Factor {
@@ -147,8 +220,8 @@ impl Solve {
 
 #[cfg(test)]
 mod tests {
-    use super::{Factor, Solve};
-    use ferrax_ir::prim::{LinalgOp, Prim, TriSolve};
+    use super::{Eig, Factor, Solve};
+    use ferrax_ir::prim::{Eigh, LinalgOp, Prim, TriSolve};
     use ferrax_ir::{Array, DType, EvalOptions, Func, Module, Type};
 
     /// The interpreter's result of `prim` on `args`.
@@ -263,6 +336,59 @@ mod tests {
                 // SAFETY: the buffers hold the types the routine was made for.
                 let got = raw(&[&a, &b], &ty, |ins, out| unsafe { s.run(ins[0], ins[1], out) }.unwrap());
                 assert!(close(&got, &want, tol), "{dtype} {p:?}\n{got:?}\n{want:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn faer_decomposes_like_the_interpreter() {
+        for dtype in [DType::F32, DType::F64] {
+            let tol = if dtype == DType::F32 { 1e-4 } else { 1e-10 };
+            for lower in [true, false] {
+                // Separated eigenvalues: a diagonal 1, 3, 5, ... with small off-diagonal noise.
+                let (batch, n) = (3, 6);
+                let mut vals = values(&[batch, n, n], u64::from(lower), 0.0);
+                for (i, x) in vals.iter_mut().enumerate() {
+                    let (r, c) = (i / n % n, i % n);
+                    *x = if r == c { 2.0 * r as f64 + 1.0 } else { 0.1 * *x };
+                }
+                let a = array(dtype, &[batch, n, n], vals);
+                let p = Eigh { lower, sort_eigenvalues: true };
+                let want = {
+                    let mut f = Func::new("f");
+                    let x = f.new_value(Type::new(dtype, &[batch, n, n]));
+                    let (v, w) =
+                        (f.new_value(Type::new(dtype, &[batch, n, n])), f.new_value(Type::new(dtype, &[batch, n])));
+                    f.params = vec![x];
+                    f.results = vec![v, w];
+                    f.result_types = vec![Type::new(dtype, &[batch, n, n]), Type::new(dtype, &[batch, n])];
+                    let prim = Prim::Linalg(LinalgOp::Eigh(p));
+                    f.eqns.push(ferrax_ir::Eqn {
+                        prim,
+                        inputs: [x].into_iter().collect(),
+                        outputs: [v, w].into_iter().collect(),
+                        loc: None,
+                    });
+                    let mut m = Module::new();
+                    m.push(f);
+                    ferrax_ir::eval(&m, "f", std::slice::from_ref(&a), &EvalOptions::default()).unwrap()
+                };
+                let e = Eig { dtype, lower, batch, n };
+                let wty = Type::new(dtype, &[batch, n]);
+                let mut w_out = None;
+                let v = raw(&[&a], &Type::new(dtype, &[batch, n, n]), |ins, out| {
+                    let mut w = vec![0u8; batch * n * dtype.size_bytes()];
+                    // SAFETY: the buffers hold the types the routine was made for.
+                    unsafe { e.run(ins[0], out, w.as_mut_ptr()) }.unwrap();
+                    // SAFETY: `w` holds a value of type `wty`.
+                    w_out = Some(unsafe { crate::exec::buf::read_array(w.as_ptr(), &wty) }.unwrap());
+                });
+                let w = w_out.unwrap();
+                assert!(
+                    close(&w, &want[1], tol) && close(&v, &want[0], tol),
+                    "{dtype} lower={lower}\n{v:?}\n{:?}",
+                    want[0]
+                );
             }
         }
     }

@@ -4,7 +4,7 @@
 
 mod eigh;
 mod triangular;
-pub use eigh::Eigh;
+pub use eigh::{Eigh, pivot as eigh_pivot};
 pub use triangular::TriSolve;
 
 use super::ad::LinearIn;

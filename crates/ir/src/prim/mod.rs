@@ -25,7 +25,7 @@ pub mod unary;
 pub use binary::{BinaryOp, CompareOp, TernaryOp};
 pub use control::{ControlOp, RematPolicy, ScanParams};
 pub use index::IndexOp;
-pub use linalg::{DotDims, Eigh, LinalgOp, TriSolve};
+pub use linalg::{DotDims, Eigh, LinalgOp, TriSolve, eigh_pivot};
 pub use memory::MemoryOp;
 pub use props::{Class, Flops, Props, Replicates};
 pub use random::RandomOp;

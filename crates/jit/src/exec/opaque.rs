@@ -1,6 +1,7 @@
 //! Opaque primitives (those the schedule leaves as single equations: `scatter_add`,
-//! `dynamic_update_slice`, `cumsum`, `random_bits`, `cholesky`, `triangular_solve`, and
-//! anything else fuse leaves; the last two run faer's routines, `crate::factor`).
+//! `dynamic_update_slice`, `cumsum`, `random_bits`, `cholesky`, `triangular_solve`,
+//! `eigh`, and anything else fuse leaves; the linear algebra runs faer's routines,
+//! `crate::factor`).
 //!
 //! `random_bits` (the public Threefry helpers of `ferrax_ir`), `cumsum` (the
 //! interpreter's summation order: each running sum starts from 0 and adds one element
@@ -11,7 +12,7 @@
 //! operands in and out.
 
 use super::buf::{read_array, write_array};
-use crate::factor::{Factor, Solve};
+use crate::factor::{Eig, Factor, Solve};
 use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::elements::Num;
 use ferrax_ir::prim::random::{key_words, random_words};
@@ -33,6 +34,8 @@ pub(crate) enum Opaque {
     Cholesky(crate::factor::Factor),
     /// `triangular_solve` with faer (`crate::factor`).
     TriangularSolve(crate::factor::Solve),
+    /// `eigh` with faer (`crate::factor`).
+    Eigh(crate::factor::Eig),
     /// Any other primitive, through the interpreter.
     Interp { module: Module, ins: Vec<Type>, outs: Vec<Type> },
 }
@@ -82,6 +85,12 @@ impl Opaque {
                 let r = sh.len();
                 let n = sh[r - 1];
                 return Ok(Opaque::Cholesky(Factor { dtype: ins[0].dtype, batch: sh[..r - 2].iter().product(), n }));
+            }
+            Prim::Linalg(LinalgOp::Eigh(p)) if ins.len() == 1 && ins[0].rank() >= 2 => {
+                let sh = &ins[0].shape;
+                let r = sh.len();
+                let (dtype, lower, n) = (ins[0].dtype, p.lower, sh[r - 1]);
+                return Ok(Opaque::Eigh(Eig { dtype, lower, batch: sh[..r - 2].iter().product(), n }));
             }
             Prim::Linalg(LinalgOp::TriangularSolve(p)) if ins.len() == 2 && ins[1].rank() >= 2 => {
                 let (a, b) = (&ins[0].shape, &ins[1].shape);
@@ -172,6 +181,8 @@ impl Opaque {
             Opaque::Cholesky(f) => unsafe { f.run(ins[0], outs[0]) },
             // SAFETY: as above.
             Opaque::TriangularSolve(s) => unsafe { s.run(ins[0], ins[1], outs[0]) },
+            // SAFETY: as above (two results: v, then w).
+            Opaque::Eigh(e) => unsafe { e.run(ins[0], outs[0], outs[1]) },
             // SAFETY: by the caller's contract.
             Opaque::Interp { module, ins: tys, outs: out_tys } => unsafe {
                 interpret(module, tys, out_tys, ins, outs, options)

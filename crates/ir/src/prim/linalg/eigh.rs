@@ -6,8 +6,10 @@
 //! eigenvectors, `a = v·diag(w)·vᵀ`. With `sort_eigenvalues=false` JAX allows any order;
 //! ferrax sorts anyway. An eigenvector's sign is not fixed by the decomposition (LAPACK
 //! returns whichever its algorithm reaches, and so would any backend): ferrax makes the
-//! entry of largest magnitude of each column positive (the first such entry), in the
-//! reference interpreter and on every backend, so results are deterministic; compare
+//! first entry of each column whose magnitude is at least half the column's largest
+//! positive, in the reference interpreter and on every backend, so results are
+//! deterministic (the largest entry itself would not do: entries of equal magnitude,
+//! common in structured matrices, tie, and rounding picks either); compare
 //! sign-invariant quantities (`v·vᵀ`, `v∘v`) with other systems.
 //!
 //! The reference evaluation is the cyclic Jacobi method in f64 (accurate to a few ulps
@@ -99,12 +101,17 @@ fn decompose(src: &[f64], v: &mut [f64], n: usize, lower: bool) -> Vec<f64> {
     let w: Vec<f64> = order.iter().map(|&k| a[k * n + k]).collect();
     let old = v.to_vec();
     for (col, &k) in order.iter().enumerate() {
-        // The column's largest entry (the first one) positive.
-        let big = (0..n).fold(0, |b, r| if old[r * n + k].abs() > old[b * n + k].abs() { r } else { b });
-        let sign = if old[big * n + k] < 0.0 { -1.0 } else { 1.0 };
+        let sign = if pivot(n, |r| old[r * n + k]) < 0.0 { -1.0 } else { 1.0 };
         (0..n).for_each(|r| v[r * n + col] = sign * old[r * n + k]);
     }
     w
+}
+
+/// The entry of a column (of `n`, by row) whose sign ferrax makes positive: the first
+/// one whose magnitude is at least half the largest (module docs).
+pub fn pivot(n: usize, entry: impl Fn(usize) -> f64) -> f64 {
+    let largest = (0..n).map(|r| entry(r).abs()).fold(0.0, f64::max);
+    (0..n).map(&entry).find(|x| x.abs() >= 0.5 * largest).unwrap_or(0.0)
 }
 
 /// Cyclic Jacobi rotations on the symmetric `a` until its off-diagonal part vanishes
