@@ -369,6 +369,7 @@ pub fn all_primitives() -> Vec<Prim> {
         Prim::Linalg(LinalgOp::Cholesky),
         Prim::Linalg(LinalgOp::TriangularSolve(ferrax_ir::prim::TriSolve::default())),
         Prim::Linalg(LinalgOp::Eigh(ferrax_ir::prim::Eigh::default())),
+        Prim::Linalg(LinalgOp::Lu),
         Prim::Random(RandomOp::RandomBits { shape: Shape::new() }),
         Prim::Memory(MemoryOp::Offload),
         Prim::Memory(MemoryOp::Reload),
@@ -465,8 +466,9 @@ pub fn op_ordinal(prim: &Prim) -> (&'static str, usize, usize) {
                 LinalgOp::Cholesky => 1,
                 LinalgOp::TriangularSolve(_) => 2,
                 LinalgOp::Eigh(_) => 3,
+                LinalgOp::Lu => 4,
             },
-            4,
+            5,
         ),
         Prim::Random(op) => (
             "random",

@@ -58,6 +58,23 @@ const EIGH: &str = "func @f(%x: f64{s}, %d: f64{s}) -> (f64{s}, f64{w}) {
 }
 ";
 
+/// `lu` of `rev(x + diag(5·d))` over the rows (d in [1, 2]): diagonally dominant before
+/// the reversal, so partial pivoting swaps rows at fixed places, away from any tie.
+const LU: &str = "func @f(%x: f64{s}, %d: f64{s}) -> (f64{s}) {
+  %i: i32{s} = iota[dtype=i32, shape={s}, dim={r}]()
+  %j: i32{s} = iota[dtype=i32, shape={s}, dim={c}]()
+  %m: bool{s} = eq(%i, %j)
+  %z: f64{s} = constant[value=0.0]()
+  %five: f64{s} = constant[value=5.0]()
+  %d5: f64{s} = mul(%d, %five)
+  %dd: f64{s} = select(%m, %d5, %z)
+  %a: f64{s} = add(%x, %dd)
+  %ar: f64{s} = rev[axes=[{r}]](%a)
+  %lu: f64{s}, %p: i32{w}, %q: i32{w} = lu(%ar)
+  return %lu
+}
+";
+
 /// The rows of the linear-algebra family beyond `dot_general`.
 pub(crate) fn linalg_rows() -> Vec<Row> {
     let mut rows = vec![
@@ -92,6 +109,13 @@ pub(crate) fn linalg_rows() -> Vec<Row> {
             .case(&[("s", "[3,3]"), ("w", "[3]"), ("perm", "[1,0]"), ("r", "0"), ("c", "1"), ("lower", "false")])
             .case(&[("s", "[2,4,4]"), ("w", "[2,4]"), ("perm", "[0,2,1]"), ("r", "1"), ("c", "2"), ("lower", "true")])
             .domains(&[Real, Distinct(0.0)]),
+    );
+    rows.push(
+        Row::new("lu", LU.to_string())
+            .case(&[("s", "[1,1]"), ("w", "[1]"), ("r", "0"), ("c", "1")])
+            .case(&[("s", "[3,3]"), ("w", "[3]"), ("r", "0"), ("c", "1")])
+            .case(&[("s", "[2,4,4]"), ("w", "[2,4]"), ("r", "1"), ("c", "2")])
+            .domains(&[Real, Interval(1.0, 2.0)]),
     );
     rows
 }

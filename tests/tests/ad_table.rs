@@ -129,8 +129,8 @@ fn every_primitive_has_a_row() {
 #[test]
 fn every_row_instantiates_and_covers_its_shapes() {
     // These need an axis (or two: matrices), so they have no rank-0 operand or result.
-    const NEED_AN_AXIS: [&str; 8] =
-        ["concatenate", "iota", "cumsum", "cummax", "cummin", "cholesky", "triangular_solve", "eigh"];
+    const NEED_AN_AXIS: [&str; 9] =
+        ["concatenate", "iota", "cumsum", "cummax", "cummin", "cholesky", "triangular_solve", "eigh", "lu"];
     let mut problems = Vec::new();
     for row in table() {
         assert!(!row.cases.is_empty(), "row {} has no case", row.prim);
@@ -296,7 +296,7 @@ fn family(row: &Row) -> &'static str {
         "select" | "clamp" => "binary",
         "call" | "cond" | "while" | "scan" | "custom_jvp" | "custom_vjp" | "remat" => "control",
         "dynamic_slice" | "dynamic_update_slice" | "gather" | "scatter_add" | "dot_general" => "index",
-        "cholesky" | "triangular_solve" | "eigh" => "linalg",
+        "cholesky" | "triangular_solve" | "eigh" | "lu" => "linalg",
         _ => "structural",
     }
 }

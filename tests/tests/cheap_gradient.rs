@@ -47,7 +47,12 @@ const OVER_BUDGET: [(&str, &str); 1] = [(
 /// Primitives whose derivative can cost more than [`WORK_FACTOR`] times their own
 /// work, with the reason. `broadcast_in_dim` counts only where f broadcasts to more
 /// elements than WORK_FACTOR times its whole work (see [`discards_a_broadcast`]).
-const OVER_WORK: [(&str, &str); 4] = [
+const OVER_WORK: [(&str, &str); 5] = [
+    (
+        "lu",
+        "a factorisation is outside the structural bound (as in JAX): its jvp gathers the tangent's rows, solves \
+         two triangular systems and multiplies by both factors, about 4n³ flops against the factor's 2n³/3",
+    ),
     (
         "cholesky",
         "a factorisation is outside the structural bound (as in JAX): its jvp solves two triangular systems and \

@@ -3,7 +3,8 @@
 //! `jax.scipy.linalg` are. f32 and f64 only, as in JAX.
 //!
 //! The primitives underneath are `cholesky` (the lower factor of the lower triangle),
-//! `triangular_solve` and `eigh`; these functions add what NumPy users expect on top. Like JAX's,
+//! `triangular_solve`, `eigh` and `lu`; these functions add what NumPy users expect on
+//! top (`solve`, `inv`, `det` and `slogdet` through the LU decomposition). Like JAX's,
 //! [`cholesky`] symmetrises its operand first (`(a + aᵀ)/2`), so its derivative is that
 //! of a function of symmetric matrices in every direction; a matrix that is not positive
 //! definite gives NaNs, not an error.
@@ -84,6 +85,78 @@ pub fn eigh(a: &Tensor) -> (Tensor, Tensor) {
     let sym = (a + &a.swap_axes(r - 2, r - 1)) * 0.5;
     let (v, w) = lax::eigh(&sym, Eigh::default(), location);
     (w, v)
+}
+
+/// `jax.lax.linalg.lu`: `(lu, pivots, permutation)` of each square matrix, with
+/// partial pivoting: `lu` packs the unit lower factor below the diagonal and the upper
+/// factor on and above it, `pivots` (i32) the row swapped in at each step, and
+/// `permutation` (i32) the order of the rows, `a[permutation] = L·U`.
+#[track_caller]
+pub fn lu(a: &Tensor) -> (Tensor, Tensor, Tensor) {
+    lax::lu(a, Location::caller())
+}
+
+/// `jax.numpy.linalg.solve`: `x` with `a·x = b` through the LU decomposition; `b` is a
+/// vector (`[..., n]`) or a stack of matrices (`[..., n, k]`) with `a`'s batch axes.
+#[track_caller]
+pub fn solve(a: &Tensor, b: &Tensor) -> Tensor {
+    let location = Location::caller();
+    let vector = a.rank() >= 2 && b.rank() + 1 == a.rank();
+    let b = if vector { b.expand_dims(b.rank()) } else { b.clone() };
+    let r = b.rank();
+    let (packed, _, perm) = lax::lu(a, location);
+    let rows = crate::ops::index::gather_at(&b, r.saturating_sub(2), r.saturating_sub(2), &perm, location);
+    let unit_lower = TriSolve { left_side: true, lower: true, unit_diagonal: true, ..TriSolve::default() };
+    let y = lax::triangular_solve(&packed, &rows, unit_lower, location);
+    let x = lax::triangular_solve(&packed, &y, TriSolve { left_side: true, ..TriSolve::default() }, location);
+    if vector { x.squeeze(r - 1) } else { x }
+}
+
+/// `jax.numpy.linalg.inv`: the inverse of each square matrix (`solve` against the
+/// identity).
+#[track_caller]
+pub fn inv(a: &Tensor) -> Tensor {
+    let n = a.shape().last().copied().unwrap_or(0);
+    solve(a, &identity(n, a.dtype()).broadcast_to(a.shape()))
+}
+
+/// The `n`×`n` identity matrix of `dtype`.
+fn identity(n: usize, dtype: ferrax_ir::DType) -> Tensor {
+    let rows = crate::ops::create::iota(ferrax_ir::DType::I32, &[n, n], 0);
+    rows.eq_(crate::ops::create::iota(ferrax_ir::DType::I32, &[n, n], 1)).astype(dtype)
+}
+
+/// `jax.numpy.linalg.slogdet`: `(sign, log|det a|)` of each square matrix, from the LU
+/// decomposition (a singular matrix gives sign 0 and −inf). Its gradient with respect to
+/// `a` is `a⁻ᵀ` through the log.
+#[track_caller]
+pub fn slogdet(a: &Tensor) -> (Tensor, Tensor) {
+    let location = Location::caller();
+    let (diagonal, parity) = lu_diagonal(a, location);
+    let sign = diagonal.sign().prod_axes([diagonal.rank().saturating_sub(1)], false) * parity;
+    let log_abs = diagonal.abs().log().sum([diagonal.rank().saturating_sub(1)]);
+    (sign, log_abs)
+}
+
+/// `jax.numpy.linalg.det`: the determinant of each square matrix, from the LU
+/// decomposition; `d det / d a = det·a⁻ᵀ`.
+#[track_caller]
+pub fn det(a: &Tensor) -> Tensor {
+    let (diagonal, parity) = lu_diagonal(a, Location::caller());
+    diagonal.prod_axes([diagonal.rank().saturating_sub(1)], false) * parity
+}
+
+/// The diagonal of `U` (`[..., n]`) and the permutation's sign (`[...]`, ±1).
+fn lu_diagonal(a: &Tensor, location: &'static Location<'static>) -> (Tensor, Tensor) {
+    let (packed, pivots, _) = lax::lu(a, location);
+    let n = a.shape().last().copied().unwrap_or(0);
+    let r = packed.rank();
+    let eye = identity(n, a.dtype());
+    let diagonal = (&packed * &eye).sum([r.saturating_sub(1)]);
+    let steps = crate::ops::create::arange(ferrax_ir::DType::I32, n);
+    let swaps = pivots.ne_(&steps).astype(a.dtype()).sum([r.saturating_sub(2)]);
+    let parity = 1.0 - swaps.rem(2.0) * 2.0;
+    (diagonal, parity)
 }
 
 /// A left-side solve of a vector or a matrix right-hand side.

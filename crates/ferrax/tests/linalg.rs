@@ -135,3 +135,49 @@ fn eigh_decomposes_and_its_gradient_is_the_closed_form() {
     let neg: Vec<f64> = w.iter().rev().map(|x| -x).collect();
     assert!(bw.to_f64_vec().iter().zip([w.clone(), neg].concat()).all(|(x, y)| (x - y).abs() < 1e-12));
 }
+
+#[test]
+fn lu_solve_inv_det_and_their_derivative_identities() {
+    // A general (non-symmetric) matrix that needs pivoting.
+    let a = f64a(&[3, 3], &[0.5, 2.0, -1.0, 3.0, 1.0, 2.0, -1.0, 4.0, 1.0]);
+    let b = f64a(&[3], &[1.0, -2.0, 0.5]);
+    let av = a.to_f64_vec();
+    let inv = inverse3(&av);
+    let x = eval(|(a, b): (Tensor, Tensor)| linalg::solve(&a, &b), &(a.clone(), b.clone())).unwrap().to_f64_vec();
+    let want: Vec<f64> = (0..3).map(|i| (0..3).map(|k| inv[i * 3 + k] * b.to_f64_vec()[k]).sum()).collect();
+    assert!(x.iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-12), "{x:?} {want:?}");
+    let got_inv = eval(|a: Tensor| linalg::inv(&a), &a).unwrap().to_f64_vec();
+    assert!(got_inv.iter().zip(&inv).all(|(g, w)| (g - w).abs() < 1e-12));
+    // det by cofactors; d det/dA = det·A⁻ᵀ; d log|det|/dA = A⁻ᵀ.
+    let det_want = av[0] * (av[4] * av[8] - av[5] * av[7]) - av[1] * (av[3] * av[8] - av[5] * av[6])
+        + av[2] * (av[3] * av[7] - av[4] * av[6]);
+    let det = eval(|a: Tensor| linalg::det(&a), &a).unwrap().to_f64_vec()[0];
+    assert!((det - det_want).abs() < 1e-12, "{det} vs {det_want}");
+    let (sign, logabs) = eval(|a: Tensor| linalg::slogdet(&a), &a).unwrap();
+    assert_eq!(sign.to_f64_vec()[0], det_want.signum());
+    assert!((logabs.to_f64_vec()[0] - det_want.abs().ln()).abs() < 1e-12);
+    let g_det = eval(grad(|a: Tensor| linalg::det(&a)), &a).unwrap().to_f64_vec();
+    let g_log = eval(grad(|a: Tensor| linalg::slogdet(&a).1), &a).unwrap().to_f64_vec();
+    for i in 0..3 {
+        for j in 0..3 {
+            let inv_t = inv[j * 3 + i];
+            assert!((g_det[i * 3 + j] - det_want * inv_t).abs() < 1e-10, "det grad {g_det:?}");
+            assert!((g_log[i * 3 + j] - inv_t).abs() < 1e-12, "slogdet grad {g_log:?}");
+        }
+    }
+    // grad through solve equals grad through the explicit inverse.
+    let through_solve =
+        eval(grad(|(a, b): (Tensor, Tensor)| linalg::solve(&a, &b).sum_all()), &(a.clone(), b.clone())).unwrap();
+    let through_inv =
+        eval(grad(|(a, b): (Tensor, Tensor)| linalg::inv(&a).matmul(&b).sum_all()), &(a.clone(), b.clone())).unwrap();
+    for (s, i) in [(through_solve.0, through_inv.0), (through_solve.1, through_inv.1)] {
+        assert!(s.to_f64_vec().iter().zip(i.to_f64_vec()).all(|(x, y)| (x - y).abs() < 1e-12));
+    }
+    // The JIT agrees.
+    let j = jit(|a: Tensor| linalg::det(&a)).call(&a).unwrap().to_f64_vec()[0];
+    assert!((j - det).abs() < 1e-12);
+    // A singular matrix: det 0, slogdet (0, -inf).
+    let singular = f64a(&[2, 2], &[1.0, 2.0, 2.0, 4.0]);
+    let (sign, logabs) = eval(|a: Tensor| linalg::slogdet(&a), &singular).unwrap();
+    assert_eq!((sign.to_f64_vec()[0], logabs.to_f64_vec()[0]), (0.0, f64::NEG_INFINITY));
+}

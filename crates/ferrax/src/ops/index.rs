@@ -232,7 +232,7 @@ fn slice_by_plan(x: &Tensor, axes: &[AxisSlice], location: &'static Location<'st
     reshape_at(&out, &kept, location)
 }
 
-fn gather_at(
+pub(crate) fn gather_at(
     x: &Tensor,
     axis: usize,
     batch_dims: usize,

@@ -128,3 +128,20 @@ pub(crate) fn eigh(a: &Tensor, p: Eigh, location: Loc) -> (Tensor, Tensor) {
         }
     }
 }
+
+/// `lu(a)`: `(lu, pivots, permutation)`, the packed factors and two i32 row orders.
+pub(crate) fn lu(a: &Tensor, location: Loc) -> (Tensor, Tensor, Tensor) {
+    let rows: Shape = a.shape()[..a.rank().saturating_sub(1)].iter().copied().collect();
+    let ints = Type { dtype: DType::I32, shape: rows };
+    let fallback = [a.ty().clone(), ints.clone(), ints];
+    let mut out = crate::tracer::emit(Prim::Linalg(LinalgOp::Lu), &[a], location, &fallback).into_iter();
+    match (out.next(), out.next(), out.next()) {
+        (Some(lu), Some(pivots), Some(perm)) => (lu, pivots, perm),
+        _ => {
+            let message = "lu: expected three results".to_string();
+            let [x, p, q] = fallback;
+            let fail = |ty| crate::tracer::fail(location, message.clone(), ty);
+            (fail(x), fail(p), fail(q))
+        }
+    }
+}

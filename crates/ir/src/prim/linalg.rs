@@ -1,8 +1,9 @@
 //! Linear algebra: `dot_general`, XLA's generalised contraction (result axes are the
 //! batch axes, then the lhs free axes, then the rhs free axes), in this file; `cholesky`
-//! and `triangular_solve` in `linalg/triangular.rs`, `eigh` in `linalg/eigh.rs`.
+//! and `triangular_solve` in `linalg/triangular.rs`, `eigh` in `linalg/eigh.rs`, `lu` in `linalg/lu.rs`.
 
 mod eigh;
+mod lu;
 mod triangular;
 pub use eigh::{Eigh, pivot as eigh_pivot};
 pub use triangular::TriSolve;
@@ -112,6 +113,7 @@ pub(crate) fn infer(op: &LinalgOp, inputs: &[Type]) -> Result<Vec<Type>, String>
         LinalgOp::Cholesky => triangular::infer_cholesky(inputs),
         LinalgOp::TriangularSolve(p) => triangular::infer_triangular_solve(p, inputs),
         LinalgOp::Eigh(_) => eigh::infer_eigh(inputs),
+        LinalgOp::Lu => lu::infer_lu(inputs),
     }
 }
 
@@ -232,6 +234,7 @@ pub(crate) fn jvp(
         LinalgOp::Cholesky => triangular::jvp_cholesky(em, outputs, tangents),
         LinalgOp::TriangularSolve(p) => triangular::jvp_triangular_solve(em, p, primals, outputs, tangents),
         LinalgOp::Eigh(p) => eigh::jvp_eigh(em, p, outputs, tangents),
+        LinalgOp::Lu => lu::jvp_lu(em, outputs, tangents),
     }
 }
 
@@ -244,7 +247,7 @@ pub(crate) fn transpose(
 ) -> Result<Vec<Option<Value>>, String> {
     match op {
         LinalgOp::DotGeneral(dims) => transpose_dot_general(em, dims, inputs, cts),
-        LinalgOp::Cholesky | LinalgOp::Eigh(_) => Err(super::ad::not_linear(op.name())),
+        LinalgOp::Cholesky | LinalgOp::Eigh(_) | LinalgOp::Lu => Err(super::ad::not_linear(op.name())),
         LinalgOp::TriangularSolve(p) => triangular::transpose_triangular_solve(em, p, inputs, cts),
     }
 }
@@ -262,6 +265,7 @@ pub(crate) fn batch(
         LinalgOp::Cholesky => triangular::batch_cholesky(em, size, inputs, dims),
         LinalgOp::TriangularSolve(p) => triangular::batch_triangular_solve(em, p, size, inputs, dims),
         LinalgOp::Eigh(p) => eigh::batch_eigh(em, p, size, inputs, dims),
+        LinalgOp::Lu => lu::batch_lu(em, size, inputs, dims),
     }
 }
 
@@ -523,6 +527,8 @@ pub enum LinalgOp {
     TriangularSolve(TriSolve),
     /// `(v, w)`: eigenvectors and ascending eigenvalues of symmetric matrices.
     Eigh(Eigh),
+    /// `(lu, pivots, permutation)`: LU decomposition with partial pivoting.
+    Lu,
 }
 
 impl LinalgOp {
@@ -533,6 +539,7 @@ impl LinalgOp {
             LinalgOp::Cholesky => "cholesky",
             LinalgOp::TriangularSolve(_) => "triangular_solve",
             LinalgOp::Eigh(_) => "eigh",
+            LinalgOp::Lu => "lu",
         }
     }
 
@@ -550,6 +557,7 @@ impl LinalgOp {
             "cholesky" => Some(LinalgOp::Cholesky),
             "triangular_solve" => Some(LinalgOp::TriangularSolve(TriSolve::default())),
             "eigh" => Some(LinalgOp::Eigh(Eigh::default())),
+            "lu" => Some(LinalgOp::Lu),
             _ => None,
         }
     }
@@ -564,7 +572,7 @@ impl LinalgOp {
                 v.usizes("rhs_batch", &mut d.rhs_batch, Some(vec![]))?;
                 v.opt_dtype("preferred", &mut d.preferred)
             }
-            LinalgOp::Cholesky => Ok(()),
+            LinalgOp::Cholesky | LinalgOp::Lu => Ok(()),
             LinalgOp::TriangularSolve(p) => {
                 v.bool_or("left_side", &mut p.left_side, false)?;
                 v.bool_or("lower", &mut p.lower, false)?;
@@ -594,7 +602,7 @@ pub(crate) fn eval(op: &LinalgOp, a: &[&Array]) -> Result<Array, String> {
             let [m, b] = super::operands(a)?;
             triangular::eval_triangular_solve(p, m, b)
         }
-        LinalgOp::Eigh(_) => Err("eigh has two results".into()),
+        LinalgOp::Eigh(_) | LinalgOp::Lu => Err(format!("{} has several results", op.name())),
     }
 }
 
@@ -604,6 +612,10 @@ pub(crate) fn eval_all(op: &LinalgOp, a: &[&Array]) -> Result<Vec<Array>, String
         LinalgOp::Eigh(p) => {
             let [x] = super::operands(a)?;
             eigh::eval_eigh(p, x)
+        }
+        LinalgOp::Lu => {
+            let [x] = super::operands(a)?;
+            lu::eval_lu(x)
         }
         LinalgOp::DotGeneral(_) | LinalgOp::Cholesky | LinalgOp::TriangularSolve(_) => Ok(vec![eval(op, a)?]),
     }
@@ -620,6 +632,8 @@ pub(crate) fn contracted_size(op: &LinalgOp, lhs: &Type) -> u64 {
         LinalgOp::TriangularSolve(_) => triangular::terms(lhs, false),
         // About 9n³ flops a matrix (n² results): K = 4.5n.
         LinalgOp::Eigh(_) => (lhs.shape.last().copied().unwrap_or(0) as u64 * 9 / 2).max(1),
+        // 2n³/3 a matrix (n² results): K = n/3.
+        LinalgOp::Lu => (lhs.shape.last().copied().unwrap_or(0) as u64 / 3).max(1),
     }
 }
 
@@ -635,7 +649,7 @@ pub(crate) fn props(op: &LinalgOp) -> super::props::Props {
             ..Props::movement(Class::Launch)
         },
         // Backends factor and substitute in their own order: not the reference's bits.
-        LinalgOp::Cholesky | LinalgOp::TriangularSolve(_) | LinalgOp::Eigh(_) => Props {
+        LinalgOp::Cholesky | LinalgOp::TriangularSolve(_) | LinalgOp::Eigh(_) | LinalgOp::Lu => Props {
             flops: Flops::Contraction,
             inexact: true,
             domain: UnaryDomain::Float,

@@ -112,6 +112,7 @@ fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DTyp
         | Prim::Linalg(LinalgOp::Cholesky)
         | Prim::Linalg(LinalgOp::TriangularSolve(_))
         | Prim::Linalg(LinalgOp::Eigh(_))
+        | Prim::Linalg(LinalgOp::Lu)
         | Prim::Random(RandomOp::RandomBits { .. })
         | Prim::Memory(MemoryOp::Offload)
         | Prim::Memory(MemoryOp::Reload)
