@@ -262,11 +262,32 @@ pub(crate) fn batch(
 ) -> Result<super::batch::Batched, String> {
     match op {
         LinalgOp::DotGeneral(d) => batch_dot_general(em, d, size, inputs, dims),
-        LinalgOp::Cholesky => triangular::batch_cholesky(em, size, inputs, dims),
+        LinalgOp::Cholesky | LinalgOp::Eigh(_) | LinalgOp::Lu => batch_one_matrix(em, op, size, inputs, dims),
         LinalgOp::TriangularSolve(p) => triangular::batch_triangular_solve(em, p, size, inputs, dims),
-        LinalgOp::Eigh(p) => eigh::batch_eigh(em, p, size, inputs, dims),
-        LinalgOp::Lu => lu::batch_lu(em, size, inputs, dims),
     }
+}
+
+/// The batching rule of an op on one stack of matrices (`cholesky`, `eigh`, `lu`): a
+/// batch axis among the leading axes stays where it is, for every result; one among
+/// the matrix axes moves to the front.
+fn batch_one_matrix(
+    em: &mut Emitter,
+    op: &LinalgOp,
+    size: usize,
+    inputs: &[Value],
+    dims: &[Option<usize>],
+) -> Result<super::batch::Batched, String> {
+    let (&[a], &[dim]) = (inputs, dims) else {
+        return Err(format!("{}: expects 1 operand and 1 batch axis", op.name()));
+    };
+    let rank = em.ty(a).rank();
+    let (a, d) = match dim {
+        Some(d) if d + 2 < rank => (a, d),
+        Some(_) | None => (em.batch_at(a, dim, size, 0)?, 0),
+    };
+    let outs = em.eqn(&crate::Module::new(), Prim::Linalg(op.clone()), &[a])?;
+    let n = outs.len();
+    Ok((outs.to_vec(), vec![Some(d); n]))
 }
 
 /// The jvp rule of `dot_general`, which is bilinear: `dot(t_lhs, rhs) + dot(lhs, t_rhs)`

@@ -20,11 +20,11 @@
 //! `F_ij = 1/(w_j − w_i)` off the diagonal and 0 on it (infinite or NaN where two
 //! eigenvalues coincide: the eigenvectors are then not differentiable).
 
-use super::{LinalgOp, triangular};
+use super::triangular;
 use crate::prim::CompareOp;
 use crate::prim::elements::{array, bad_dtype};
 use crate::prim::expect_arity;
-use crate::{Emitter, Prim, Type, Value};
+use crate::{Emitter, Type, Value};
 use ferrax_array::{DType, Data, Shape};
 
 /// The parameters of an `eigh`.
@@ -194,25 +194,4 @@ pub(crate) fn jvp_eigh(
     let on_diagonal = triangular::keep(em, diagonal, inner)?;
     let dw = em.reduce_sum(on_diagonal, &[r - 1])?;
     Ok(vec![Some(dv), Some(dw)])
-}
-
-/// The batching rule of `eigh`: a batch axis among the leading axes stays there (for
-/// both results), one in the matrix axes moves to the front.
-pub(crate) fn batch_eigh(
-    em: &mut Emitter,
-    p: &Eigh,
-    size: usize,
-    inputs: &[Value],
-    dims: &[Option<usize>],
-) -> Result<crate::prim::batch::Batched, String> {
-    let (&[a], &[dim]) = (inputs, dims) else {
-        return Err("eigh: expects 1 operand and 1 batch axis".into());
-    };
-    let rank = em.ty(a).rank();
-    let (a, d) = match dim {
-        Some(d) if d + 2 < rank => (a, d),
-        Some(_) | None => (em.batch_at(a, dim, size, 0)?, 0),
-    };
-    let outs = em.eqn(&crate::Module::new(), Prim::Linalg(LinalgOp::Eigh(*p)), &[a])?;
-    Ok((outs.to_vec(), vec![Some(d), Some(d)]))
 }

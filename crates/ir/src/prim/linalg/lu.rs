@@ -115,23 +115,3 @@ pub(crate) fn jvp_lu(
     let du = triangular::matmul(em, y_upper, u)?;
     Ok(vec![Some(em.add(dl, du)?), None, None])
 }
-
-/// The batching rule of `lu`: a batch axis among the leading axes stays there (for every
-/// result), one in the matrix axes moves to the front.
-pub(crate) fn batch_lu(
-    em: &mut Emitter,
-    size: usize,
-    inputs: &[Value],
-    dims: &[Option<usize>],
-) -> Result<crate::prim::batch::Batched, String> {
-    let (&[a], &[dim]) = (inputs, dims) else {
-        return Err("lu: expects 1 operand and 1 batch axis".into());
-    };
-    let rank = em.ty(a).rank();
-    let (a, d) = match dim {
-        Some(d) if d + 2 < rank => (a, d),
-        Some(_) | None => (em.batch_at(a, dim, size, 0)?, 0),
-    };
-    let outs = em.eqn(&crate::Module::new(), Prim::Linalg(LinalgOp::Lu), &[a])?;
-    Ok((outs.to_vec(), vec![Some(d); 3]))
-}

@@ -338,26 +338,6 @@ pub(crate) fn transpose_triangular_solve(
     }
 }
 
-/// The batching rule of `cholesky`: a batch axis among the leading axes stays there,
-/// one in the matrix axes moves to the front.
-pub(crate) fn batch_cholesky(
-    em: &mut Emitter,
-    size: usize,
-    inputs: &[Value],
-    dims: &[Option<usize>],
-) -> Result<crate::prim::batch::Batched, String> {
-    let (&[a], &[dim]) = (inputs, dims) else {
-        return Err("cholesky: expects 1 operand and 1 batch axis".into());
-    };
-    let rank = em.ty(a).rank();
-    let (a, d) = match dim {
-        Some(d) if d + 2 < rank => (a, d),
-        Some(_) | None => (em.batch_at(a, dim, size, 0)?, 0),
-    };
-    let out = em.op(Prim::Linalg(LinalgOp::Cholesky), &[a])?;
-    Ok((vec![out], vec![Some(d)]))
-}
-
 /// The batching rule of `triangular_solve`: both operands batched at axis 0 (an
 /// unbatched one broadcast), one more leading batch axis.
 pub(crate) fn batch_triangular_solve(
