@@ -4,7 +4,7 @@
 //!
 //! The primitives underneath are `cholesky` (the lower factor of the lower triangle),
 //! `triangular_solve`, `eigh` and `lu`; these functions add what NumPy users expect on
-//! top (`solve`, `inv`, `det` and `slogdet` through the LU decomposition). Like JAX's,
+//! top (`solve`, `inv`, `det` and `slogdet` through the LU decomposition, `norm`). Like JAX's,
 //! [`cholesky`] symmetrises its operand first (`(a + aᵀ)/2`), so its derivative is that
 //! of a function of symmetric matrices in every direction; a matrix that is not positive
 //! definite gives NaNs, not an error.
@@ -26,6 +26,7 @@
 use crate::Tensor;
 use crate::ops::lax;
 use crate::tracer::fail;
+use ferrax_ir::Type;
 use std::panic::Location;
 
 pub use ferrax_ir::prim::{Eigh, TriSolve};
@@ -157,6 +158,53 @@ fn lu_diagonal(a: &Tensor, location: &'static Location<'static>) -> (Tensor, Ten
     let swaps = pivots.ne_(&steps).astype(a.dtype()).sum([r.saturating_sub(2)]);
     let parity = 1.0 - swaps.rem(2.0) * 2.0;
     (diagonal, parity)
+}
+
+/// Which norm [`norm`] computes (`jax.numpy.linalg.norm`'s `ord`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ord {
+    /// `ord=None`: the 2-norm of a vector, the Frobenius norm of a matrix (or of any
+    /// array, flattened).
+    Default,
+    /// `ord='fro'` (matrices).
+    Fro,
+    /// `ord=p`: `(Σ|x|^p)^(1/p)` of a vector (0: the count of non-zeros); for a matrix
+    /// `p` = 1 (`-1`): the largest (smallest) column sum of `|x|`.
+    P(f64),
+    /// `ord=inf`: `max|x|` of a vector, the largest row sum of `|x|` of a matrix.
+    Inf,
+    /// `ord=-inf`: `min|x|` of a vector, the smallest row sum of `|x|` of a matrix.
+    NegInf,
+}
+
+/// `jax.numpy.linalg.norm(x, ord)` over the whole of `x`: a vector norm for rank 1, a
+/// matrix norm for rank 2 (`Default` for any rank). Written with the same operations as
+/// JAX's, so its derivatives at zero follow JAX's conventions: NaN for the 2-norm and
+/// the Frobenius norm (`sqrt` at 0), a subgradient from `abs`, `max` and `min` for the
+/// others. Matrix 2-norms and the nuclear norm need singular values, which ferrax does
+/// not have yet: those are an error at the call.
+#[track_caller]
+pub fn norm(x: &Tensor, ord: Ord) -> Tensor {
+    let location = Location::caller();
+    let all: Vec<usize> = (0..x.rank()).collect();
+    let euclid = || (x * x).sum_axes(all.clone(), false).sqrt();
+    match (x.rank(), ord) {
+        (_, Ord::Default) | (2, Ord::Fro) => euclid(),
+        (1, Ord::P(2.0)) => euclid(),
+        (1, Ord::P(1.0)) => x.abs().sum_axes([0usize], false),
+        (1, Ord::P(0.0)) => x.ne_(0.0).astype(x.dtype()).sum_axes([0usize], false),
+        (1, Ord::P(p)) => x.abs().pow(p).sum_axes([0usize], false).pow(1.0 / p),
+        (1, Ord::Inf) => x.abs().max_axes([0usize], false),
+        (1, Ord::NegInf) => x.abs().min_axes([0usize], false),
+        (2, Ord::P(1.0)) => x.abs().sum_axes([0usize], false).max_axes([0usize], false),
+        (2, Ord::P(-1.0)) => x.abs().sum_axes([0usize], false).min_axes([0usize], false),
+        (2, Ord::Inf) => x.abs().sum_axes([1usize], false).max_axes([0usize], false),
+        (2, Ord::NegInf) => x.abs().sum_axes([1usize], false).min_axes([0usize], false),
+        (rank, ord) => {
+            let message = format!("norm: ord {ord:?} of a rank-{rank} array {} is not supported", x.ty());
+            fail(location, message, Type::new(x.dtype(), &[]))
+        }
+    }
 }
 
 /// A left-side solve of a vector or a matrix right-hand side.

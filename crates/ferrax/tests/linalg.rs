@@ -181,3 +181,39 @@ fn lu_solve_inv_det_and_their_derivative_identities() {
     let (sign, logabs) = eval(|a: Tensor| linalg::slogdet(&a), &singular).unwrap();
     assert_eq!((sign.to_f64_vec()[0], logabs.to_f64_vec()[0]), (0.0, f64::NEG_INFINITY));
 }
+
+#[test]
+fn norms_and_their_subgradients_at_zero_follow_jax() {
+    use linalg::Ord;
+    let v = f64a(&[3], &[3.0, -4.0, 0.0]);
+    let m = f64a(&[2, 2], &[1.0, -2.0, 3.0, 4.0]);
+    let value = |x: &Array, ord: Ord| eval(move |x: Tensor| linalg::norm(&x, ord), x).unwrap().to_f64_vec()[0];
+    // Vector norms (jnp.linalg.norm of [3, -4, 0]).
+    let p3 = (27.0f64 + 64.0).powf(1.0 / 3.0);
+    for (ord, want) in [
+        (Ord::Default, 5.0),
+        (Ord::P(1.0), 7.0),
+        (Ord::Inf, 4.0),
+        (Ord::NegInf, 0.0),
+        (Ord::P(0.0), 2.0),
+        (Ord::P(3.0), p3),
+    ] {
+        assert!((value(&v, ord) - want).abs() < 1e-12, "{ord:?}");
+    }
+    // Matrix norms of [[1, -2], [3, 4]]: columns sum to 4 and 6, rows to 3 and 7.
+    let fro = 30f64.sqrt();
+    for (ord, want) in [(Ord::Fro, fro), (Ord::P(1.0), 6.0), (Ord::P(-1.0), 4.0), (Ord::Inf, 7.0), (Ord::NegInf, 3.0)] {
+        assert!((value(&m, ord) - want).abs() < 1e-12, "{ord:?}");
+    }
+    // Gradients at zero, as JAX gives them (jax 0.10): NaN for the 2-norm, abs's
+    // subgradient 1 for the 1-norm, a tie split by max/min for the others.
+    let zero = f64a(&[3], &[0.0; 3]);
+    let g = |ord: Ord| eval(grad(move |x: Tensor| linalg::norm(&x, ord)), &zero).unwrap().to_f64_vec();
+    assert!(g(Ord::Default).iter().all(|x| x.is_nan()));
+    assert_eq!(g(Ord::P(1.0)), vec![1.0; 3]);
+    assert_eq!(g(Ord::P(0.0)), vec![0.0; 3]);
+    // Unsupported: the matrix 2-norm needs singular values.
+    let err =
+        trace(|x: Tensor| linalg::norm(&x, Ord::P(2.0)), &Type::new(DType::F64, &[2, 2])).unwrap_err().to_string();
+    assert!(err.contains("not supported"), "{err}");
+}

@@ -576,9 +576,11 @@ fn reductions_at_ties_and_zeros() {
 
 #[test]
 fn kinks_and_singular_points() {
-    // abs: 0 at 0 (the middle of the subdifferential).
-    let got = tangents_at(&Prim::Unary(UnaryOp::Abs), &[floats(&[3], &[0.0, -2.0, 3.0])], &[Some(vec![1.0; 3])]);
-    assert_eq!(got, vec![vec![0.0, -1.0, 1.0]]);
+    // abs: 1 at ±0, as JAX (`grad(jnp.abs)(0.0) == 1.0`; its norms' subgradients at
+    // zero rest on it).
+    let x = floats(&[4], &[0.0, -0.0, -2.0, 3.0]);
+    let got = tangents_at(&Prim::Unary(UnaryOp::Abs), &[x], &[Some(vec![1.0; 4])]);
+    assert_eq!(got, vec![vec![1.0, 1.0, -1.0, 1.0]]);
     // pow at a zero base stays finite for y > 0; y = 0 has a zero x-derivative.
     let x = floats(&[3], &[0.0, 0.0, 2.0]);
     let y = floats(&[3], &[2.0, 0.0, 0.0]);

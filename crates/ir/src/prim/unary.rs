@@ -280,9 +280,9 @@ pub(crate) fn infer_identity(op: &str, inputs: &[Type]) -> Result<Vec<Type>, Str
 /// `cos: t*(-sin(x))`, `tan: t*(1+y^2)`, `tanh: t*(1-y^2)`, `logistic: t*(y*(1-y))`,
 /// `sqrt: t*(0.5/y)`, `rsqrt: t*(-0.5*y/x)`, `erf: t*(2/sqrt(pi)*exp(-x^2))`.
 ///
-/// `abs` is `t*sign(x)`: at `x = 0` the tangent is 0, the midpoint of the
-/// subdifferential `[-1, 1]` (as for the tie of `max(x, -x)`; JAX picks 1 there), and
-/// a NaN `x` gives a NaN tangent. `sign`, `floor`, `ceil`, `round` are piecewise
+/// `abs` is `t` where `x >= 0` and `-t` elsewhere, JAX's rule: at `x = ±0` the tangent
+/// is `t` (the subgradient 1, which the norms of `ferrax::linalg` inherit, as
+/// `jnp.linalg.norm`'s do), and a NaN `x` gives `-t`. `sign`, `floor`, `ceil`, `round` are piecewise
 /// constant and `not`, `is_finite` have integer or bool results: their tangent is zero.
 pub(crate) fn jvp_unary(
     em: &mut Emitter,
@@ -378,7 +378,13 @@ fn slope(em: &mut Emitter, op: UnaryOp, x: Value, y: Value) -> Result<Option<Val
             let scaled = em.mul(minus_half, y)?;
             em.div(scaled, x)?
         }
-        UnaryOp::Abs => em.unary(UnaryOp::Sign, x)?,
+        UnaryOp::Abs => {
+            let zero = em.full_like(x, 0.0)?;
+            let nonnegative = em.compare(super::CompareOp::Ge, x, zero)?;
+            let one = em.full_like(x, 1.0)?;
+            let minus_one = em.full_like(x, -1.0)?;
+            em.select(nonnegative, one, minus_one)?
+        }
         UnaryOp::Erf => {
             let scale = em.full_like(x, std::f64::consts::FRAC_2_SQRT_PI)?;
             let square = em.mul(x, x)?;
