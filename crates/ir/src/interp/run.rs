@@ -7,7 +7,7 @@ use super::release::Releases;
 use super::value::{Ledger, Val, Vals};
 use super::{EvalOptions, MAX_CALL_DEPTH};
 use crate::prim::{ControlOp, Flops, MemoryOp, UnaryOp};
-use crate::prim::{binary, index, linalg, random, reduce, shape, unary};
+use crate::prim::{binary, index, linalg, random, reduce, shape, sort, unary};
 use crate::spill::SpillFile;
 use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
 use ferrax_array::{Array, Budget, DType, Data};
@@ -191,6 +191,7 @@ impl<'m> Interp<'m> {
             Prim::Reduction(op) => leaf(&|a| reduce::eval(op, a)),
             Prim::Linalg(op) => leaf(&|a| linalg::eval(op, a)),
             Prim::Random(op) => leaf(&|a| random::eval(op, a)),
+            Prim::Sort(op) => self.leaves(at, func, eqn, &xs, &|a| sort::eval(*op, a)),
             Prim::Control(op) => self.control(at, op, xs.into_vec()),
         }
     }
@@ -206,6 +207,41 @@ impl<'m> Interp<'m> {
             ControlOp::While { cond, body, max_iters } => self.while_loop(at, cond, body, *max_iters, xs),
             ControlOp::Scan(params) => self.scan(at, params, xs),
         }
+    }
+
+    /// Evaluates a primitive with several results computed by `f` (the sort family,
+    /// which moves data and so sees 16-bit elements as they are): checks the budget
+    /// for the declared result types first, and the computed arrays against them after.
+    #[inline(never)]
+    fn leaves<'a>(
+        &self,
+        at: At<'_>,
+        func: &Func,
+        eqn: &Eqn,
+        xs: &[Val<'a>],
+        f: &dyn Fn(&[&Array]) -> Result<Vec<Array>, String>,
+    ) -> Result<Vals<'a>, Error> {
+        let mut types = Vec::with_capacity(eqn.outputs.len());
+        for &out in &eqn.outputs {
+            let ty = func.value_type(out).ok_or_else(|| at.err(format!("{out} has no type")))?;
+            let bytes = ty.byte_size().map_err(|e| at.err(e.to_string()))?;
+            self.reserve(at, bytes, || format!("the result {out}: {ty}"))?;
+            types.push((out, ty));
+        }
+        let refs: SmallVec<[&Array; 4]> = xs.iter().map(Val::array).collect();
+        let arrays = f(&refs).map_err(|m| at.err(m))?;
+        if arrays.len() != types.len() {
+            return Err(at.err(format!("produced {} results for {} outputs", arrays.len(), types.len())));
+        }
+        let mut vals = Vals::new();
+        for (array, (out, ty)) in arrays.into_iter().zip(types) {
+            if array.dtype() != ty.dtype || array.shape() != &ty.shape[..] {
+                let got = Type::new(array.dtype(), array.shape());
+                return Err(at.err(format!("produced {got} but {out} is declared {ty}")));
+            }
+            vals.push(Val::new(self.ledger.buf(array)));
+        }
+        Ok(vals)
     }
 
     /// Evaluates a primitive with one result computed by `f`: checks the budget for the
