@@ -21,7 +21,7 @@
 //! new primitive without a row fails.
 
 use ferrax_ir::prim::{ArgOp, BinaryOp, CompareOp, ReduceOp, UnaryOp};
-use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, TernaryOp};
+use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, SortOp, TernaryOp};
 use ferrax_ir::{Array, DType, Module, Prim, Shape, Type};
 use ferrax_transform::Tolerance;
 
@@ -373,6 +373,8 @@ pub fn all_primitives() -> Vec<Prim> {
         Prim::Random(RandomOp::RandomBits { shape: Shape::new() }),
         Prim::Memory(MemoryOp::Offload),
         Prim::Memory(MemoryOp::Reload),
+        Prim::Sort(SortOp::Sort { dimension: 0, is_stable: true, num_keys: 1 }),
+        Prim::Sort(SortOp::TopK { k: 1 }),
         Prim::Control(ControlOp::Call { func: f("g") }),
         Prim::Control(ControlOp::Cond { branches: vec![f("g")] }),
         Prim::Control(ControlOp::While { cond: f("c"), body: f("b"), max_iters: None }),
@@ -482,6 +484,14 @@ pub fn op_ordinal(prim: &Prim) -> (&'static str, usize, usize) {
             match op {
                 MemoryOp::Offload => 0,
                 MemoryOp::Reload => 1,
+            },
+            2,
+        ),
+        Prim::Sort(op) => (
+            "sort",
+            match op {
+                SortOp::Sort { .. } => 0,
+                SortOp::TopK { .. } => 1,
             },
             2,
         ),

@@ -725,6 +725,41 @@ fn reduction_rows() -> Vec<Row> {
                 .domains(&[Domain::Distinct(0.0)]),
         );
     }
+    // Sorting on distinct values, where it is a smooth permutation: `sort` of a key with
+    // a second float operand carried along, and `top_k` with its indices dropped.
+    rows.push(
+        Row::new(
+            "sort",
+            "func @f(%x: f64{s}, %w: f64{s}) -> (f64{s}) {
+  %y: f64{s}, %v: f64{s} = sort[dimension={axis}](%x, %w)
+  %z: f64{s} = mul(%y, %v)
+  return %z
+}
+",
+        )
+        .case(&[("s", "[1]"), ("axis", "0")])
+        .case(&[("s", "[1,3]"), ("axis", "1")])
+        .case(&[("s", "[2,3]"), ("axis", "0")])
+        .case(&[("s", "[2,4,3]"), ("axis", "1")])
+        .case(&[("s", "[2,0]"), ("axis", "1")])
+        .domains(&[Domain::Distinct(0.0), Domain::Distinct(5.0)]),
+    );
+    rows.push(
+        Row::new(
+            "top_k",
+            "func @f(%x: f64{s}) -> (f64{o}) {
+  %y: f64{o}, %i: i32{o} = top_k[k={k}](%x)
+  %z: f64{o} = mul(%y, %y)
+  return %z
+}
+",
+        )
+        .case(&[("s", "[1]"), ("o", "[1]"), ("k", "1")])
+        .case(&[("s", "[2,3]"), ("o", "[2,2]"), ("k", "2")])
+        .case(&[("s", "[2,4]"), ("o", "[2,4]"), ("k", "4")])
+        .case(&[("s", "[2,3]"), ("o", "[2,0]"), ("k", "0")])
+        .domains(&[Domain::Distinct(0.0)]),
+    );
     rows
 }
 

@@ -193,6 +193,31 @@ fn cummax_and_cummin_run_both_ways_and_their_gradient_follows_the_record() {
     assert_eq!(g.as_f32().unwrap(), &[2.0, 0.0, 2.0, 0.0, 1.0]);
 }
 
+#[test]
+fn sort_argsort_and_top_k_and_their_gradients_follow_the_permutation() {
+    let v = f32a(&[5], &[2.0, -1.0, 4.0, f32::NAN, 0.5]);
+    let sorted = run1(|v| v.sort(0), &v);
+    let s = sorted.as_f32().unwrap();
+    assert_eq!(&s[..4], &[-1.0, 0.5, 2.0, 4.0]);
+    assert!(s[4].is_nan());
+    assert_eq!(run1(|v| v.argsort(0), &v).as_i32().unwrap(), &[1, 4, 0, 2, 3]);
+    let w = f32a(&[2, 3], &[3.0, 1.0, 2.0, 0.0, 5.0, 5.0]);
+    assert_eq!(run1(|w| w.top_k(2).0, &w).as_f32().unwrap(), &[3.0, 2.0, 5.0, 5.0]);
+    assert_eq!(run1(|w| w.top_k(2).1, &w).as_i32().unwrap(), &[0, 2, 1, 2]);
+    // Two operands sorted by the first.
+    let keys = f32a(&[3], &[3.0, 1.0, 2.0]);
+    let vals = f32a(&[3], &[30.0, 10.0, 20.0]);
+    let out = run2(|(k, x)| ferrax::ops::sort::sort(&[&k, &x], 0, 1).remove(1), &keys, &vals);
+    assert_eq!(out.as_f32().unwrap(), &[10.0, 20.0, 30.0]);
+    // d/dv of sum(sort(v) * [1, 2, 3]): each element gets the weight of its sorted place.
+    let weights = f32a(&[3], &[1.0, 2.0, 3.0]);
+    let g = ferrax::grad(move |k: Tensor| (k.sort(0) * ferrax::constant(&weights)).sum_all()).call(&keys);
+    assert_eq!(g.unwrap().as_f32().unwrap(), &[3.0, 1.0, 2.0]);
+    // d/dw of sum(top_k(w, 1).0): one at each row's maximum.
+    let g = ferrax::grad(|w: Tensor| w.top_k(1).0.sum_all()).call(&w).unwrap();
+    assert_eq!(g.as_f32().unwrap(), &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+}
+
 // ---- matmul and dot ----
 
 #[test]

@@ -145,3 +145,31 @@ pub(crate) fn lu(a: &Tensor, location: Loc) -> (Tensor, Tensor, Tensor) {
         }
     }
 }
+
+/// `sort[dimension, is_stable=true, num_keys]` of `operands` (same shape): every
+/// operand permuted along `dimension` by the first `num_keys` (one result each).
+pub(crate) fn sort(operands: &[&Tensor], dimension: usize, num_keys: usize, location: Loc) -> Vec<Tensor> {
+    let prim = Prim::Sort(ferrax_ir::prim::SortOp::Sort { dimension, is_stable: true, num_keys });
+    let fallback: Vec<Type> = operands.iter().map(|t| t.ty().clone()).collect();
+    crate::tracer::emit(prim, operands, location, &fallback)
+}
+
+/// `top_k[k](x)`: the `k` largest along the last axis and their i32 indices.
+pub(crate) fn top_k(x: &Tensor, k: usize, location: Loc) -> (Tensor, Tensor) {
+    let mut shape = x.shape().to_vec();
+    if let Some(last) = shape.last_mut() {
+        *last = k;
+    }
+    let fallback = [Type::new(x.dtype(), &shape), Type::new(DType::I32, &shape)];
+    let mut out = crate::tracer::emit(Prim::Sort(ferrax_ir::prim::SortOp::TopK { k }), &[x], location, &fallback);
+    let indices = out.pop();
+    let values = out.pop();
+    match (values, indices) {
+        (Some(v), Some(i)) => (v, i),
+        _ => {
+            let [v, i] = fallback;
+            let message = "top_k: expected two results".to_string();
+            (crate::tracer::fail(location, message.clone(), v), crate::tracer::fail(location, message, i))
+        }
+    }
+}

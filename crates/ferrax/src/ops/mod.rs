@@ -20,6 +20,7 @@ mod math;
 pub mod operand;
 mod reduce;
 pub mod shape;
+pub mod sort;
 
 pub use arith::Scalar;
 pub use reduce::Axes;

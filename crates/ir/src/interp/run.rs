@@ -7,7 +7,7 @@ use super::release::Releases;
 use super::value::{Ledger, Val, Vals};
 use super::{EvalOptions, MAX_CALL_DEPTH};
 use crate::prim::{ControlOp, Flops, MemoryOp, UnaryOp};
-use crate::prim::{binary, index, linalg, random, reduce, shape, unary};
+use crate::prim::{binary, index, linalg, random, reduce, shape, sort, unary};
 use crate::spill::SpillFile;
 use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
 use ferrax_array::{Array, Budget, DType, Data};
@@ -192,6 +192,7 @@ impl<'m> Interp<'m> {
             Prim::Linalg(op) if eqn.outputs.len() > 1 => self.leaves(at, func, eqn, &xs, &|a| linalg::eval_all(op, a)),
             Prim::Linalg(op) => leaf(&|a| linalg::eval(op, a)),
             Prim::Random(op) => leaf(&|a| random::eval(op, a)),
+            Prim::Sort(op) => self.leaves(at, func, eqn, &xs, &|a| sort::eval(*op, a)),
             Prim::Control(op) => self.control(at, op, xs.into_vec()),
         }
     }
@@ -240,9 +241,10 @@ impl<'m> Interp<'m> {
         Ok(smallvec::smallvec![Val::new(self.ledger.buf(array))])
     }
 
-    /// Evaluates a primitive with several results computed by `f` (f32/f64 only: no
-    /// 16-bit widening): checks the budget for every declared result first, and each
-    /// computed array against its type after.
+    /// Evaluates a primitive with several results computed by `f` (the sort family,
+    /// which moves data and so sees 16-bit elements as they are, and the linear algebra,
+    /// f32/f64 only: no widening either way): checks the budget for every declared
+    /// result first, and each computed array against its type after.
     #[inline(never)]
     fn leaves<'a>(
         &self,

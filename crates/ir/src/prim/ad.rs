@@ -15,7 +15,7 @@
 //! Structured primitives recurse into their bodies through the context traits, which
 //! the transform crate implements.
 
-use super::{binary, control, index, linalg, memory, reduce, shape, unary};
+use super::{binary, control, index, linalg, memory, reduce, shape, sort, unary};
 use crate::{Emitter, Func, Module, Prim, Type, Value};
 
 /// What a jvp rule of a structured primitive needs from the pass driving it.
@@ -136,6 +136,7 @@ impl Prim {
             Prim::Reduction(op) => reduce::jvp(em, op, p, o, t),
             Prim::Linalg(op) => linalg::jvp(em, op, p, o, t),
             Prim::Memory(op) => memory::jvp(em, *op, t),
+            Prim::Sort(op) => sort::jvp(em, *op, p, o, t),
             Prim::Control(_) => {
                 let _ = cx;
                 Err(format!("{}: structured primitives are differentiated by Prim::jvp_full", self.name()))
@@ -185,6 +186,7 @@ impl Prim {
             Prim::Reduction(op) => reduce::transpose(em, op, inputs, cts),
             Prim::Linalg(op) => linalg::transpose(em, op, inputs, cts),
             Prim::Memory(op) => memory::transpose(*op, cts),
+            Prim::Sort(op) => sort::transpose(*op),
             Prim::Control(op) => control::transpose(em, cx, op, inputs, cts),
         }
     }

@@ -19,6 +19,7 @@ pub mod props;
 pub mod random;
 pub mod reduce;
 pub mod shape;
+pub mod sort;
 pub mod sum_order;
 pub mod unary;
 
@@ -31,6 +32,7 @@ pub use props::{Class, Flops, Props, Replicates};
 pub use random::RandomOp;
 pub use reduce::{ArgOp, ReduceOp, ReductionOp};
 pub use shape::ShapeOp;
+pub use sort::SortOp;
 pub use unary::UnaryOp;
 
 use crate::attr::{AttrReader, AttrValue, AttrVisitor, AttrWriter};
@@ -67,6 +69,8 @@ pub enum Prim {
     Random(RandomOp),
     /// `offload` and `reload`: where a value is kept between the passes (`memory.rs`).
     Memory(MemoryOp),
+    /// `sort` and `top_k` (`sort.rs`).
+    Sort(SortOp),
     /// Calls, branches, loops, custom rules and remat regions (`control/`).
     Control(ControlOp),
 }
@@ -94,6 +98,7 @@ family_into_prim!(
     LinalgOp => Linalg,
     RandomOp => Random,
     MemoryOp => Memory,
+    SortOp => Sort,
     ControlOp => Control,
 );
 
@@ -112,6 +117,7 @@ impl Prim {
             Prim::Linalg(op) => op.name(),
             Prim::Random(op) => op.name(),
             Prim::Memory(op) => op.name(),
+            Prim::Sort(op) => op.name(),
             Prim::Control(op) => op.name(),
         }
     }
@@ -138,6 +144,7 @@ impl Prim {
             .or_else(|| LinalgOp::blank(name).map(Prim::Linalg))
             .or_else(|| RandomOp::blank(name).map(Prim::Random))
             .or_else(|| MemoryOp::blank(name).map(Prim::Memory))
+            .or_else(|| SortOp::blank(name).map(Prim::Sort))
             .or_else(|| ControlOp::blank(name).map(Prim::Control))
     }
 
@@ -154,6 +161,7 @@ impl Prim {
             Prim::Reduction(op) => op.visit_attrs(v),
             Prim::Linalg(op) => op.visit_attrs(v),
             Prim::Random(op) => op.visit_attrs(v),
+            Prim::Sort(op) => op.visit_attrs(v),
             Prim::Control(op) => op.visit_attrs(v),
         }
     }
@@ -216,6 +224,7 @@ impl Prim {
             Prim::Linalg(op) => linalg::infer(op, inputs),
             Prim::Random(op) => random::infer(op, inputs),
             Prim::Memory(op) => memory::infer(*op, inputs),
+            Prim::Sort(op) => sort::infer(*op, inputs),
             Prim::Control(op) => control::infer(op, inputs, module),
         }
     }

@@ -126,6 +126,7 @@ impl Prim {
             Prim::Linalg(op) => super::linalg::props(op),
             Prim::Random(op) => super::random::props(op),
             Prim::Memory(op) => super::memory::props(*op),
+            Prim::Sort(op) => super::sort::props(*op),
             Prim::Control(_) => Props { flops: Flops::Bodies, ..Props::movement(Class::Launch) },
         }
     }

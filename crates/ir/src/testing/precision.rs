@@ -16,7 +16,7 @@
 use super::Rng;
 use crate::attr::AttrValue;
 use crate::prim::{BinaryOp, UnaryOp};
-use crate::prim::{ControlOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, TernaryOp};
+use crate::prim::{ControlOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, SortOp, TernaryOp};
 use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Data};
 use smallvec::SmallVec;
@@ -116,6 +116,8 @@ fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DTyp
         | Prim::Random(RandomOp::RandomBits { .. })
         | Prim::Memory(MemoryOp::Offload)
         | Prim::Memory(MemoryOp::Reload)
+        | Prim::Sort(SortOp::Sort { .. })
+        | Prim::Sort(SortOp::TopK { .. })
         | Prim::Control(ControlOp::Call { .. })
         | Prim::Control(ControlOp::Cond { .. })
         | Prim::Control(ControlOp::While { .. })

@@ -155,6 +155,7 @@ impl Analysis<'_> {
             | Prim::Linalg(_)
             | Prim::Random(_)
             | Prim::Memory(_)
+            | Prim::Sort(_)
             | Prim::Control(_) => false,
         };
         prim_ok && eqn.inputs.iter().all(|&i| self.contiguous(i, off))
@@ -280,6 +281,7 @@ impl Lower<'_, '_> {
             | Prim::Linalg(_)
             | Prim::Random(_)
             | Prim::Memory(_)
+            | Prim::Sort(_)
             | Prim::Control(_) => Err(self.no_vector_form(&q)),
         }
     }

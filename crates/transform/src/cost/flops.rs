@@ -11,12 +11,14 @@
 //! matrix and `triangular_solve` m²·n (as 2·out·K with K = n/6 and m/2); reductions, `argmax`,
 //! `argmin` and `cumsum` one flop per input element; `scatter_add` one per update
 //! element; `random_bits` [`RANDOM_BITS_FLOPS`] per element (the Threefry rounds);
+//! `sort` and `top_k` `⌈log2 n⌉` comparisons per element and key (n the sorted axis'
+//! length, a comparison sort's count; see [`sort_flops`]);
 //! data movement (`broadcast_in_dim`, `reshape`, `transpose`, `rev`, `slice`, `pad`,
 //! `concatenate`, `iota`, `constant`, `dynamic_slice`, `dynamic_update_slice`,
 //! `gather`, `convert`, `stop_gradient`, `name`) costs none. Structured primitives are
 //! costed by their bodies (see `cost.rs`); here they count zero.
 
-use ferrax_ir::prim::Flops;
+use ferrax_ir::prim::{Flops, SortOp};
 use ferrax_ir::{Eqn, Func, Type};
 
 pub use ferrax_ir::prim::random::RANDOM_BITS_FLOPS;
@@ -45,4 +47,18 @@ pub(super) fn eqn_flops(func: &Func, eqn: &Eqn) -> (u64, u64) {
         }
         Flops::PerInputElement(k) => (input(k), 0),
     }
+}
+
+/// Flops of a `sort` or `top_k`: `⌈log2 n⌉` comparisons per element of each key
+/// operand (`n` the length of the sorted axis; at least one per element).
+pub(super) fn sort_flops(func: &Func, eqn: &Eqn, op: SortOp) -> u64 {
+    let Some(first) = eqn.inputs.first().map(|&v| func.ty(v)) else { return 0 };
+    let elements = first.element_count().unwrap_or(usize::MAX) as u64;
+    let (axis, keys) = match op {
+        SortOp::Sort { dimension, is_stable: _, num_keys } => (dimension, num_keys),
+        SortOp::TopK { k: _ } => (first.rank().saturating_sub(1), 1),
+    };
+    let n = first.shape.get(axis).copied().unwrap_or(1).max(1) as u64;
+    let depth = u64::from(64 - (n - 1).leading_zeros()).max(1);
+    elements.saturating_mul(depth).saturating_mul(keys as u64)
 }
