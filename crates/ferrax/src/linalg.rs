@@ -37,12 +37,10 @@ pub use ferrax_ir::prim::{Eigh, TriSolve};
 #[track_caller]
 pub fn cholesky(a: &Tensor) -> Tensor {
     let location = Location::caller();
-    let r = a.rank();
-    if r < 2 {
-        return fail(location, format!("cholesky: expects a stack of matrices, got {}", a.ty()), a.ty().clone());
+    match symmetrized("cholesky", a, location) {
+        Ok(sym) => lax::cholesky(&sym, location),
+        Err(poisoned) => poisoned,
     }
-    let sym = (a + &a.swap_axes(r - 2, r - 1)) * 0.5;
-    lax::cholesky(&sym, location)
 }
 
 /// `jax.lax.linalg.triangular_solve`: `op(a)·x = b` (`p.left_side`) or `x·op(a) = b`,
@@ -77,15 +75,13 @@ pub fn cho_solve(l: &Tensor, b: &Tensor) -> Tensor {
 #[track_caller]
 pub fn eigh(a: &Tensor) -> (Tensor, Tensor) {
     let location = Location::caller();
-    let r = a.rank();
-    if r < 2 {
-        let message = format!("eigh: expects a stack of matrices, got {}", a.ty());
-        let w = a.ty().clone();
-        return (fail(location, message.clone(), w), fail(location, message, a.ty().clone()));
+    match symmetrized("eigh", a, location) {
+        Ok(sym) => {
+            let (v, w) = lax::eigh(&sym, Eigh::default(), location);
+            (w, v)
+        }
+        Err(poisoned) => (poisoned.clone(), poisoned),
     }
-    let sym = (a + &a.swap_axes(r - 2, r - 1)) * 0.5;
-    let (v, w) = lax::eigh(&sym, Eigh::default(), location);
-    (w, v)
 }
 
 /// `jax.lax.linalg.lu`: `(lu, pivots, permutation)` of each square matrix, with
@@ -205,6 +201,16 @@ pub fn norm(x: &Tensor, ord: Ord) -> Tensor {
             fail(location, message, Type::new(x.dtype(), &[]))
         }
     }
+}
+
+/// `(a + aᵀ)/2` over the last two axes, as JAX's `symmetrize_input`; a poisoned tensor
+/// (the error recorded at `location`) when `a` is not a stack of matrices.
+fn symmetrized(op: &str, a: &Tensor, location: &'static Location<'static>) -> Result<Tensor, Tensor> {
+    let r = a.rank();
+    if r < 2 {
+        return Err(fail(location, format!("{op}: expects a stack of matrices, got {}", a.ty()), a.ty().clone()));
+    }
+    Ok((a + &a.swap_axes(r - 2, r - 1)) * 0.5)
 }
 
 /// A left-side solve of a vector or a matrix right-hand side.

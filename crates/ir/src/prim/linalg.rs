@@ -643,19 +643,22 @@ pub(crate) fn eval_all(op: &LinalgOp, a: &[&Array]) -> Result<Vec<Array>, String
 }
 
 /// The number of terms summed per output element (the product of the contracted axes
-/// of the left operand).
+/// of the left operand); for the factorisations and solves, the `K` that makes the cost
+/// model's `2·out·K` their flop count, from the matrix size `n` (the last axis of the
+/// first operand): `cholesky` n³/3 a matrix (K = n/6), `triangular_solve` m² per column
+/// of b (K = m/2), `eigh` about 9n³ (K = 4.5n), `lu` 2n³/3 (K = n/3).
 pub(crate) fn contracted_size(op: &LinalgOp, lhs: &Type) -> u64 {
-    match op {
+    let n = lhs.shape.last().copied().unwrap_or(0) as u64;
+    let k = match op {
         LinalgOp::DotGeneral(d) => {
-            d.lhs_contract.iter().map(|&a| lhs.shape.get(a).copied().unwrap_or(0) as u64).product()
+            return d.lhs_contract.iter().map(|&a| lhs.shape.get(a).copied().unwrap_or(0) as u64).product();
         }
-        LinalgOp::Cholesky => triangular::terms(lhs, true),
-        LinalgOp::TriangularSolve(_) => triangular::terms(lhs, false),
-        // About 9n³ flops a matrix (n² results): K = 4.5n.
-        LinalgOp::Eigh(_) => (lhs.shape.last().copied().unwrap_or(0) as u64 * 9 / 2).max(1),
-        // 2n³/3 a matrix (n² results): K = n/3.
-        LinalgOp::Lu => (lhs.shape.last().copied().unwrap_or(0) as u64 / 3).max(1),
-    }
+        LinalgOp::Cholesky => n / 6,
+        LinalgOp::TriangularSolve(_) => n / 2,
+        LinalgOp::Eigh(_) => n * 9 / 2,
+        LinalgOp::Lu => n / 3,
+    };
+    k.max(1)
 }
 
 /// The property-table row of a linear-algebra op.

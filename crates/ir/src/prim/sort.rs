@@ -192,7 +192,7 @@ fn take(x: &Array, axis: usize, m: usize, perm: &[usize]) -> Result<Array, Strin
 }
 
 /// Evaluates `sort` on every operand (public so the JIT's host routine shares it).
-pub fn eval_sort(dimension: usize, num_keys: usize, xs: &[&Array]) -> Result<Vec<Array>, String> {
+pub(crate) fn eval_sort(dimension: usize, num_keys: usize, xs: &[&Array]) -> Result<Vec<Array>, String> {
     let types: Vec<Type> = xs.iter().map(|x| Type::new(x.dtype(), x.shape())).collect();
     infer(SortOp::Sort { dimension, is_stable: true, num_keys }, &types)?;
     let n = xs[0].shape()[dimension];
@@ -202,7 +202,7 @@ pub fn eval_sort(dimension: usize, num_keys: usize, xs: &[&Array]) -> Result<Vec
 
 /// Evaluates `top_k` (public so the JIT's host routine shares it): values and i32
 /// indices of the `k` largest along the last axis.
-pub fn eval_top_k(k: usize, x: &Array) -> Result<Vec<Array>, String> {
+pub(crate) fn eval_top_k(k: usize, x: &Array) -> Result<Vec<Array>, String> {
     infer(SortOp::TopK { k }, &[Type::new(x.dtype(), x.shape())])?;
     let axis = x.rank() - 1;
     let n = x.shape()[axis];

@@ -6,10 +6,9 @@
 //! `random_bits` (the public Threefry helpers of `ferrax_ir`), `cumsum` (the
 //! interpreter's summation order: each running sum starts from 0 and adds one element
 //! at a time, i32 wrapping) and `dynamic_update_slice` (clamped starts) are native;
-//! `scatter_add` likewise (rows added in the interpreter's order); `sort` and `top_k`
-//! read their operands and run the reference sort of `ferrax_ir::prim::sort` on them
-//! (the same comparator and stable order, so the same bits); anything else (only
-//! ill-typed leftovers, which fuse's contract excludes) runs the interpreter's own rule
+//! `scatter_add` likewise (rows added in the interpreter's order); `sort`, `top_k`
+//! and anything else (ill-typed leftovers, which fuse's contract excludes) run the
+//! interpreter's own rule
 //! on a one-equation module, which gives its exact semantics at the cost of copying
 //! operands in and out.
 
@@ -18,7 +17,7 @@ use crate::factor::{Eig, Factor, Solve};
 use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::elements::Num;
 use ferrax_ir::prim::random::{key_words, random_words};
-use ferrax_ir::prim::{IndexOp, LinalgOp, RandomOp, ReductionOp, SortOp};
+use ferrax_ir::prim::{IndexOp, LinalgOp, RandomOp, ReductionOp};
 use ferrax_ir::{Error, EvalOptions, Func, Module, Type};
 
 /// One opaque equation, ready to run.
@@ -38,8 +37,6 @@ pub(crate) enum Opaque {
     TriangularSolve(crate::factor::Solve),
     /// `eigh` with faer (`crate::factor`).
     Eigh(crate::factor::Eig),
-    /// `sort` or `top_k`: the reference sort on the operands read from their buffers.
-    Sort { op: SortOp, ins: Vec<Type> },
     /// Any other primitive, through the interpreter.
     Interp { module: Module, ins: Vec<Type>, outs: Vec<Type> },
 }
@@ -51,7 +48,6 @@ impl Opaque {
             return Ok(Opaque::RandomBits { count });
         }
         match prim {
-            Prim::Sort(op) => return Ok(Opaque::Sort { op: *op, ins }),
             Prim::Reduction(
                 scan @ (ReductionOp::Cumsum { axis, reverse }
                 | ReductionOp::Cummax { axis, reverse }
@@ -188,29 +184,6 @@ impl Opaque {
             Opaque::TriangularSolve(s) => unsafe { s.run(ins[0], ins[1], outs[0]) },
             // SAFETY: as above (two results: v, then w).
             Opaque::Eigh(e) => unsafe { e.run(ins[0], outs[0], outs[1]) },
-            Opaque::Sort { op, ins: tys } => {
-                // SAFETY: by the caller's contract.
-                let args = tys
-                    .iter()
-                    .zip(ins)
-                    .map(|(t, &p)| unsafe { read_array(p, t) })
-                    .collect::<Result<Vec<_>, Error>>()
-                    .map_err(|e| e.to_string())?;
-                let refs: Vec<&ferrax_ir::array::Array> = args.iter().collect();
-                let results = match (op, &refs[..]) {
-                    (SortOp::Sort { dimension, is_stable: _, num_keys }, _) => {
-                        ferrax_ir::prim::sort::eval_sort(*dimension, *num_keys, &refs)
-                    }
-                    (SortOp::TopK { k }, [x]) => ferrax_ir::prim::sort::eval_top_k(*k, x),
-                    (SortOp::TopK { .. }, _) => Err(format!("top_k: expects 1 operand, got {}", refs.len())),
-                }
-                .map_err(|m| format!("{}: {m}", op.name()))?;
-                for (r, &p) in results.iter().zip(outs) {
-                    // SAFETY: by the caller's contract.
-                    unsafe { write_array(r, p) };
-                }
-                Ok(())
-            }
             // SAFETY: by the caller's contract.
             Opaque::Interp { module, ins: tys, outs: out_tys } => unsafe {
                 interpret(module, tys, out_tys, ins, outs, options)

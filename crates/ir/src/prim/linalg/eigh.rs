@@ -170,8 +170,9 @@ pub(crate) fn jvp_eigh(
     let shape = em.ty(v).shape.to_vec();
     let r = shape.len();
     let (on, strict) = if p.lower { (CompareOp::Ge, CompareOp::Gt) } else { (CompareOp::Le, CompareOp::Lt) };
-    let read = triangular::mask(em, &shape, on)?;
-    let beyond = triangular::mask(em, &shape, strict)?;
+    let grid = triangular::Grid::new(em, &shape)?;
+    let read = grid.mask(em, on)?;
+    let beyond = grid.mask(em, strict)?;
     let tri = triangular::keep(em, read, t)?;
     let off = triangular::keep(em, beyond, t)?;
     let mirrored = triangular::swap_last(em, off)?;
@@ -183,7 +184,7 @@ pub(crate) fn jvp_eigh(
     let wj = em.broadcast_in_dim(w, &shape, &[batch.clone(), vec![r - 1]].concat())?;
     let wi = em.broadcast_in_dim(w, &shape, &[batch, vec![r - 2]].concat())?;
     let gap = em.sub(wj, wi)?;
-    let diagonal = triangular::mask(em, &shape, CompareOp::Eq)?;
+    let diagonal = grid.mask(em, CompareOp::Eq)?;
     let one = em.full_like(gap, 1.0)?;
     let zero = em.full_like(gap, 0.0)?;
     let safe = em.select(diagonal, one, gap)?;

@@ -99,9 +99,10 @@ pub(crate) fn jvp_lu(
     let la = em.op(Prim::Linalg(LinalgOp::TriangularSolve(unit_lower)), &[lu, x])?;
     let upper_right = TriSolve { left_side: false, lower: false, transpose_a: false, unit_diagonal: false };
     let y = em.op(Prim::Linalg(LinalgOp::TriangularSolve(upper_right)), &[lu, la])?;
-    let below = triangular::mask(em, &shape, CompareOp::Gt)?;
-    let on_or_above = triangular::mask(em, &shape, CompareOp::Le)?;
-    let diagonal = triangular::mask(em, &shape, CompareOp::Eq)?;
+    let grid = triangular::Grid::new(em, &shape)?;
+    let below = grid.mask(em, CompareOp::Gt)?;
+    let on_or_above = grid.mask(em, CompareOp::Le)?;
+    let diagonal = grid.mask(em, CompareOp::Eq)?;
     // L (unit diagonal) and U from the packed result.
     let strict = triangular::keep(em, below, lu)?;
     let one = em.full_like(lu, 1.0)?;

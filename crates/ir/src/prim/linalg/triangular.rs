@@ -213,12 +213,23 @@ fn substitute(t: &impl Fn(usize, usize) -> f64, lower: bool, c: &[f64], y: &mut 
 
 // ---- differentiation rules ----
 
-/// `[..., n, n]` boolean masks of the last two axes: `row ⋈ col` for `cmp`.
-pub(super) fn mask(em: &mut Emitter, shape: &[usize], cmp: CompareOp) -> Result<Value, String> {
-    let r = shape.len();
-    let rows = em.iota(shape, r - 2)?;
-    let cols = em.iota(shape, r - 1)?;
-    em.compare(cmp, rows, cols)
+/// The row and column indices of `[..., n, n]` (two `iota`s), from which a jvp rule
+/// builds its triangle and diagonal masks.
+pub(super) struct Grid {
+    rows: Value,
+    cols: Value,
+}
+
+impl Grid {
+    pub(super) fn new(em: &mut Emitter, shape: &[usize]) -> Result<Grid, String> {
+        let r = shape.len();
+        Ok(Grid { rows: em.iota(shape, r - 2)?, cols: em.iota(shape, r - 1)? })
+    }
+
+    /// The boolean mask `row ⋈ col` for `cmp`.
+    pub(super) fn mask(&self, em: &mut Emitter, cmp: CompareOp) -> Result<Value, String> {
+        em.compare(cmp, self.rows, self.cols)
+    }
 }
 
 /// `x` where `keep`, zero elsewhere.
@@ -265,9 +276,10 @@ pub(crate) fn jvp_cholesky(
     };
     let Some(t) = t else { return Ok(vec![None]) };
     let shape = em.ty(l).shape.to_vec();
-    let on_or_below = mask(em, &shape, CompareOp::Ge)?;
-    let below = mask(em, &shape, CompareOp::Gt)?;
-    let diagonal = mask(em, &shape, CompareOp::Eq)?;
+    let grid = Grid::new(em, &shape)?;
+    let on_or_below = grid.mask(em, CompareOp::Ge)?;
+    let below = grid.mask(em, CompareOp::Gt)?;
+    let diagonal = grid.mask(em, CompareOp::Eq)?;
     let lower = keep(em, on_or_below, t)?;
     let strict = keep(em, below, t)?;
     let upper = swap_last(em, strict)?;
@@ -305,7 +317,7 @@ pub(crate) fn jvp_triangular_solve(
                 (false, false) => CompareOp::Le,
                 (false, true) => CompareOp::Lt,
             };
-            let read = mask(em, &shape, cmp)?;
+            let read = Grid::new(em, &shape)?.mask(em, cmp)?;
             let da = keep(em, read, t)?;
             let op_da = if p.transpose_a { swap_last(em, da)? } else { da };
             let product = if p.left_side { matmul(em, op_da, x)? } else { matmul(em, x, op_da)? };
@@ -354,12 +366,4 @@ pub(crate) fn batch_triangular_solve(
     let b = em.batch_at(b, db, size, 0)?;
     let out = solve(em, *p, a, b)?;
     Ok((vec![out], vec![Some(0)]))
-}
-
-/// Terms per result element the cost model counts (as `2·out·K` flops) for a
-/// factorisation of `a`: `n/6` for `cholesky` (`n³/3` a matrix), `m/2` for
-/// `triangular_solve` (`m²` per column of b).
-pub(crate) fn terms(a: &Type, cholesky: bool) -> u64 {
-    let n = a.shape.last().copied().unwrap_or(0) as u64;
-    if cholesky { (n / 6).max(1) } else { (n / 2).max(1) }
 }
