@@ -389,6 +389,19 @@ pub fn all_primitives() -> Vec<Prim> {
         Prim::Control(ControlOp::CustomJvp { func: f("g"), jvp: f("j") }),
         Prim::Control(ControlOp::CustomVjp { func: f("g"), fwd: f("fw"), bwd: f("bw") }),
         Prim::Control(ControlOp::Remat { func: f("g"), policy: ferrax_ir::prim::RematPolicy::Nothing }),
+        Prim::Control(ControlOp::CustomLinearSolve(ferrax_ir::prim::LinearSolveParams {
+            matvec: f("m"),
+            solve: f("s"),
+            transpose_solve: None,
+            symmetric: true,
+            num_consts: 0,
+        })),
+        Prim::Control(ControlOp::CustomRoot(ferrax_ir::prim::RootParams {
+            f: f("g"),
+            solve: f("s"),
+            tangent_solve: f("t"),
+            num_consts: 0,
+        })),
     ]);
     all
 }
@@ -505,8 +518,10 @@ pub fn op_ordinal(prim: &Prim) -> (&'static str, usize, usize) {
                 ControlOp::CustomJvp { .. } => 4,
                 ControlOp::CustomVjp { .. } => 5,
                 ControlOp::Remat { .. } => 6,
+                ControlOp::CustomLinearSolve(_) => 7,
+                ControlOp::CustomRoot(_) => 8,
             },
-            7,
+            9,
         ),
     }
 }
@@ -534,6 +549,7 @@ pub fn all_primitive_names() -> Vec<&'static str> {
     all_primitives().iter().map(Prim::name).collect()
 }
 
+mod implicit_rows;
 mod linalg_rows;
 mod rows;
 

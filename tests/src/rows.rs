@@ -110,6 +110,7 @@ pub fn table() -> Vec<Row> {
     rows.extend(reduction_rows());
     rows.extend(crate::linalg_rows::linalg_rows());
     rows.extend(control_rows());
+    rows.extend(crate::implicit_rows::implicit_rows());
     let f32_rows = f32_rows(&rows);
     rows.extend(f32_rows);
     rows

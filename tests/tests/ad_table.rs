@@ -129,7 +129,7 @@ fn every_primitive_has_a_row() {
 #[test]
 fn every_row_instantiates_and_covers_its_shapes() {
     // These need an axis (or two: matrices), so they have no rank-0 operand or result.
-    const NEED_AN_AXIS: [&str; 11] = [
+    const NEED_AN_AXIS: [&str; 12] = [
         "concatenate",
         "iota",
         "cumsum",
@@ -141,6 +141,7 @@ fn every_row_instantiates_and_covers_its_shapes() {
         "triangular_solve",
         "eigh",
         "lu",
+        "custom_linear_solve",
     ];
     let mut problems = Vec::new();
     for row in table() {
@@ -305,7 +306,15 @@ fn family(row: &Row) -> &'static str {
         "integer_pow" | "convert" | "stop_gradient" | "name" => "unary",
         _ if binary => "binary",
         "select" | "clamp" => "binary",
-        "call" | "cond" | "while" | "scan" | "custom_jvp" | "custom_vjp" | "remat" => "control",
+        "call"
+        | "cond"
+        | "while"
+        | "scan"
+        | "custom_jvp"
+        | "custom_vjp"
+        | "remat"
+        | "custom_linear_solve"
+        | "custom_root" => "control",
         "dynamic_slice" | "dynamic_update_slice" | "gather" | "scatter_add" | "dot_general" => "index",
         "cholesky" | "triangular_solve" | "eigh" | "lu" => "linalg",
         _ => "structural",

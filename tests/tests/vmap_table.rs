@@ -169,6 +169,10 @@ fn check_rows(rows: &[Row]) {
     assert!(count > 0);
 }
 
+/// The structured primitives.
+const CONTROL: [&str; 9] =
+    ["call", "cond", "while", "scan", "custom_jvp", "custom_vjp", "remat", "custom_linear_solve", "custom_root"];
+
 #[test]
 fn elementwise_rows() {
     let rows: Vec<Row> = table().into_iter().filter(|r| is_elementwise(r.prim)).collect();
@@ -178,7 +182,7 @@ fn elementwise_rows() {
 
 #[test]
 fn structural_index_and_reduction_rows() {
-    let control = ["call", "cond", "while", "scan", "custom_jvp", "custom_vjp", "remat"];
+    let control = CONTROL;
     let rows: Vec<Row> =
         table().into_iter().filter(|r| !is_elementwise(r.prim) && !control.contains(&r.prim)).collect();
     check_rows(&rows);
@@ -186,7 +190,7 @@ fn structural_index_and_reduction_rows() {
 
 #[test]
 fn control_rows() {
-    let control = ["call", "cond", "while", "scan", "custom_jvp", "custom_vjp", "remat"];
+    let control = CONTROL;
     let rows: Vec<Row> = table().into_iter().filter(|r| control.contains(&r.prim)).collect();
     // Every structured primitive has a row (some have several: bounded and unbounded
     // while, constant and computed cond, f32 copies).

@@ -38,8 +38,10 @@ use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, ShapeOp, TernaryOp};
 use ferrax_ir::prim::{DotDims, Prim};
 use ferrax_ir::{Eqn, Error, Func, Module, Type, Value};
 
-/// `module` with `custom_jvp`, `custom_vjp` and `remat` turned into `call`, every call
-/// inlined and dead equations dropped.
+/// `module` with `custom_jvp`, `custom_vjp`, `remat`, `custom_linear_solve` and
+/// `custom_root` turned into `call`s (of the primal function or of the solver: their
+/// special meaning is for the transforms only), every call inlined and dead equations
+/// dropped.
 pub(crate) fn lower_annotations(module: &Module) -> Result<Module, Error> {
     let mut plain = module.clone();
     for func in plain.funcs.values_mut() {
@@ -48,6 +50,8 @@ pub(crate) fn lower_annotations(module: &Module) -> Result<Module, Error> {
                 Prim::Control(ControlOp::CustomJvp { func, .. })
                 | Prim::Control(ControlOp::CustomVjp { func, .. })
                 | Prim::Control(ControlOp::Remat { func, .. }) => func.clone(),
+                Prim::Control(ControlOp::CustomLinearSolve(p)) => p.solve.clone(),
+                Prim::Control(ControlOp::CustomRoot(p)) => p.solve.clone(),
                 _ => continue,
             };
             eqn.prim = Prim::call(callee);

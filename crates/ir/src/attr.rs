@@ -326,6 +326,8 @@ pub trait AttrVisitor {
     ) -> Result<(), String>;
     /// A required Func reference.
     fn func(&mut self, name: &'static str, v: &mut String) -> Result<(), String>;
+    /// A Func reference or `none` (the default).
+    fn opt_func(&mut self, name: &'static str, v: &mut Option<String>) -> Result<(), String>;
     /// A required list of Func references.
     fn funcs(&mut self, name: &'static str, v: &mut Vec<String>) -> Result<(), String>;
     /// A constant's literal (a scalar that splats, or every element) and its shape,
@@ -391,6 +393,9 @@ impl AttrVisitor for AttrWriter {
     }
     fn func(&mut self, name: &'static str, v: &mut String) -> Result<(), String> {
         self.put(name, AttrValue::Func(v.clone()))
+    }
+    fn opt_func(&mut self, name: &'static str, v: &mut Option<String>) -> Result<(), String> {
+        self.put(name, v.clone().map_or(AttrValue::None, AttrValue::Func))
     }
     fn funcs(&mut self, name: &'static str, v: &mut Vec<String>) -> Result<(), String> {
         self.put(name, AttrValue::funcs(v))
@@ -461,6 +466,14 @@ impl AttrVisitor for AttrReader<'_> {
     }
     fn func(&mut self, name: &'static str, v: &mut String) -> Result<(), String> {
         *v = AttrReader::func(self, name)?;
+        Ok(())
+    }
+    fn opt_func(&mut self, name: &'static str, v: &mut Option<String>) -> Result<(), String> {
+        *v = match self.take_opt(name) {
+            None | Some(AttrValue::None) => None,
+            Some(AttrValue::Func(f)) => Some(f),
+            Some(other) => return Err(self.wrong(name, "a function reference (@name) or none", &other)),
+        };
         Ok(())
     }
     fn funcs(&mut self, name: &'static str, v: &mut Vec<String>) -> Result<(), String> {

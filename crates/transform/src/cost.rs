@@ -45,7 +45,7 @@ pub use flops::RANDOM_BITS_FLOPS;
 use crate::residuals::{Residual, saved_residuals};
 use crate::wrt::Wrt;
 use ferrax_ir::prim::Prim;
-use ferrax_ir::prim::{ControlOp, MemoryOp};
+use ferrax_ir::prim::{ControlOp, LinearSolveParams, MemoryOp, RootParams};
 use ferrax_ir::{AttrValue, Error, Func, MAX_NESTING, Module, Type, Value};
 use std::collections::HashMap;
 use std::fmt;
@@ -337,7 +337,11 @@ impl Memo<'_> {
             }
             Prim::Control(ControlOp::Remat { func: callee, .. })
             | Prim::Control(ControlOp::CustomJvp { func: callee, .. })
-            | Prim::Control(ControlOp::CustomVjp { func: callee, .. }) => Step::body(&self.func(callee, depth + 1)?, 1),
+            | Prim::Control(ControlOp::CustomVjp { func: callee, .. })
+            | Prim::Control(ControlOp::CustomLinearSolve(LinearSolveParams { solve: callee, .. }))
+            | Prim::Control(ControlOp::CustomRoot(RootParams { solve: callee, .. })) => {
+                Step::body(&self.func(callee, depth + 1)?, 1)
+            }
             Prim::Control(ControlOp::Cond { branches }) => {
                 let mut step = Step::default();
                 for b in branches {

@@ -204,6 +204,8 @@ impl<'m> Interp<'m> {
             | ControlOp::CustomJvp { func, jvp: _ }
             | ControlOp::CustomVjp { func, fwd: _, bwd: _ }
             | ControlOp::Remat { func, policy: _ } => self.call(at, func, xs),
+            ControlOp::CustomLinearSolve(p) => self.call(at, &p.solve, xs),
+            ControlOp::CustomRoot(p) => self.call(at, &p.solve, xs),
             ControlOp::Cond { branches } => self.cond(at, branches, xs),
             ControlOp::While { cond, body, max_iters } => self.while_loop(at, cond, body, *max_iters, xs),
             ControlOp::Scan(params) => self.scan(at, params, xs),

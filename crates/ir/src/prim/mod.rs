@@ -24,7 +24,7 @@ pub mod sum_order;
 pub mod unary;
 
 pub use binary::{BinaryOp, CompareOp, TernaryOp};
-pub use control::{ControlOp, RematPolicy, ScanParams};
+pub use control::{ControlOp, LinearSolveParams, RematPolicy, RootParams, ScanParams};
 pub use index::IndexOp;
 pub use linalg::{DotDims, Eigh, LinalgOp, TriSolve, eigh_pivot};
 pub use memory::MemoryOp;

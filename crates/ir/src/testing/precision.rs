@@ -124,7 +124,9 @@ fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DTyp
         | Prim::Control(ControlOp::Scan(_))
         | Prim::Control(ControlOp::CustomJvp { .. })
         | Prim::Control(ControlOp::CustomVjp { .. })
-        | Prim::Control(ControlOp::Remat { .. }) => prim.clone(),
+        | Prim::Control(ControlOp::Remat { .. })
+        | Prim::Control(ControlOp::CustomLinearSolve(_))
+        | Prim::Control(ControlOp::CustomRoot(_)) => prim.clone(),
     }
 }
 

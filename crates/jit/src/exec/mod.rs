@@ -410,7 +410,8 @@ impl Builder<'_> {
     }
 
     /// The step of a structured primitive: kernel calls, branches and loops run programs;
-    /// custom rules and remat regions (fuse turns them into calls before this point) run
+    /// custom rules, implicit solves and remat regions (fuse turns them into calls before
+    /// this point) run
     /// as [`Opaque`] ops like any other primitive.
     fn control_step(&mut self, at: &At, op: &ControlOp, scratch: &mut Scratch) -> Result<Step, Error> {
         match op {
@@ -418,9 +419,11 @@ impl Builder<'_> {
             ControlOp::Cond { branches } => self.cond_step(at, branches),
             ControlOp::While { cond, body, max_iters } => self.while_step(at, cond, body, *max_iters, scratch),
             ControlOp::Scan(s) => self.scan_step(at, s, scratch),
-            ControlOp::CustomJvp { .. } | ControlOp::CustomVjp { .. } | ControlOp::Remat { .. } => {
-                opaque_step(at, &at.eqn.prim)
-            }
+            ControlOp::CustomJvp { .. }
+            | ControlOp::CustomVjp { .. }
+            | ControlOp::Remat { .. }
+            | ControlOp::CustomLinearSolve(_)
+            | ControlOp::CustomRoot(_) => opaque_step(at, &at.eqn.prim),
         }
     }
 

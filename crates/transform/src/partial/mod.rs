@@ -418,6 +418,13 @@ impl<'p> Rewriter<'p> {
             }
             // The jvp for reverse mode made it linear in its unknown inputs (crate::custom).
             Prim::Control(ControlOp::CustomVjp { .. }) => self.emit(prim.clone(), inputs, true),
+            // Its jvp rule emits the tangent solve with known consts: linear in the rhs.
+            Prim::Control(ControlOp::CustomLinearSolve(p)) => {
+                if inputs[..p.num_consts.min(inputs.len())].iter().any(|&c| self.is_unknown(c)) {
+                    return Err("custom_linear_solve: a const reads a tangent, so the solve is not linear".into());
+                }
+                self.emit(prim.clone(), inputs, true)
+            }
             other => Err(format!("{} reads a tangent, which reverse mode does not expect", other.name())),
         }
     }

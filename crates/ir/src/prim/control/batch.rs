@@ -80,6 +80,8 @@ pub(crate) fn batch_control(
         ControlOp::Cond { branches } => batch_cond(em, cx, branches, inputs, dims),
         ControlOp::While { cond, body, max_iters } => batch_while(em, cx, cond, body, *max_iters, inputs, dims),
         ControlOp::Scan(params) => batch_scan(em, cx, params, inputs, dims),
+        ControlOp::CustomLinearSolve(p) => super::implicit::batch_linear_solve(em, cx, p, inputs, dims),
+        ControlOp::CustomRoot(p) => super::implicit::batch_root(em, cx, p, inputs, dims),
     }
 }
 

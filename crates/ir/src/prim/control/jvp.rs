@@ -43,6 +43,8 @@ pub(crate) fn jvp_control(
         ControlOp::Cond { branches } => jvp_cond(em, cx, branches, primals, tangents),
         ControlOp::While { cond, body, max_iters } => jvp_while(em, cx, cond, body, *max_iters, primals, tangents),
         ControlOp::Scan(params) => jvp_scan(em, cx, params, primals, tangents),
+        ControlOp::CustomLinearSolve(p) => super::implicit::jvp_linear_solve(em, cx, p, primals, tangents),
+        ControlOp::CustomRoot(p) => super::implicit::jvp_root(em, cx, p, primals, tangents),
     }
 }
 

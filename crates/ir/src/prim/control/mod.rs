@@ -1,5 +1,6 @@
 //! Structured primitives whose bodies are Funcs of the same module: `call`, `cond`,
-//! `while`, `scan`, `custom_jvp`, `custom_vjp`, `remat`.
+//! `while`, `scan`, `custom_jvp`, `custom_vjp`, `remat`, and the implicitly
+//! differentiated `custom_linear_solve` and `custom_root` (`implicit.rs`).
 
 use crate::attr::AttrVisitor;
 use crate::{Module, Prim, Type, format_types};
@@ -223,12 +224,17 @@ pub(crate) fn infer(op: &ControlOp, inputs: &[Type], module: &Module) -> Result<
         ControlOp::Scan(params) => infer_scan(params, inputs, module),
         ControlOp::CustomJvp { func, jvp } => infer_custom_jvp(func, jvp, inputs, module),
         ControlOp::CustomVjp { func, fwd, bwd } => infer_custom_vjp(func, fwd, bwd, inputs, module),
+        ControlOp::CustomLinearSolve(p) => implicit::infer_linear_solve(p, inputs, module),
+        ControlOp::CustomRoot(p) => implicit::infer_root(p, inputs, module),
     }
 }
 
 mod batch;
+mod implicit;
 mod jvp;
 mod transpose;
+
+pub use implicit::{LinearSolveParams, RootParams};
 
 pub(crate) use batch::batch_control;
 pub(crate) use jvp::jvp_control;
@@ -281,6 +287,10 @@ pub enum ControlOp {
         /// What to save.
         policy: RematPolicy,
     },
+    /// Runs `solve`; differentiated as the solution of a linear system.
+    CustomLinearSolve(LinearSolveParams),
+    /// Runs `solve`; differentiated as a root of `f`.
+    CustomRoot(RootParams),
 }
 
 impl Prim {
@@ -338,6 +348,8 @@ impl ControlOp {
             ControlOp::CustomJvp { .. } => "custom_jvp",
             ControlOp::CustomVjp { .. } => "custom_vjp",
             ControlOp::Remat { .. } => "remat",
+            ControlOp::CustomLinearSolve(_) => "custom_linear_solve",
+            ControlOp::CustomRoot(_) => "custom_root",
         }
     }
 
@@ -360,6 +372,16 @@ impl ControlOp {
             "custom_jvp" => ControlOp::CustomJvp { func: f(), jvp: f() },
             "custom_vjp" => ControlOp::CustomVjp { func: f(), fwd: f(), bwd: f() },
             "remat" => ControlOp::Remat { func: f(), policy: RematPolicy::Nothing },
+            "custom_linear_solve" => ControlOp::CustomLinearSolve(LinearSolveParams {
+                matvec: f(),
+                solve: f(),
+                transpose_solve: None,
+                symmetric: false,
+                num_consts: 0,
+            }),
+            "custom_root" => {
+                ControlOp::CustomRoot(RootParams { f: f(), solve: f(), tangent_solve: f(), num_consts: 0 })
+            }
             _ => return None,
         })
     }
@@ -395,6 +417,19 @@ impl ControlOp {
                 v.func("func", func)?;
                 v.parsed("policy", policy, "nothing")
             }
+            ControlOp::CustomLinearSolve(p) => {
+                v.func("matvec", &mut p.matvec)?;
+                v.func("solve", &mut p.solve)?;
+                v.opt_func("transpose_solve", &mut p.transpose_solve)?;
+                v.bool_or("symmetric", &mut p.symmetric, false)?;
+                v.usize_or("num_consts", &mut p.num_consts, 0)
+            }
+            ControlOp::CustomRoot(p) => {
+                v.func("f", &mut p.f)?;
+                v.func("solve", &mut p.solve)?;
+                v.func("tangent_solve", &mut p.tangent_solve)?;
+                v.usize_or("num_consts", &mut p.num_consts, 0)
+            }
         }
     }
 
@@ -407,6 +442,12 @@ impl ControlOp {
             ControlOp::Scan(s) => vec![&s.body],
             ControlOp::CustomJvp { func, jvp } => vec![func, jvp],
             ControlOp::CustomVjp { func, fwd, bwd } => vec![func, fwd, bwd],
+            ControlOp::CustomLinearSolve(p) => {
+                let mut names = vec![p.matvec.as_str(), &p.solve];
+                names.extend(p.transpose_solve.as_deref());
+                names
+            }
+            ControlOp::CustomRoot(p) => vec![&p.f, &p.solve, &p.tangent_solve],
         }
     }
 
@@ -428,6 +469,18 @@ impl ControlOp {
                 *func = rename(func);
                 *fwd = rename(fwd);
                 *bwd = rename(bwd);
+            }
+            ControlOp::CustomLinearSolve(p) => {
+                p.matvec = rename(&p.matvec);
+                p.solve = rename(&p.solve);
+                if let Some(t) = &mut p.transpose_solve {
+                    *t = rename(t);
+                }
+            }
+            ControlOp::CustomRoot(p) => {
+                p.f = rename(&p.f);
+                p.solve = rename(&p.solve);
+                p.tangent_solve = rename(&p.tangent_solve);
             }
         }
     }

@@ -45,6 +45,8 @@ pub(crate) fn transpose(
         ControlOp::CustomJvp { .. } => {
             Err("custom_jvp is not linear (reverse mode replaces it by its jvp rule)".into())
         }
+        ControlOp::CustomLinearSolve(p) => super::implicit::transpose_linear_solve(em, cx, p, inputs, cts),
+        ControlOp::CustomRoot(_) => Err("custom_root is not linear (reverse mode replaces it by its jvp rule)".into()),
     }
 }
 
