@@ -258,8 +258,8 @@ pub fn check_files(files: &[(String, String)], fixture: &mut Fixture) -> Result<
 pub fn single_op(func: &Func) -> bool {
     let mut leaves: Vec<Value> = func.params.clone();
     for eqn in &func.eqns {
-        let control =
-            matches!(eqn.prim.name(), "call" | "cond" | "while" | "scan" | "custom_jvp" | "custom_vjp" | "remat");
+        // Structured primitives are exactly those that run Funcs.
+        let control = !eqn.prim.callees().is_empty();
         if eqn.outputs.len() != 1 || control || eqn.inputs.iter().any(|v| !leaves.contains(v)) {
             return false;
         }
