@@ -1,5 +1,6 @@
 ; custom_linear_solve[matvec=@m, solve=@s, transpose_solve=@t, symmetric, num_consts=K](consts..., b...)
-; runs @s(consts..., b...): the solution x of @m(consts..., x...) = b. @m and @t only
+; runs @s(consts..., b...): the solution x of @m(consts..., x...) = b (then any auxiliary
+; results of @s, which have no derivative). @m and @t only
 ; matter to the derivatives (implicit differentiation: the tangent is another solve,
 ; the cotangent a transposed one), so here only the solver runs.
 
@@ -41,6 +42,25 @@ func @cg_step(%a: f64[2,2], %x: f64[2], %r: f64[2], %p: f64[2]) -> (f64[2], f64[
   %keep: f64[2] = mul(%be, %p)
   %p1: f64[2] = add(%r1, %keep)
   return %x1, %r1, %p1
+}
+
+; the same solver also returning the squared residual r·r as an auxiliary result (a
+; diagnostic: no derivative), ~0 after the two steps.
+func @with_residual(%a: f64[2,2], %b: f64[2]) -> (f64[2], f64[]) {
+  %x: f64[2], %rr: f64[] = custom_linear_solve[matvec=@mv, solve=@cg_aux, symmetric=true, num_consts=1](%a, %b)
+  return %x, %rr
+}
+; run
+; in: f64[2,2] = [4.0, 1.0, 1.0, 3.0]
+; in: f64[2] = [1.0, 2.0]
+; out0: f64[2] = [0.09090909090909091, 0.6363636363636364]
+; out1: f64[] = [0.0]
+
+func @cg_aux(%a: f64[2,2], %b: f64[2]) -> (f64[2], f64[]) {
+  %x0: f64[2] = constant[value=0.0]()
+  %x: f64[2], %r: f64[2], %p: f64[2] = scan[body=@cg_step, length=2, num_consts=1, num_carry=3](%a, %x0, %b, %b)
+  %rr: f64[] = dot_general[lhs_contract=[0], rhs_contract=[0]](%r, %r)
+  return %x, %rr
 }
 
 ; a lower-triangular system with two right-hand sides and its transposed solve (f32):

@@ -8,7 +8,8 @@ use Domain::{Interval, Real};
 
 /// A lower-triangular system `(tril(x) + diag(d))·y = b` (d in [4, 5]) solved by
 /// `triangular_solve`, with its transpose solve: not symmetric, so reverse mode builds
-/// the transposed matvec.
+/// the transposed matvec. The solvers also return an auxiliary i32 (a stand-in for an
+/// iteration count), which has no derivative.
 const TRIANGULAR: &str = "func @f(%x: f64{s}, %d: f64{s}, %b: f64{t}) -> (f64{t}) {
   %i: i32{s} = iota[dtype=i32, shape={s}, dim=0]()
   %j: i32{s} = iota[dtype=i32, shape={s}, dim=1]()
@@ -18,7 +19,7 @@ const TRIANGULAR: &str = "func @f(%x: f64{s}, %d: f64{s}, %b: f64{t}) -> (f64{t}
   %xl: f64{s} = select(%low, %x, %z)
   %dd: f64{s} = select(%m, %d, %z)
   %a: f64{s} = add(%xl, %dd)
-  %y: f64{t} = custom_linear_solve[matvec=@mv, solve=@sv, transpose_solve=@tsv, num_consts=1](%a, %b)
+  %y: f64{t}, %n: i32[] = custom_linear_solve[matvec=@mv, solve=@sv, transpose_solve=@tsv, num_consts=1](%a, %b)
   %w: f64{t} = mul(%y, %y)
   return %w
 }
@@ -26,13 +27,15 @@ func @mv(%a: f64{s}, %x: f64{t}) -> (f64{t}) {
   %y: f64{t} = dot_general[lhs_contract=[1], rhs_contract=[0]](%a, %x)
   return %y
 }
-func @sv(%a: f64{s}, %b: f64{t}) -> (f64{t}) {
+func @sv(%a: f64{s}, %b: f64{t}) -> (f64{t}, i32[]) {
   %x: f64{t} = triangular_solve[left_side=true, lower=true](%a, %b)
-  return %x
+  %n: i32[] = constant[value=1]()
+  return %x, %n
 }
-func @tsv(%a: f64{s}, %b: f64{t}) -> (f64{t}) {
+func @tsv(%a: f64{s}, %b: f64{t}) -> (f64{t}, i32[]) {
   %x: f64{t} = triangular_solve[left_side=true, lower=true, transpose_a=true](%a, %b)
-  return %x
+  %n: i32[] = constant[value=2]()
+  return %x, %n
 }
 ";
 

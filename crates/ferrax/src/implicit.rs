@@ -16,9 +16,10 @@
 //! through the solver.
 
 use crate::Tensor;
-use crate::control::{Body, align_captures, poisoned_like, register, trace_flat_body, union_of_captures};
+use crate::control::{Body, align_captures, poisoned_like, rebuild, register, trace_flat_body, union_of_captures};
 use crate::tracer::{TraceError, emit};
 use crate::transforms::{jvp, vjp};
+use crate::tree::Tree;
 use ferrax_ir::prim::{ControlOp, LinearSolveParams, RootParams};
 use ferrax_ir::{Func, Prim, Type};
 use std::panic::Location;
@@ -58,12 +59,42 @@ pub fn custom_linear_solve(
     transpose_solve: Option<LinearSolver<'_>>,
     symmetric: bool,
 ) -> Tensor {
+    let with_unit = |m: &dyn Fn(&Tensor) -> Tensor, r: &Tensor| (solve(m, r), ());
+    custom_linear_solve_with_aux(matvec, b, &with_unit, transpose_solve, symmetric).0
+}
+
+/// A solver that also returns auxiliary results `A` (diagnostics: an iteration count,
+/// a residual norm), which have no derivative.
+pub type LinearSolverWithAux<'a, A> = &'a dyn Fn(&dyn Fn(&Tensor) -> Tensor, &Tensor) -> (Tensor, A);
+
+/// [`custom_linear_solve`] whose `solve` also returns auxiliary results (any
+/// [`Tree`] of tensors, returned beside the solution without a derivative), like
+/// `jax.lax.custom_linear_solve(..., has_aux=True)`; `transpose_solve` returns the
+/// solution only.
+#[track_caller]
+pub fn custom_linear_solve_with_aux<A: Tree<Tensor>>(
+    matvec: impl Fn(&Tensor) -> Tensor,
+    b: &Tensor,
+    solve: LinearSolverWithAux<'_, A>,
+    transpose_solve: Option<LinearSolver<'_>>,
+    symmetric: bool,
+) -> (Tensor, A::With<Tensor>) {
     let location = Location::caller();
     let ty = b.ty().clone();
-    let types = [ty.clone()];
+    let matvec_body = traced(("linear_solve_matvec", "custom_linear_solve: matvec"), &ty, |p| matvec(&p[0]), location);
+    let s = trace_flat_body("linear_solve", std::slice::from_ref(&ty), |p| solve(&matvec, &p[0]), location);
+    let (mut s_func, s_captured, aux_template) = match s {
+        Ok(Body { func, out: (_, aux), captured }) => (func, captured, aux),
+        Err(((x, aux), error)) => return poisoned_like(&(x, aux), error, location),
+    };
     let bodies = (|| {
-        let m = traced(("linear_solve_matvec", "custom_linear_solve: matvec"), &ty, |p| matvec(&p[0]), location)?;
-        let s = traced(("linear_solve", "custom_linear_solve: solve"), &ty, |p| solve(&matvec, &p[0]), location)?;
+        let m = matvec_body?;
+        check_type(
+            "custom_linear_solve: solve",
+            &s_func.result_types[..s_func.result_types.len().min(1)],
+            &ty,
+            location,
+        )?;
         let t = match (transpose_solve, symmetric) {
             (Some(t), false) => {
                 let vecmat = |y: &Tensor| transpose_of(&matvec, y);
@@ -72,31 +103,34 @@ pub fn custom_linear_solve(
             }
             (Some(_), true) | (None, _) => None,
         };
-        Ok::<_, TraceError>((m, s, t))
+        Ok::<_, TraceError>((m, t))
     })();
-    let (mut m, mut s, mut t) = match bodies {
+    let (mut m, mut t) = match bodies {
         Ok(bodies) => bodies,
-        Err(error) => return poisoned_like(b, error, location),
+        Err(error) => return poisoned_like(&(b.clone(), aux_template), error, location),
     };
-    let mut all: Vec<(&mut Body<Tensor>, usize)> = vec![(&mut m, 1), (&mut s, 1)];
-    all.extend(t.as_mut().map(|t| (t, 1)));
+    let mut all: Vec<(&mut Func, &[Tensor], usize)> =
+        vec![(&mut m.func, &m.captured, 1), (&mut s_func, &s_captured, 1)];
+    all.extend(t.as_mut().map(|t| (&mut t.func, &t.captured[..], 1)));
     let union = consts_first(&mut all);
     let params = LinearSolveParams {
         matvec: m.func.name.clone(),
-        solve: s.func.name.clone(),
+        solve: s_func.name.clone(),
         transpose_solve: t.as_ref().map(|t| t.func.name.clone()),
         symmetric,
         num_consts: union.len(),
     };
+    let fallback = s_func.result_types.clone();
     register(m.func);
-    register(s.func);
+    register(s_func);
     if let Some(t) = t {
         register(t.func);
     }
     let mut inputs: Vec<&Tensor> = union.iter().collect();
     inputs.push(b);
     let prim = Prim::Control(ControlOp::CustomLinearSolve(params));
-    emit(prim, &inputs, location, &types).pop().expect("one result")
+    let outputs = emit(prim, &inputs, location, &fallback);
+    rebuild(&(b.clone(), aux_template), outputs, location)
 }
 
 /// A root `x` of `f` found by `solve(f, x0)`, differentiated implicitly, like
@@ -148,14 +182,18 @@ pub fn custom_root(
             location,
         )
         .map_err(|(_, e)| e)?;
-        check_type("custom_root: tangent_solve", &ts.func, &ty, location)?;
+        check_type("custom_root: tangent_solve", &ts.func.result_types, &ty, location)?;
         Ok::<_, TraceError>((residual, s, ts))
     })();
     let (mut residual, mut s, mut ts) = match bodies {
         Ok(bodies) => bodies,
         Err(error) => return poisoned_like(x0, error, location),
     };
-    let union = consts_first(&mut [(&mut residual, 1), (&mut s, 1), (&mut ts, 2)]);
+    let union = consts_first(&mut [
+        (&mut residual.func, &residual.captured, 1),
+        (&mut s.func, &s.captured, 1),
+        (&mut ts.func, &ts.captured, 2),
+    ]);
     let params = RootParams {
         f: residual.func.name.clone(),
         solve: s.func.name.clone(),
@@ -186,12 +224,12 @@ fn traced(
     location: &'static Location<'static>,
 ) -> Result<Body<Tensor>, TraceError> {
     let body = trace_flat_body(prefix, std::slice::from_ref(ty), f, location).map_err(|(_, e)| e)?;
-    check_type(what, &body.func, ty, location)?;
+    check_type(what, &body.func.result_types, ty, location)?;
     Ok(body)
 }
 
-fn check_type(what: &str, func: &Func, ty: &Type, location: &'static Location<'static>) -> Result<(), TraceError> {
-    match &func.result_types[..] {
+fn check_type(what: &str, results: &[Type], ty: &Type, location: &'static Location<'static>) -> Result<(), TraceError> {
+    match results {
         [t] if t == ty => Ok(()),
         other => Err(TraceError::at(
             location,
@@ -200,13 +238,14 @@ fn check_type(what: &str, func: &Func, ty: &Type, location: &'static Location<'s
     }
 }
 
-/// Gives every body the union of their captures as leading parameters (the consts),
-/// before its own declared ones (as many as paired with it); returns the union.
-fn consts_first(bodies: &mut [(&mut Body<Tensor>, usize)]) -> Vec<Tensor> {
-    let union = union_of_captures(bodies.iter().map(|(b, _)| b.captured.as_slice()));
-    for (body, declared) in bodies.iter_mut() {
-        align_captures(&mut body.func, *declared, &body.captured, &union);
-        body.func.params.rotate_left(*declared);
+/// Gives every traced Func the union of all their captures as leading parameters (the
+/// consts), before its own declared ones (as many as paired with it); returns the
+/// union.
+fn consts_first(bodies: &mut [(&mut Func, &[Tensor], usize)]) -> Vec<Tensor> {
+    let union = union_of_captures(bodies.iter().map(|(_, captured, _)| *captured));
+    for (func, captured, declared) in bodies.iter_mut() {
+        align_captures(func, *declared, captured, &union);
+        func.params.rotate_left(*declared);
     }
     union
 }

@@ -4,7 +4,7 @@
 //! formula and do not depend on how many iterations the solver ran.
 
 use ferrax::control::{fori_loop, while_loop};
-use ferrax::implicit::{custom_linear_solve, custom_root};
+use ferrax::implicit::{custom_linear_solve, custom_linear_solve_with_aux, custom_root};
 use ferrax::transforms::jvp;
 use ferrax::{Array, DType, Tensor, Type, grad, jit, linalg, make_ir, vmap};
 
@@ -213,4 +213,32 @@ fn cube_root_by_newton_has_the_closed_form_derivative() {
     let per = vmap(grad(cube_root)).call(&cs).unwrap().to_f64_vec();
     let want: Vec<f64> = cs.to_f64_vec().iter().map(|c| 1.0 / (3.0 * c.powf(2.0 / 3.0))).collect();
     close(&per, &want, 1e-12);
+}
+
+#[test]
+fn auxiliary_results_come_back_without_a_derivative() {
+    // Jacobi counting its sweeps; the count is returned beside the solution.
+    let f = |(a, b): (Tensor, Tensor)| {
+        let diag = (&a * &linalg_eye(3)).sum([1usize]);
+        let counted = |m: &dyn Fn(&Tensor) -> Tensor, r: &Tensor| {
+            let res = |x: &Tensor| r - m(x);
+            let far = |(x, _): (Tensor, Tensor)| res(&x).powi(2).sum_all().gt(1e-26);
+            let sweep = |(x, k): (Tensor, Tensor)| (&x + res(&x) / &diag, k + 1.0);
+            let (x, k) = while_loop(far, sweep, &(r.zeros_like(), r.sum_all().zeros_like()), None);
+            (x, k)
+        };
+        let plain = |m: &dyn Fn(&Tensor) -> Tensor, r: &Tensor| counted(m, r).0;
+        let (x, sweeps) = custom_linear_solve_with_aux(|x: &Tensor| a.matmul(x), &b, &counted, Some(&plain), false);
+        (x.sin().sum_all(), sweeps)
+    };
+    let args = system();
+    let (value, sweeps) = ferrax::eval(f, &args).unwrap();
+    let sweeps = sweeps.to_f64_vec()[0];
+    assert!((5.0..200.0).contains(&sweeps), "{sweeps} sweeps");
+    let want = ferrax::eval(through_inverse, &args).unwrap().to_f64_vec()[0];
+    close(&value.to_f64_vec(), &[want], 1e-12);
+    let (ga, gb) = grad(|args: (Tensor, Tensor)| f(args).0).call(&args).unwrap();
+    let (wa, wb) = grad(through_inverse).call(&args).unwrap();
+    close(&ga.to_f64_vec(), &wa.to_f64_vec(), 1e-12);
+    close(&gb.to_f64_vec(), &wb.to_f64_vec(), 1e-12);
 }

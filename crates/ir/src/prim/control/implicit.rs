@@ -9,7 +9,9 @@
 //! respect to them flow through the rules below like those of any other operand.
 //!
 //! - `custom_linear_solve(consts..., b...)` runs `@solve(consts..., b...)`, which
-//!   returns `x` with `@matvec(consts..., x...) = b`. Its tangent is another solve:
+//!   returns `x` with `@matvec(consts..., x...) = b`, optionally followed by auxiliary
+//!   results (solver diagnostics: iterations, a residual norm), which have no
+//!   derivative (JAX's `has_aux`). Its tangent is another solve:
 //!   `dx = solve(consts, db - ∂m/∂consts(consts, x)·dconsts)`, linear in the rhs; its
 //!   transpose solves the transposed system with `@transpose_solve` and a matvec that
 //!   is `@matvec` transposed in `x` (built here, so that the transposed solve can be
@@ -33,10 +35,11 @@ use crate::{Emitter, Module, Type, Value};
 pub struct LinearSolveParams {
     /// `@m(consts..., x...) -> (b...)`, linear in `x`.
     pub matvec: String,
-    /// `@s(consts..., b...) -> (x...)`: solves `m(consts, x) = b`.
+    /// `@s(consts..., b...) -> (x..., aux...)`: solves `m(consts, x) = b`; any results
+    /// after the `x`s are auxiliary (no derivative).
     pub solve: String,
-    /// `@t(consts..., b...) -> (x...)`: solves the transposed system; reverse mode needs
-    /// it unless `symmetric`.
+    /// `@t(consts..., b...) -> (x..., aux...)`: solves the transposed system; reverse
+    /// mode needs it unless `symmetric`.
     pub transpose_solve: Option<String>,
     /// The operator is its own transpose: reverse mode reuses `matvec` and `solve`.
     pub symmetric: bool,
@@ -72,6 +75,28 @@ fn split_consts<'t>(op: &str, what: &str, k: usize, inputs: &'t [Type]) -> Resul
     Ok((consts, rest))
 }
 
+/// Checks that `@name` takes `params` and returns `results` followed by any auxiliary
+/// results, which it returns.
+fn expect_func_aux<'m>(
+    module: &'m Module,
+    op: &str,
+    role: &str,
+    name: &str,
+    params: &[Type],
+    results: &[Type],
+) -> Result<&'m [Type], String> {
+    let (given, returned) = signature(op, role, name, module)?;
+    expect_params(op, role, name, &given, params)?;
+    match returned.strip_prefix(results) {
+        Some(aux) => Ok(aux),
+        None => Err(format!(
+            "{op}: {role} @{name} returns {} but must return {} (then any auxiliary results)",
+            crate::format_types(returned),
+            crate::format_types(results)
+        )),
+    }
+}
+
 /// Checks that `@name` maps `params` to `results`.
 fn expect_func(
     module: &Module,
@@ -86,20 +111,23 @@ fn expect_func(
     expect_results(op, role, name, returned, results)
 }
 
-/// The type rule of `custom_linear_solve`: the results have the types of `b`.
+/// The type rule of `custom_linear_solve`: the results have the types of `b`, then
+/// those of `@solve`'s auxiliary results.
 pub(crate) fn infer_linear_solve(p: &LinearSolveParams, inputs: &[Type], module: &Module) -> Result<Vec<Type>, String> {
     let op = "custom_linear_solve";
     let (_, b) = split_consts(op, "right-hand side", p.num_consts, inputs)?;
     expect_func(module, op, "matvec", &p.matvec, inputs, b)?;
-    expect_func(module, op, "solve", &p.solve, inputs, b)?;
+    let aux = expect_func_aux(module, op, "solve", &p.solve, inputs, b)?;
     match (&p.transpose_solve, p.symmetric) {
-        (Some(t), false) => expect_func(module, op, "transpose_solve", t, inputs, b)?,
+        (Some(t), false) => {
+            expect_func_aux(module, op, "transpose_solve", t, inputs, b)?;
+        }
         (Some(t), true) => {
             return Err(format!("{op}: a symmetric system takes no transpose_solve (its solve is its own), got @{t}"));
         }
         (None, _) => {}
     }
-    Ok(b.to_vec())
+    Ok([b, aux].concat())
 }
 
 /// The type rule of `custom_root`: the results have the types of `x0`.
@@ -152,12 +180,13 @@ pub(crate) fn jvp_linear_solve(
     tangents: &[Option<Value>],
 ) -> Result<(Vec<Value>, Vec<Option<Value>>), String> {
     let op = ControlOp::CustomLinearSolve(p.clone());
-    let x = em.eqn(cx.module(), op.clone(), primals)?.to_vec();
+    let outputs = em.eqn(cx.module(), op.clone(), primals)?.to_vec();
     let (consts, b) = primals.split_at(p.num_consts);
+    let x = &outputs[..b.len()];
     let (dconsts, db) = tangents.split_at(p.num_consts);
     let mut rhs: Vec<Option<Value>> = db.to_vec();
     if dconsts.iter().any(Option::is_some) {
-        let dm = jvp_in_consts(em, cx, &p.matvec, consts, dconsts, &x)?;
+        let dm = jvp_in_consts(em, cx, &p.matvec, consts, dconsts, x)?;
         for (r, d) in rhs.iter_mut().zip(dm) {
             if let Some(d) = d {
                 *r = Some(match *r {
@@ -167,13 +196,17 @@ pub(crate) fn jvp_linear_solve(
             }
         }
     }
+    let mut tangents_out = vec![None; outputs.len()];
     if rhs.iter().all(Option::is_none) {
-        return Ok((x, vec![None; b.len()]));
+        return Ok((outputs, tangents_out));
     }
     let mut inputs = consts.to_vec();
     inputs.extend(or_zeros(em, &rhs, b)?);
     let dx = em.eqn(cx.module(), op, &inputs)?;
-    Ok((x, dx.into_iter().map(Some).collect()))
+    for (t, d) in tangents_out.iter_mut().zip(&dx[..b.len()]) {
+        *t = Some(*d);
+    }
+    Ok((outputs, tangents_out))
 }
 
 /// The jvp rule of `custom_root` (see the module docs).
@@ -245,7 +278,7 @@ pub(crate) fn transpose_linear_solve(
         })
         .collect::<Result<_, String>>()?;
     let mut out = vec![None; inputs.len()];
-    if cts.iter().all(Option::is_none) {
+    if cts[..b_types.len().min(cts.len())].iter().all(Option::is_none) {
         return Ok(out);
     }
     let transposed = if p.symmetric {
@@ -265,6 +298,7 @@ pub(crate) fn transpose_linear_solve(
         }
     };
     let mut args = consts;
+    // Auxiliary results have no cotangent to give: only the solution's count.
     for (ct, ty) in cts.iter().zip(&b_types) {
         args.push(match ct {
             Some(ct) => *ct,
@@ -272,8 +306,8 @@ pub(crate) fn transpose_linear_solve(
         });
     }
     let ct_b = em.eqn(cx.module(), ControlOp::CustomLinearSolve(transposed), &args)?;
-    for (slot, ct) in out[p.num_consts..].iter_mut().zip(ct_b) {
-        *slot = Some(ct);
+    for (slot, ct) in out[p.num_consts..].iter_mut().zip(&ct_b[..b_types.len()]) {
+        *slot = Some(*ct);
     }
     Ok(out)
 }
@@ -315,18 +349,25 @@ pub(crate) fn batch_linear_solve(
 ) -> Result<Batched, String> {
     let (ins, batched) = front(em, cx.axis_size(), p.num_consts, inputs, dims)?;
     let n = inputs.len().saturating_sub(p.num_consts);
+    let n_results = |cx: &dyn BatchContext, name: &str| {
+        cx.module().func(name).map(|f| f.results.len()).ok_or_else(|| format!("no Func @{name}"))
+    };
     let transpose_solve = match &p.transpose_solve {
-        Some(t) => Some(batch(cx, t, &batched, n)?),
+        Some(t) => {
+            let k = n_results(cx, t)?;
+            Some(batch(cx, t, &batched, k)?)
+        }
         None => None,
     };
+    let n_out = n_results(cx, &p.solve)?;
     let new = LinearSolveParams {
         matvec: batch(cx, &p.matvec, &batched, n)?,
-        solve: batch(cx, &p.solve, &batched, n)?,
+        solve: batch(cx, &p.solve, &batched, n_out)?,
         transpose_solve,
         ..p.clone()
     };
     let outs = em.eqn(cx.module(), ControlOp::CustomLinearSolve(new), &ins)?;
-    Ok((outs.to_vec(), vec![Some(0); n]))
+    Ok((outs.to_vec(), vec![Some(0); n_out]))
 }
 
 /// The batching rule of `custom_root`, like that of `custom_linear_solve`.
