@@ -35,6 +35,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import jax.scipy.linalg  # noqa: E402
+import jax.scipy.sparse.linalg  # noqa: E402
 import numpy as np  # noqa: E402
 
 # W2 is f64; every other workload's arrays stay f32 (checked in `load`).
@@ -84,6 +85,24 @@ def linalg_grad():
         logdet = 2.0 * jnp.sum(jnp.log(jnp.diagonal(l, axis1=-2, axis2=-1)))
         y = jax.scipy.linalg.solve_triangular(l, b[..., None], lower=True)[..., 0]
         return logdet + jnp.sum(y * y)
+
+    def f(a, b):
+        value, (ga, gb) = jax.value_and_grad(loss, argnums=(0, 1))(a, b)
+        return (value, ga, gb)
+
+    return f
+
+
+def linalg_cg_grad():
+    # W10, second half: |x|² for A·x = b by exactly 50 CG iterations (tol = atol = 0),
+    # per matrix of the batch; jax.scipy.sparse.linalg.cg differentiates implicitly
+    # (custom_linear_solve), so the gradient costs one more 50-iteration solve.
+    def one(a, b):
+        x, _ = jax.scipy.sparse.linalg.cg(lambda v: a @ v, b, tol=0.0, atol=0.0, maxiter=50)
+        return jnp.sum(x * x)
+
+    def loss(a, b):
+        return jnp.sum(jax.vmap(one)(a, b))
 
     def f(a, b):
         value, (ga, gb) = jax.value_and_grad(loss, argnums=(0, 1))(a, b)
@@ -172,6 +191,7 @@ WORKLOADS = [
     ("compile_latency_hvp", "W6", compile_latency_hvp, ["deep_x", "deep_v", "*deep_ws"], 1000, np.float32),
     ("mlp_grad_bf16", "W7", mlp_grad_bf16, MLP, 100, np.float32),
     ("linalg_grad", "W10", linalg_grad, ["la_a", "la_b"], 20, np.float64),
+    ("linalg_cg_grad", "W10", linalg_cg_grad, ["la_a", "la_b"], 20, np.float64),
 ]
 
 

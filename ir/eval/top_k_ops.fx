@@ -1,6 +1,6 @@
 ; top_k: the k largest along the last axis in descending order with their i32 indices
-; (jax.lax.top_k); ties keep the lower index first, -0.0 and 0.0 tie, and a NaN counts as
-; larger than every number.
+; (jax.lax.top_k); ties keep the lower index first. Floats are ranked by IEEE 754's
+; total order, as XLA's TopK does: 0.0 above -0.0, a (positive) NaN above every number.
 
 func @top_k_vector(%x: f32[7]) -> (f32[3], i32[3], f32[7], i32[7]) {
   %v: f32[3], %i: i32[3] = top_k[k=3](%x)
@@ -11,8 +11,8 @@ func @top_k_vector(%x: f32[7]) -> (f32[3], i32[3], f32[7], i32[7]) {
 ; in: f32[7] = [1.0, 5.0, -0.0, 5.0, 0.0, -inf, 2.0]
 ; out0: f32[3] = [5.0, 5.0, 2.0]
 ; out1: i32[3] = [1, 3, 6]
-; out2: f32[7] = [5.0, 5.0, 2.0, 1.0, -0.0, 0.0, -inf]
-; out3: i32[7] = [1, 3, 6, 0, 2, 4, 5]
+; out2: f32[7] = [5.0, 5.0, 2.0, 1.0, 0.0, -0.0, -inf]
+; out3: i32[7] = [1, 3, 6, 0, 4, 2, 5]
 ; run
 ; in: f32[7] = [1.0, nan, 3.0, inf, nan, -1.0, 3.0]
 ; out0: f32[3] = [nan, nan, inf]

@@ -1,11 +1,14 @@
 //! Sorting: `sort` (several operands along one axis, by the first `num_keys`) and
 //! `top_k` (the `k` largest along the last axis, with their indices), as `jax.lax`.
 //!
-//! - The key order is a total order: `-0.0` and `+0.0` are equal, every NaN is equal to
-//!   every other NaN and greater than `+inf`, `false < true`; 16-bit floats compare by
-//!   their f32 value. Only keys are compared; every operand keeps its bits.
-//! - `sort` is stable; `top_k` returns values in descending order, ties (and NaNs, which
-//!   count as larger than everything) broken by the lower index.
+//! - `sort`'s key order is `lax.sort`'s: `-0.0` and `+0.0` are equal, every NaN is equal
+//!   to every other NaN and greater than `+inf`, `false < true`; 16-bit floats compare
+//!   by their f32 value. Only keys are compared; every operand keeps its bits.
+//! - `top_k` orders floats as XLA's TopK does (measured against JAX): by IEEE 754's
+//!   total order, so `+0.0` ranks above `-0.0`, a NaN with the sign bit clear above
+//!   `+inf` and one with it set below `-inf`.
+//! - `sort` is stable; `top_k` returns values in descending order, ties broken by the
+//!   lower index.
 //! - jvp: both permute their operands, so each tangent is gathered with the same
 //!   permutation (`sort` sorts an extra `iota` operand along its axis to get it);
 //!   integer and bool operands have no tangent. Neither is linear (no transpose rule).
@@ -124,7 +127,19 @@ fn float_order(a: f64, b: f64) -> Ordering {
     }
 }
 
-/// Compares elements `i` and `j` of `data` in the key order.
+/// Compares elements `i` and `j` of `data` in IEEE 754's total order (`top_k`'s).
+fn total_order(data: &Data, i: usize, j: usize) -> Ordering {
+    match data {
+        Data::Bool(v) => v[i].cmp(&v[j]),
+        Data::I32(v) => v[i].cmp(&v[j]),
+        Data::BF16(v) => v[i].to_f32().total_cmp(&v[j].to_f32()),
+        Data::F16(v) => v[i].to_f32().total_cmp(&v[j].to_f32()),
+        Data::F32(v) => v[i].total_cmp(&v[j]),
+        Data::F64(v) => v[i].total_cmp(&v[j]),
+    }
+}
+
+/// Compares elements `i` and `j` of `data` in `sort`'s key order.
 fn key_order(data: &Data, i: usize, j: usize) -> Ordering {
     match data {
         Data::Bool(v) => v[i].cmp(&v[j]),
@@ -141,9 +156,12 @@ fn lanes(shape: &[usize], axis: usize) -> (usize, usize, usize) {
     (shape[..axis].iter().product(), shape[axis], shape[axis + 1..].iter().product())
 }
 
-/// Per lane, the stable permutation sorting `keys` lexicographically along `axis`
-/// (ascending, or descending with `descending`), truncated to the first `m`.
-fn permutation(keys: &[&Array], axis: usize, descending: bool, m: usize) -> Vec<usize> {
+/// The order `permutation` sorts by.
+type Order = fn(&Data, usize, usize) -> Ordering;
+
+/// Per lane, the stable permutation sorting `keys` lexicographically in `order` along
+/// `axis` (ascending, or descending with `descending`), truncated to the first `m`.
+fn permutation(keys: &[&Array], order: Order, axis: usize, descending: bool, m: usize) -> Vec<usize> {
     let (outer, n, inner) = lanes(keys[0].shape(), axis);
     let mut perm = Vec::with_capacity(outer * inner * m);
     let mut by_lane = vec![0usize; outer * inner * m];
@@ -152,7 +170,7 @@ fn permutation(keys: &[&Array], axis: usize, descending: bool, m: usize) -> Vec<
             let at = |j: usize| (o * n + j) * inner + i;
             let mut idx: Vec<usize> = (0..n).collect();
             idx.sort_by(|&a, &b| {
-                let ord = keys.iter().map(|k| key_order(k.data(), at(a), at(b))).find(|o| o.is_ne());
+                let ord = keys.iter().map(|k| order(k.data(), at(a), at(b))).find(|o| o.is_ne());
                 let ord = ord.unwrap_or(Ordering::Equal);
                 if descending { ord.reverse() } else { ord }
             });
@@ -196,7 +214,7 @@ pub(crate) fn eval_sort(dimension: usize, num_keys: usize, xs: &[&Array]) -> Res
     let types: Vec<Type> = xs.iter().map(|x| Type::new(x.dtype(), x.shape())).collect();
     infer(SortOp::Sort { dimension, is_stable: true, num_keys }, &types)?;
     let n = xs[0].shape()[dimension];
-    let perm = permutation(&xs[..num_keys], dimension, false, n);
+    let perm = permutation(&xs[..num_keys], key_order, dimension, false, n);
     xs.iter().map(|x| take(x, dimension, n, &perm)).collect()
 }
 
@@ -209,7 +227,7 @@ pub(crate) fn eval_top_k(k: usize, x: &Array) -> Result<Vec<Array>, String> {
     if i32::try_from(n).is_err() {
         return Err(format!("top_k: axis of length {n} has no i32 index"));
     }
-    let perm = permutation(&[x], axis, true, k);
+    let perm = permutation(&[x], total_order, axis, true, k);
     let values = take(x, axis, k, &perm)?;
     let mut shape = x.shape().to_vec();
     shape[axis] = k;
@@ -340,5 +358,26 @@ pub(crate) fn props(op: SortOp) -> Props {
         SortOp::Sort { .. } | SortOp::TopK { .. } => {
             Props { flops: Flops::PerInputElement(0), ..Props::movement(Class::Launch) }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `top_k` ranks by IEEE 754's total order and `sort` by `lax.sort`'s, as JAX 0.8
+    /// does on CPU: `top_k([-nan, -inf, 1, nan])` is `[nan, 1, -inf, -nan]` (indices 3,
+    /// 2, 1, 0) and `sort` keeps `0.0, -0.0` in their given order (they tie).
+    #[test]
+    fn top_k_uses_the_total_order_and_sort_ties_signed_zeros() {
+        let x = Array::from_f64(&[4], vec![-f64::NAN, f64::NEG_INFINITY, 1.0, f64::NAN]).unwrap();
+        let [_, idx] = <[Array; 2]>::try_from(eval_top_k(4, &x).unwrap()).unwrap();
+        assert_eq!(idx.to_f64_vec(), [3.0, 2.0, 1.0, 0.0]);
+        let z = Array::from_f32(&[4], vec![0.0, -0.0, -0.0, 0.0]).unwrap();
+        let [_, zi] = <[Array; 2]>::try_from(eval_top_k(4, &z).unwrap()).unwrap();
+        assert_eq!(zi.to_f64_vec(), [0.0, 3.0, 1.0, 2.0]);
+        let sorted = eval_sort(0, 1, &[&z]).unwrap();
+        let bits: Vec<bool> = sorted[0].to_f64_vec().iter().map(|v| v.is_sign_negative()).collect();
+        assert_eq!(bits, [false, true, true, false]);
     }
 }
