@@ -67,9 +67,10 @@ func @sv(%a: f64{s}, %b: f64{t}) -> (f64{t}) {
 
 /// The root of `x³ + x - c` (increasing, so one real root), found by 40 Newton steps
 /// from `x0`; the tangent solve divides by `f'(x) = 3x² + 1`. The root does not depend
-/// on `x0`, which the checks see as a zero derivative.
+/// on `x0`, which the checks see as a zero derivative. The solver also reports its step
+/// count, an auxiliary result.
 const ROOT: &str = "func @f(%c: f64{s}, %x0: f64{s}) -> (f64{s}) {
-  %r: f64{s} = custom_root[f=@g, solve=@newton, tangent_solve=@ts, num_consts=1](%c, %x0)
+  %r: f64{s}, %steps: i32[] = custom_root[f=@g, solve=@newton, tangent_solve=@ts, num_consts=1](%c, %x0)
   %o: f64{s} = mul(%r, %c)
   return %o
 }
@@ -79,9 +80,10 @@ func @g(%c: f64{s}, %x: f64{s}) -> (f64{s}) {
   %r: f64{s} = sub(%s, %c)
   return %r
 }
-func @newton(%c: f64{s}, %x0: f64{s}) -> (f64{s}) {
+func @newton(%c: f64{s}, %x0: f64{s}) -> (f64{s}, i32[]) {
   %x: f64{s} = scan[body=@step, length=40, num_consts=1, num_carry=1](%c, %x0)
-  return %x
+  %steps: i32[] = constant[value=40]()
+  return %x, %steps
 }
 func @step(%c: f64{s}, %x: f64{s}) -> (f64{s}) {
   %r: f64{s} = call[func=@g](%c, %x)

@@ -165,12 +165,30 @@ pub fn custom_root(
     solve: LinearSolver<'_>,
     tangent_solve: LinearSolver<'_>,
 ) -> Tensor {
+    let with_unit = |f: &dyn Fn(&Tensor) -> Tensor, x0: &Tensor| (solve(f, x0), ());
+    custom_root_with_aux(f, x0, &with_unit, tangent_solve).0
+}
+
+/// [`custom_root`] whose `solve` also returns auxiliary results (any [`Tree`] of
+/// tensors, returned beside the root without a derivative: a Newton report), like
+/// `jax.lax.custom_root(..., has_aux=True)`.
+#[track_caller]
+pub fn custom_root_with_aux<A: Tree<Tensor>>(
+    f: impl Fn(&Tensor) -> Tensor,
+    x0: &Tensor,
+    solve: LinearSolverWithAux<'_, A>,
+    tangent_solve: LinearSolver<'_>,
+) -> (Tensor, A::With<Tensor>) {
     let location = Location::caller();
     let ty = x0.ty().clone();
-    let types = [ty.clone()];
+    let s = trace_flat_body("root_solve", std::slice::from_ref(&ty), |p| solve(&f, &p[0]), location);
+    let (mut s_func, s_captured, aux_template) = match s {
+        Ok(Body { func, out: (_, aux), captured }) => (func, captured, aux),
+        Err(((x, aux), error)) => return poisoned_like(&(x, aux), error, location),
+    };
     let bodies = (|| {
+        check_type("custom_root: solve", &s_func.result_types[..s_func.result_types.len().min(1)], &ty, location)?;
         let residual = traced(("root_f", "custom_root: f"), &ty, |p| f(&p[0]), location)?;
-        let s = traced(("root_solve", "custom_root: solve"), &ty, |p| solve(&f, &p[0]), location)?;
         let pair = [ty.clone(), ty.clone()];
         let ts = trace_flat_body(
             "root_tangent_solve",
@@ -183,30 +201,32 @@ pub fn custom_root(
         )
         .map_err(|(_, e)| e)?;
         check_type("custom_root: tangent_solve", &ts.func.result_types, &ty, location)?;
-        Ok::<_, TraceError>((residual, s, ts))
+        Ok::<_, TraceError>((residual, ts))
     })();
-    let (mut residual, mut s, mut ts) = match bodies {
+    let (mut residual, mut ts) = match bodies {
         Ok(bodies) => bodies,
-        Err(error) => return poisoned_like(x0, error, location),
+        Err(error) => return poisoned_like(&(x0.clone(), aux_template), error, location),
     };
     let union = consts_first(&mut [
         (&mut residual.func, &residual.captured, 1),
-        (&mut s.func, &s.captured, 1),
+        (&mut s_func, &s_captured, 1),
         (&mut ts.func, &ts.captured, 2),
     ]);
     let params = RootParams {
         f: residual.func.name.clone(),
-        solve: s.func.name.clone(),
+        solve: s_func.name.clone(),
         tangent_solve: ts.func.name.clone(),
         num_consts: union.len(),
     };
+    let fallback = s_func.result_types.clone();
     register(residual.func);
-    register(s.func);
+    register(s_func);
     register(ts.func);
     let mut inputs: Vec<&Tensor> = union.iter().collect();
     inputs.push(x0);
     let prim = Prim::Control(ControlOp::CustomRoot(params));
-    emit(prim, &inputs, location, &types).pop().expect("one result")
+    let outputs = emit(prim, &inputs, location, &fallback);
+    rebuild(&(x0.clone(), aux_template), outputs, location)
 }
 
 /// `matvec`'s transpose applied to `y`: the cotangent of its argument (it is linear,

@@ -4,7 +4,7 @@
 //! formula and do not depend on how many iterations the solver ran.
 
 use ferrax::control::{fori_loop, while_loop};
-use ferrax::implicit::{custom_linear_solve, custom_linear_solve_with_aux, custom_root};
+use ferrax::implicit::{custom_linear_solve, custom_linear_solve_with_aux, custom_root, custom_root_with_aux};
 use ferrax::transforms::jvp;
 use ferrax::{Array, DType, Tensor, Type, grad, jit, linalg, make_ir, vmap};
 
@@ -241,4 +241,24 @@ fn auxiliary_results_come_back_without_a_derivative() {
     let (wa, wb) = grad(through_inverse).call(&args).unwrap();
     close(&ga.to_f64_vec(), &wa.to_f64_vec(), 1e-12);
     close(&gb.to_f64_vec(), &wb.to_f64_vec(), 1e-12);
+}
+
+#[test]
+fn a_root_solver_reports_its_steps_beside_the_root() {
+    // Newton for x³ = c until |f| < 1e-14, counting steps.
+    let cube_root = |c: Tensor| {
+        let f = |x: &Tensor| x.powi(3) - &c;
+        let newton = |f: &dyn Fn(&Tensor) -> Tensor, x0: &Tensor| {
+            let far = |(x, _): (Tensor, Tensor)| f(&x).abs().gt(1e-14);
+            let step = |(x, k): (Tensor, Tensor)| (&x - f(&x) / (x.powi(2) * 3.0), k + 1.0);
+            while_loop(far, step, &(x0.clone(), x0.zeros_like()), None)
+        };
+        let tangent_solve = |g: &dyn Fn(&Tensor) -> Tensor, rhs: &Tensor| rhs / g(&rhs.ones_like());
+        custom_root_with_aux(f, &c.ones_like(), &newton, &tangent_solve)
+    };
+    let (root, steps) = ferrax::eval(cube_root, &Array::scalar(27.0f64)).unwrap();
+    close(&root.to_f64_vec(), &[3.0], 1e-14);
+    assert!((3.0..60.0).contains(&steps.to_f64_vec()[0]), "{steps:?}");
+    let g = grad(|c: Tensor| cube_root(c).0).call(&Array::scalar(27.0f64)).unwrap().to_f64_vec();
+    close(&g, &[1.0 / 27.0], 1e-13);
 }

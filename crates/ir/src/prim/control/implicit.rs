@@ -18,7 +18,7 @@
 //!   differentiated again). The consts' cotangents come from transposing the jvp of
 //!   `@matvec` in the consts, which the tangent rule emits as an ordinary call.
 //! - `custom_root(consts..., x0...)` runs `@solve(consts..., x0...)`, a root `x` of
-//!   `@f(consts..., x...)`. The root does not depend on `x0`; its tangent is
+//!   `@f(consts..., x...)` (optionally followed by auxiliary results, as above). The root does not depend on `x0`; its tangent is
 //!   `dx = -@tangent_solve(consts, x, ∂f/∂consts·dconsts)`, where `@tangent_solve(consts,
 //!   x, rhs)` solves `J_x f(consts, x)·dx = rhs`. Reverse mode transposes that call,
 //!   so `@tangent_solve` must be linear in `rhs` through transposable primitives (a
@@ -52,7 +52,8 @@ pub struct LinearSolveParams {
 pub struct RootParams {
     /// `@f(consts..., x...) -> (r...)`: the function whose root is sought.
     pub f: String,
-    /// `@s(consts..., x0...) -> (x...)`: finds a root starting from `x0`.
+    /// `@s(consts..., x0...) -> (x..., aux...)`: finds a root starting from `x0`; any
+    /// results after the `x`s are auxiliary (no derivative).
     pub solve: String,
     /// `@ts(consts..., x..., rhs...) -> (dx...)`: solves `J_x f(consts, x)·dx = rhs`.
     pub tangent_solve: String,
@@ -130,14 +131,15 @@ pub(crate) fn infer_linear_solve(p: &LinearSolveParams, inputs: &[Type], module:
     Ok([b, aux].concat())
 }
 
-/// The type rule of `custom_root`: the results have the types of `x0`.
+/// The type rule of `custom_root`: the results have the types of `x0`, then those of
+/// `@solve`'s auxiliary results.
 pub(crate) fn infer_root(p: &RootParams, inputs: &[Type], module: &Module) -> Result<Vec<Type>, String> {
     let op = "custom_root";
     let (_, x) = split_consts(op, "initial guess", p.num_consts, inputs)?;
     expect_func(module, op, "f", &p.f, inputs, x)?;
-    expect_func(module, op, "solve", &p.solve, inputs, x)?;
+    let aux = expect_func_aux(module, op, "solve", &p.solve, inputs, x)?;
     expect_func(module, op, "tangent_solve", &p.tangent_solve, &[inputs, x].concat(), x)?;
-    Ok(x.to_vec())
+    Ok([x, aux].concat())
 }
 
 /// `values`, with zeros of the matching type of `like` where a value is missing.
@@ -217,22 +219,25 @@ pub(crate) fn jvp_root(
     primals: &[Value],
     tangents: &[Option<Value>],
 ) -> Result<(Vec<Value>, Vec<Option<Value>>), String> {
-    let x = em.eqn(cx.module(), ControlOp::CustomRoot(p.clone()), primals)?.to_vec();
-    let consts = &primals[..p.num_consts];
+    let outputs = em.eqn(cx.module(), ControlOp::CustomRoot(p.clone()), primals)?.to_vec();
+    let (consts, x0) = primals.split_at(p.num_consts);
+    let x = &outputs[..x0.len()];
     let dconsts = &tangents[..p.num_consts];
-    let none = vec![None; x.len()];
+    let mut dx = vec![None; outputs.len()];
     if dconsts.iter().all(Option::is_none) {
-        return Ok((x, none));
+        return Ok((outputs, dx));
     }
-    let df = jvp_in_consts(em, cx, &p.f, consts, dconsts, &x)?;
+    let df = jvp_in_consts(em, cx, &p.f, consts, dconsts, x)?;
     if df.iter().all(Option::is_none) {
-        return Ok((x, none));
+        return Ok((outputs, dx));
     }
-    let mut inputs: Vec<Value> = consts.iter().chain(&x).copied().collect();
-    inputs.extend(or_zeros(em, &df, &x)?);
+    let mut inputs: Vec<Value> = consts.iter().chain(x).copied().collect();
+    inputs.extend(or_zeros(em, &df, x)?);
     let solved = em.eqn(cx.module(), ControlOp::Call { func: p.tangent_solve.clone() }, &inputs)?;
-    let dx = solved.iter().map(|&d| em.neg(d).map(Some)).collect::<Result<_, _>>()?;
-    Ok((x, dx))
+    for (t, &d) in dx.iter_mut().zip(&solved) {
+        *t = Some(em.neg(d)?);
+    }
+    Ok((outputs, dx))
 }
 
 /// `@matvec` transposed in `x`: `(consts..., ct...) -> (x cotangents...)`, added to the
@@ -381,12 +386,13 @@ pub(crate) fn batch_root(
     let (ins, batched) = front(em, cx.axis_size(), p.num_consts, inputs, dims)?;
     let n = inputs.len().saturating_sub(p.num_consts);
     let with_rhs = [&batched[..], &vec![true; n]].concat();
+    let n_out = cx.module().func(&p.solve).map(|f| f.results.len()).ok_or_else(|| format!("no Func @{}", p.solve))?;
     let new = RootParams {
         f: batch(cx, &p.f, &batched, n)?,
-        solve: batch(cx, &p.solve, &batched, n)?,
+        solve: batch(cx, &p.solve, &batched, n_out)?,
         tangent_solve: batch(cx, &p.tangent_solve, &with_rhs, n)?,
         num_consts: p.num_consts,
     };
     let outs = em.eqn(cx.module(), Prim::Control(ControlOp::CustomRoot(new)), &ins)?;
-    Ok((outs.to_vec(), vec![Some(0); n]))
+    Ok((outs.to_vec(), vec![Some(0); n_out]))
 }
