@@ -90,7 +90,11 @@ where
     let (n1, n2) = match (x1.shape().first(), x2.shape().first()) {
         (Some(&n1), Some(&n2)) if x1.shape()[1..] == x2.shape()[1..] => (n1, n2),
         _ => {
-            let message = format!("ntk: x1 is {} and x2 is {}; they must be batches [N, ...] of one example shape", x1.ty(), x2.ty());
+            let message = format!(
+                "ntk: x1 is {} and x2 is {}; they must be batches [N, ...] of one example shape",
+                x1.ty(),
+                x2.ty()
+            );
             return tracer::fail(location, message, Type::new(DType::F32, &[]));
         }
     };
@@ -103,7 +107,8 @@ where
         [1] => None,
         &[1, k] => Some(k),
         _ => {
-            let message = format!("ntk: the model returns {} for a batch of one; it must return [1] or [1, K]", probe.ty());
+            let message =
+                format!("ntk: the model returns {} for a batch of one; it must return [1] or [1, K]", probe.ty());
             return tracer::fail(location, message, Type::new(probe.dtype(), &[n1, n2]));
         }
     };

@@ -172,13 +172,7 @@ pub(crate) fn int(value: usize) -> Tensor {
 }
 
 /// Why `b` (and `x0`, and the tolerances) cannot be solved for, if they cannot.
-pub(crate) fn check_problem(
-    solver: &str,
-    b: &Tensor,
-    x0: Option<&Tensor>,
-    tol: f64,
-    atol: f64,
-) -> Result<(), String> {
+pub(crate) fn check_problem(solver: &str, b: &Tensor, x0: Option<&Tensor>, tol: f64, atol: f64) -> Result<(), String> {
     if !matches!(b.dtype(), DType::F32 | DType::F64) {
         return Err(format!("{solver}: b is {}; the solvers take f32 or f64", b.ty()));
     }
@@ -280,7 +274,7 @@ fn cg_flat(op: &FlatOperator, b: &Tensor, x0: Option<&Tensor>, thr: &Tensor, max
     let thr2 = thr * thr;
     let init = (x, r.clone(), r, rr, int(0));
     let (x, _, _, rr, k) = while_loop(
-        |(_, _, _, rr, k): (Tensor, Tensor, Tensor, Tensor, Tensor)| rr.gt(&thr2).and(k.lt(&int(maxiter))),
+        |(_, _, _, rr, k): (Tensor, Tensor, Tensor, Tensor, Tensor)| rr.gt(&thr2).and(k.lt(int(maxiter))),
         |(x, r, p, rr, k)| {
             let ap = op.apply(&p);
             let alpha = &rr / &dot(&p, &ap);
@@ -332,7 +326,7 @@ fn bicgstab_flat(
     let init = ((x, r, b.zeros_like(), b.zeros_like()), (one.clone(), one.clone(), one), int(0), false_());
     let ((x, r, _, _), _, k, _) = while_loop(
         |((_, r, _, _), _, k, broken): (Vectors, Scalars, Tensor, Tensor)| {
-            norm(&r).gt(thr).and(k.lt(&int(maxiter))).and(broken.not())
+            norm(&r).gt(thr).and(k.lt(int(maxiter))).and(broken.not())
         },
         |((x, r, p, q), (alpha, omega, rho), k, _)| {
             let rho_next = dot(&rhat, &r);
@@ -424,7 +418,7 @@ pub(crate) fn gmres_flat(
     let init = (x, r, rnorm, int(0), int(0), int(started));
     let (x, _, rnorm, steps, _, matvecs) = while_loop(
         |(_, _, rnorm, _, cycles, _): (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)| {
-            rnorm.gt(thr).and(cycles.lt(&int(maxiter)))
+            rnorm.gt(thr).and(cycles.lt(int(maxiter)))
         },
         |(x, r, rnorm, steps, cycles, matvecs)| {
             let (dx, taken) = arnoldi_cycle(op, &r, &rnorm, thr, m);
@@ -472,7 +466,7 @@ fn arnoldi_cycle(op: &FlatOperator, r: &Tensor, beta: &Tensor, thr: &Tensor, m: 
     let init = (basis, columns, g, cs, sn, zero.clone(), beta.clone());
     type Cycle = (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor);
     let (basis, columns, g, _, _, steps, _) = while_loop(
-        |(_, _, _, _, _, k, estimate): Cycle| k.lt(&int(m)).and(estimate.gt(thr)),
+        |(_, _, _, _, _, k, estimate): Cycle| k.lt(int(m)).and(estimate.gt(thr)),
         |(basis, columns, g, cs, sn, k, _)| {
             let w = op.apply(&row_of(&basis, &k));
             // Modified Gram-Schmidt against v_0..v_k.
@@ -532,7 +526,7 @@ fn arnoldi_cycle(op: &FlatOperator, r: &Tensor, beta: &Tensor, thr: &Tensor, m: 
     let unused = iota(DType::I32, &[m], 0).ge(&steps);
     let diagonal = iota(DType::I32, &[m, m], 0).eq_(iota(DType::I32, &[m, m], 1)).and(unused.broadcast_to(&[m, m]));
     let r_matrix = &columns.transpose() + &diagonal.cast(dtype);
-    let rhs = where_(&unused, 0.0, &g.slice(&[s_range(m)]));
+    let rhs = where_(&unused, 0.0, g.slice(&[s_range(m)]));
     let y = linalg::solve_triangular(&r_matrix, &rhs, false);
     let dx = y.matmul(&basis.slice(&[s_range(m), s(..)]));
     (dx, steps)
@@ -542,4 +536,3 @@ fn arnoldi_cycle(op: &FlatOperator, r: &Tensor, beta: &Tensor, thr: &Tensor, m: 
 fn s_range(m: usize) -> crate::ops::index::Idx {
     s(0..i64::try_from(m).unwrap_or(i64::MAX))
 }
-

@@ -41,13 +41,19 @@ fn params(d: usize, h: usize, k: usize) -> Params {
 
 /// `Σ_leaves J1·J2ᵀ` on host arrays: `[N1·K, N2·K]` row-major, from jacrev's blocks
 /// (each `[N, (K,) leaf...]`).
-fn explicit_ntk(f: fn(&(Tensor, Tensor, Tensor, Tensor), &Tensor) -> Tensor, p: &Params, x1: &Array, x2: &Array) -> Vec<f64> {
+fn explicit_ntk(
+    f: fn(&(Tensor, Tensor, Tensor, Tensor), &Tensor) -> Tensor,
+    p: &Params,
+    x1: &Array,
+    x2: &Array,
+) -> Vec<f64> {
     let jacobian = |x: &Array| -> Vec<Array> {
         let args = (p.0.clone(), p.1.clone(), p.2.clone(), p.3.clone(), x.clone());
-        let blocks = jacrev(move |(w1, b1, w2, b2, x): (Tensor, Tensor, Tensor, Tensor, Tensor)| f(&(w1, b1, w2, b2), &x))
-            .argnums(&[0, 1, 2, 3])
-            .call(&args)
-            .unwrap();
+        let blocks =
+            jacrev(move |(w1, b1, w2, b2, x): (Tensor, Tensor, Tensor, Tensor, Tensor)| f(&(w1, b1, w2, b2), &x))
+                .argnums(&[0, 1, 2, 3])
+                .call(&args)
+                .unwrap();
         vec![blocks.0, blocks.1, blocks.2, blocks.3]
     };
     let (j1, j2) = (jacobian(x1), jacobian(x2));
@@ -81,9 +87,7 @@ fn scalar_output_ntk_equals_j_jt() {
     let want = explicit_ntk(scalar_mlp, &p, &x1, &x2);
     let kernels: [(&str, Kernel); 2] = [
         ("products", |(w1, b1, w2, b2, x1, x2)| ntk(scalar_mlp, &(w1, b1, w2, b2), &x1, &x2)),
-        ("jacobian", |(w1, b1, w2, b2, x1, x2)| {
-            ntk_with(scalar_mlp, &(w1, b1, w2, b2), &x1, &x2, NtkMethod::Jacobian)
-        }),
+        ("jacobian", |(w1, b1, w2, b2, x1, x2)| ntk_with(scalar_mlp, &(w1, b1, w2, b2), &x1, &x2, NtkMethod::Jacobian)),
     ];
     let args = (p.0, p.1, p.2, p.3, x1, x2);
     for (name, kernel) in kernels {
@@ -152,11 +156,11 @@ fn the_product_form_never_forms_a_batch_jacobian() {
         }
     }
     // The explicit method does form it.
-    let explicit = |[w1, b1, w2, b2, x1, x2]: [Tensor; 6]| {
-        ntk_with(mlp, &(w1, b1, w2, b2), &x1, &x2, NtkMethod::Jacobian)
-    };
+    let explicit =
+        |[w1, b1, w2, b2, x1, x2]: [Tensor; 6]| ntk_with(mlp, &(w1, b1, w2, b2), &x1, &x2, NtkMethod::Jacobian);
     let module = trace(explicit, &types).unwrap();
-    let largest = module.funcs.values().flat_map(|f| f.value_types.iter()).map(|t| t.shape.iter().product::<usize>()).max();
+    let largest =
+        module.funcs.values().flat_map(|f| f.value_types.iter()).map(|t| t.shape.iter().product::<usize>()).max();
     assert!(largest >= Some(batch_jacobian));
 }
 

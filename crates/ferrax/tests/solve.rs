@@ -25,7 +25,8 @@ fn spd(n: usize, seed: u64) -> Vec<f64> {
     let mut a = vec![0.0; n * n];
     for i in 0..n {
         for j in 0..n {
-            a[i * n + j] = (0..n).map(|k| m[i * n + k] * m[j * n + k]).sum::<f64>() + if i == j { n as f64 } else { 0.0 };
+            a[i * n + j] =
+                (0..n).map(|k| m[i * n + k] * m[j * n + k]).sum::<f64>() + if i == j { n as f64 } else { 0.0 };
         }
     }
     a
@@ -44,10 +45,12 @@ fn dense_solve(a: &[f64], b: &[f64]) -> Vec<f64> {
     for col in 0..n {
         let pivot = (col..n).max_by(|&p, &q| m[p][col].abs().total_cmp(&m[q][col].abs())).unwrap();
         m.swap(col, pivot);
-        for row in col + 1..n {
-            let factor = m[row][col] / m[col][col];
-            for k in col..=n {
-                m[row][k] -= factor * m[col][k];
+        let (top, rest) = m.split_at_mut(col + 1);
+        let pivot_row = &top[col];
+        for row in rest {
+            let factor = row[col] / pivot_row[col];
+            for (x, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                *x -= factor * p;
             }
         }
     }
@@ -221,7 +224,8 @@ fn bad_problems_are_errors_naming_the_mismatch() {
     let wrong_shape = trace(|b: Tensor| cg(&|x: &Tensor| x.slice(&[s(0..2)]), &b, &SolveOptions::default()).0, &b);
     let message = wrong_shape.unwrap_err().to_string();
     assert!(message.contains("cg: the operator maps f64[4] to f64[2]"), "{message}");
-    let integers = trace(|b: Tensor| gmres(&|x: &Tensor| x.clone(), &b, &GmresOptions::default()).0, &Type::new(DType::I32, &[4]));
+    let integers =
+        trace(|b: Tensor| gmres(&|x: &Tensor| x.clone(), &b, &GmresOptions::default()).0, &Type::new(DType::I32, &[4]));
     let message = integers.unwrap_err().to_string();
     assert!(message.contains("gmres: b is i32[4]; the solvers take f32 or f64"), "{message}");
     let x0 = |b: Tensor| {
@@ -230,7 +234,10 @@ fn bad_problems_are_errors_naming_the_mismatch() {
     };
     let message = trace(x0, &b).unwrap_err().to_string();
     assert!(message.contains("bicgstab: x0 is f64[3], b is f64[4]"), "{message}");
-    let restart = trace(|b: Tensor| gmres(&|x: &Tensor| x.clone(), &b, &GmresOptions { restart: 0, ..GmresOptions::default() }).0, &b);
+    let restart = trace(
+        |b: Tensor| gmres(&|x: &Tensor| x.clone(), &b, &GmresOptions { restart: 0, ..GmresOptions::default() }).0,
+        &b,
+    );
     assert!(restart.unwrap_err().to_string().contains("gmres: restart must be at least 1"));
 }
 
@@ -241,7 +248,8 @@ fn bratu(u: &Tensor, lambda: f64) -> Tensor {
     let h = 1.0 / (n as f64 + 1.0);
     let padded = u.pad(&[1, 1], &[1, 1], &[0, 0], 0.0);
     let shifted = |rows: std::ops::Range<i64>, cols: std::ops::Range<i64>| padded.slice(&[s(rows), s(cols)]);
-    let neighbours = shifted(0..n, 1..n + 1) + shifted(2..n + 2, 1..n + 1) + shifted(1..n + 1, 0..n) + shifted(1..n + 1, 2..n + 2);
+    let neighbours =
+        shifted(0..n, 1..n + 1) + shifted(2..n + 2, 1..n + 1) + shifted(1..n + 1, 0..n) + shifted(1..n + 1, 2..n + 2);
     (u * 4.0 - neighbours) / (h * h) - u.exp() * lambda
 }
 

@@ -1,12 +1,12 @@
 //! Jacobian-free Newton-Krylov root finding: [`newton_krylov`].
 
 use super::{FlatOperator, check_problem, gmres_flat, int, norm};
+use crate::Tensor;
 use crate::control::while_loop;
 use crate::ops::compare::where_;
 use crate::tracer::{self, TraceError};
 use crate::transforms::jvp;
 use crate::tree::Tree;
-use crate::Tensor;
 use ferrax_ir::{DType, Type};
 use std::panic::Location;
 
@@ -134,7 +134,7 @@ fn check_options(options: &NewtonOptions) -> Result<(), String> {
         return Err("newton_krylov: restart must be at least 1".into());
     }
     let c = options.sufficient_decrease;
-    if c.is_nan() || c < 0.0 || c >= 1.0 {
+    if !(0.0..1.0).contains(&c) {
         return Err(format!("newton_krylov: sufficient_decrease must be in [0, 1), got {c}"));
     }
     Ok(())
@@ -171,7 +171,8 @@ fn check_options(options: &NewtonOptions) -> Result<(), String> {
 #[track_caller]
 pub fn newton_krylov(f: &dyn Fn(&Tensor) -> Tensor, x0: &Tensor, options: &NewtonOptions) -> (Tensor, NewtonInfo) {
     let location = Location::caller();
-    let checked = check_problem("newton_krylov", x0, None, options.tol, options.atol).and_then(|()| check_options(options));
+    let checked =
+        check_problem("newton_krylov", x0, None, options.tol, options.atol).and_then(|()| check_options(options));
     if let Err(message) = checked {
         return failed(x0.ty(), message, options.max_steps, location);
     }
@@ -190,7 +191,7 @@ pub fn newton_krylov(f: &dyn Fn(&Tensor) -> Tensor, x0: &Tensor, options: &Newto
     let init = (x, fx, fnorm0.clone(), int(0), int(0), history, jvp_history, Tensor::zeros(DType::Bool, &[]));
     type Carry = (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor);
     let (x, _, fnorm, k, jvps, history, jvp_history, stalled) = while_loop(
-        |(_, _, fnorm, k, _, _, _, stalled): Carry| fnorm.gt(&thr).and(k.lt(&int(steps))).and(stalled.not()),
+        |(_, _, fnorm, k, _, _, _, stalled): Carry| fnorm.gt(&thr).and(k.lt(int(steps))).and(stalled.not()),
         |(x, fx, fnorm, k, jvps, history, jvp_history, _)| {
             let eta = match options.forcing {
                 Forcing::Constant(eta) => Tensor::full(dtype, &[], eta),
@@ -241,7 +242,7 @@ fn line_search(
         |(t, _, _, fn_trial, halvings): (Tensor, Tensor, Tensor, Tensor, Tensor)| {
             // NaN (an overflowing trial point) is no decrease either.
             let bound = &(1.0 - &(&t * c)) * fnorm;
-            fn_trial.le(&bound).not().and(halvings.lt(&int(options.max_backtracks)))
+            fn_trial.le(&bound).not().and(halvings.lt(int(options.max_backtracks)))
         },
         |(t, _, _, _, halvings)| {
             let t = &t * 0.5;
