@@ -6,8 +6,9 @@
 //! vector-Jacobian product, a stencil. It is never formed as a matrix. The loops are
 //! [`while_loop`]s, so a solver is a fixed piece of IR whatever the number of
 //! iterations it takes: it can be traced, evaluated, compiled with `jit`, and used
-//! inside other traced code. Tensors the operator closes over (a matrix, the point a
-//! jvp is taken at) are captured by the loop bodies like any outer tensor.
+//! inside other traced code, and batched by `vmap` (a batch of right-hand sides). Tensors
+//! the operator closes over (a matrix, the point a jvp is taken at) are captured by the
+//! loop bodies like any outer tensor.
 //!
 //! Shapes: `b` may have any shape. The solvers work on its elements flattened to a
 //! vector (so the Krylov basis of GMRES is a `[restart + 1, b.size]` matrix), and call

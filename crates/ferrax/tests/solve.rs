@@ -352,3 +352,25 @@ fn newton_krylov_reports_a_stall_instead_of_looping() {
     assert_eq!(info.stalled.to_f64_vec(), [1.0]);
     assert!(info.steps.to_f64_vec()[0] < 30.0);
 }
+
+#[test]
+fn scalar_and_empty_right_hand_sides_and_vmap_over_solves() {
+    let double = |x: &Tensor| x * 2.0;
+    let scalar = eval(|b: Tensor| gmres(&double, &b, &GmresOptions::default()).0, &Array::scalar(3.0f64));
+    assert_eq!(scalar.unwrap().to_f64_vec(), [1.5]);
+    let empty = eval(|b: Tensor| cg(&double, &b, &SolveOptions::default()), &Array::from(Vec::<f64>::new())).unwrap();
+    assert_eq!((empty.0.shape(), empty.1.iterations.to_f64_vec()), (&[0][..], vec![0.0]));
+    // A batch of right-hand sides for [[2, 1], [1, 2]]: the while loops batch too.
+    let rows = Array::from_f64(&[3, 2], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    let operator = |x: &Tensor| x * 2.0 + x.rev(&[0]);
+    let batched = ferrax::vmap(|b: Tensor| cg(&operator, &b, &tight()).0).call(&rows).unwrap();
+    let want: Vec<f64> = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+        .iter()
+        .flat_map(|[p, q]| [(2.0 * p - q) / 3.0, (2.0 * q - p) / 3.0])
+        .collect();
+    assert!(max_abs_difference(&batched.to_f64_vec(), &want) < 1e-12);
+}
+
+fn max_abs_difference(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
+}
