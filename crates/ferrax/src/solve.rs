@@ -150,7 +150,9 @@ impl FlatOperator<'_> {
     pub(crate) fn apply(&self, v: &Tensor) -> Tensor {
         let y = (self.matvec)(&v.reshape(&self.ty.shape));
         if y.error().is_none() && y.ty() != &self.ty {
-            let message = format!("{}: the operator maps {} to {}; it must return {0}", self.solver, self.ty, y.ty());
+            // Newton-Krylov's function is not an operator of a linear system.
+            let what = if self.solver == "newton_krylov" { "f" } else { "the operator" };
+            let message = format!("{}: {what} maps {} to {}; it must return {1}", self.solver, self.ty, y.ty());
             return tracer::fail(self.location, message, Type::new(self.ty.dtype, &[self.n]));
         }
         y.reshape(&[self.n])

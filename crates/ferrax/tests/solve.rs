@@ -223,7 +223,7 @@ fn bad_problems_are_errors_naming_the_mismatch() {
     let b = Type::new(DType::F64, &[4]);
     let wrong_shape = trace(|b: Tensor| cg(&|x: &Tensor| x.slice(&[s(0..2)]), &b, &SolveOptions::default()).0, &b);
     let message = wrong_shape.unwrap_err().to_string();
-    assert!(message.contains("cg: the operator maps f64[4] to f64[2]"), "{message}");
+    assert!(message.contains("cg: the operator maps f64[4] to f64[2]; it must return f64[4]"), "{message}");
     let integers =
         trace(|b: Tensor| gmres(&|x: &Tensor| x.clone(), &b, &GmresOptions::default()).0, &Type::new(DType::I32, &[4]));
     let message = integers.unwrap_err().to_string();
@@ -239,6 +239,16 @@ fn bad_problems_are_errors_naming_the_mismatch() {
         &b,
     );
     assert!(restart.unwrap_err().to_string().contains("gmres: restart must be at least 1"));
+    let forcing = NewtonOptions { forcing: Forcing::Constant(1.5), ..NewtonOptions::default() };
+    let newton = trace(|x: Tensor| newton_krylov(&|x: &Tensor| x.exp() - 2.0, &x, &forcing).0, &b);
+    let message = newton.unwrap_err().to_string();
+    assert!(
+        message.contains("newton_krylov: the forcing terms must satisfy 0 <= min <= max < 1, got 1.5 and 1.5"),
+        "{message}"
+    );
+    let to_scalar = trace(|x: Tensor| newton_krylov(&|x: &Tensor| x.sum_all(), &x, &NewtonOptions::default()).0, &b);
+    let message = to_scalar.unwrap_err().to_string();
+    assert!(message.contains("newton_krylov: f maps f64[4] to f64[]; it must return f64[4]"), "{message}");
 }
 
 /// The 2-D Bratu problem `-Δu = λ·e^u` on the unit square, zero on the boundary, by

@@ -130,6 +130,10 @@ fn check_options(options: &NewtonOptions) -> Result<(), String> {
     if lo.is_nan() || hi.is_nan() || lo < 0.0 || hi < lo || hi >= 1.0 {
         return Err(format!("newton_krylov: the forcing terms must satisfy 0 <= min <= max < 1, got {lo} and {hi}"));
     }
+    // Steps are counted, and the history indexed, by i32 tensors.
+    if i32::try_from(options.max_steps).is_err() {
+        return Err(format!("newton_krylov: max_steps is {}, at most {} are supported", options.max_steps, i32::MAX));
+    }
     if options.restart == 0 {
         return Err("newton_krylov: restart must be at least 1".into());
     }
@@ -186,7 +190,8 @@ pub fn newton_krylov(f: &dyn Fn(&Tensor) -> Tensor, x0: &Tensor, options: &Newto
     let fnorm0 = norm(&fx);
     let thr = (&fnorm0 * options.tol).maximum(options.atol);
     let steps = options.max_steps;
-    let history = Tensor::full(dtype, &[steps + 1], f64::NAN).dynamic_update_slice(&fnorm0.reshape(&[1]), &[int(0)]);
+    let history = Tensor::full(dtype, &[steps.saturating_add(1)], f64::NAN)
+        .dynamic_update_slice(&fnorm0.reshape(&[1]), &[int(0)]);
     let jvp_history = Tensor::zeros(DType::I32, &[steps]);
     let init = (x, fx, fnorm0.clone(), int(0), int(0), history, jvp_history, Tensor::zeros(DType::Bool, &[]));
     type Carry = (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor);
