@@ -72,3 +72,19 @@ mod offload;
 fn offload_runs() {
     offload::main_with(&["--small".to_string()]).unwrap();
 }
+
+#[path = "../examples/newton_krylov.rs"]
+mod newton_krylov;
+
+#[test]
+fn newton_krylov_runs() {
+    newton_krylov::main().unwrap();
+}
+
+#[path = "../examples/ntk.rs"]
+mod ntk;
+
+#[test]
+fn ntk_runs() {
+    ntk::main().unwrap();
+}
