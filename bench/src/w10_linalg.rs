@@ -1,17 +1,22 @@
 //! W10 `linalg_grad`: the gradient of `Σ_batch log det A + bᵀA⁻¹b` through the Cholesky
 //! factor and a triangular solve, A a batch of 16 symmetric positive definite 256×256
 //! f64 matrices, b 16 vectors: `jit(value_and_grad)` with respect to A and b (JAX: the
-//! same with `jnp.linalg.cholesky` and `jax.scipy.linalg.solve_triangular`). The
-//! second half of W10 (grad through `custom_linear_solve` with CG) waits for that
-//! primitive.
+//! same with `jnp.linalg.cholesky` and `jax.scipy.linalg.solve_triangular`).
+//!
+//! W10's second half, `linalg_cg_grad`: the gradient of `Σ_batch |x|²` where `A·x = b`
+//! is solved by exactly 50 conjugate-gradient iterations (tolerances zero) on the
+//! matrix-free operator `v ↦ A·v`, per matrix of the batch (`vmap`), differentiated
+//! implicitly through `custom_linear_solve` (JAX: `jax.scipy.sparse.linalg.cg`, which
+//! does the same).
 //!
 //! Arguments: `la_a` f64[16,256,256] (`M·Mᵀ/n + I`, M standard normal), `la_b`
 //! f64[16,256]. Results: the value, then the gradients with respect to A and b.
 
 use crate::Result;
-use crate::data::{Rng, Scale};
+use crate::data::{Inputs, Rng, Scale};
 use crate::workloads::{Program, Workload, load};
-use ferrax::{Array, Tensor, linalg, value_and_grad};
+use ferrax::solve::{SolveOptions, cg};
+use ferrax::{Array, Tensor, linalg, value_and_grad, vmap};
 
 /// (batch, n) at a scale.
 fn sizes(scale: Scale) -> (usize, usize) {
@@ -58,14 +63,35 @@ fn program() -> Program {
     })
 }
 
+/// `|x|²` for `A·x = b` by 50 CG iterations.
+fn cg_objective((a, b): (Tensor, Tensor)) -> Tensor {
+    let options = SolveOptions { tol: 0.0, atol: 0.0, maxiter: Some(50), x0: None };
+    let (x, _) = cg(&|v: &Tensor| a.matmul(v), &b, &options);
+    (&x * &x).sum_all()
+}
+
+fn cg_program() -> Program {
+    Box::new(|args: Vec<Tensor>| {
+        let batched = |ab: (Tensor, Tensor)| vmap(cg_objective).apply(&ab).sum_all();
+        let (value, (ga, gb)) = value_and_grad(batched).apply(&(args[0].clone(), args[1].clone()));
+        vec![value, ga, gb]
+    })
+}
+
 pub(crate) fn workloads() -> Vec<Workload> {
-    vec![Workload {
-        name: "linalg_grad",
-        id: "W10",
-        program,
-        args: |inputs| load(inputs, &["la_a", "la_b"]),
-        calls: 20,
-        reductions: &[],
-        mixed: false,
-    }]
+    fn args(inputs: &mut Inputs) -> Result<Vec<Array>> {
+        load(inputs, &["la_a", "la_b"])
+    }
+    vec![
+        Workload { name: "linalg_grad", id: "W10", program, args, calls: 20, reductions: &[], mixed: false },
+        Workload {
+            name: "linalg_cg_grad",
+            id: "W10",
+            program: cg_program,
+            args,
+            calls: 20,
+            reductions: &[],
+            mixed: false,
+        },
+    ]
 }

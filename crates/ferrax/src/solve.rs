@@ -22,9 +22,14 @@
 //! final residual norm, whether it met the tolerance), which is a [`Tree`], so a traced
 //! function can return it.
 //!
-//! Derivatives: the solvers are plain traced loops; differentiating `x` with respect
-//! to what the operator or `b` depend on belongs to implicit differentiation (a
-//! `custom_linear_solve` around the solver), not to the loop's iterations.
+//! Derivatives: every solver is wrapped in a `custom_linear_solve` (and
+//! [`newton_krylov`] in a `custom_root`), so `x` is differentiated as the solution of
+//! its system, by implicit differentiation, never through the loop's iterations (which
+//! reverse mode could not transpose: their `while_loop`s are unbounded). The tangent
+//! and the cotangent are each one more solve by the same method with the same options
+//! (`cg` is its own transpose; `gmres` and `bicgstab` solve the transposed system,
+//! whose operator reverse mode builds from `matvec`), so they are as accurate as the
+//! solver's tolerance makes them; the [`SolveInfo`] has no derivative.
 
 use crate::control::while_loop;
 use crate::ops::compare::where_;
@@ -220,25 +225,41 @@ fn start(op: &FlatOperator, b: &Tensor, x0: Option<&Tensor>) -> (Tensor, Tensor,
     }
 }
 
-/// Checks a solver's arguments, then runs `core` on the flat problem and gives `x`
-/// back in `b`'s shape.
+/// Checks a solver's arguments, then solves `matvec(x) = b` by running `core` on the
+/// flat problem inside a `custom_linear_solve` (its own transpose when `symmetric`;
+/// otherwise `core` also solves the transposed system, from zero), giving `x` back in
+/// `b`'s shape.
+#[allow(clippy::too_many_arguments)] // the solver's name, problem and options, as given
+#[track_caller]
 fn solve_flat(
     solver: &'static str,
     matvec: LinearOperator,
     b: &Tensor,
     x0: Option<&Tensor>,
     (tol, atol): (f64, f64),
+    symmetric: bool,
     location: &'static Location<'static>,
-    core: impl FnOnce(&FlatOperator, &Tensor, Option<&Tensor>, &Tensor) -> (Tensor, SolveInfo),
+    core: impl Fn(&FlatOperator, &Tensor, Option<&Tensor>, &Tensor) -> (Tensor, SolveInfo),
 ) -> (Tensor, SolveInfo) {
     if let Err(message) = check_problem(solver, b, x0, tol, atol) {
         return failed(b.ty(), message, location);
     }
-    let op = FlatOperator::new(matvec, b.ty(), solver, location);
-    let flat = b.reshape(&[op.n]);
-    let thr = threshold(&flat, tol, atol);
-    let (x, info) = core(&op, &flat, x0, &thr);
-    (x.reshape(b.shape()), info)
+    let run = |op: LinearOperator, rhs: &Tensor, x0: Option<&Tensor>| {
+        let op = FlatOperator::new(op, rhs.ty(), solver, location);
+        let flat = rhs.reshape(&[op.n]);
+        let thr = threshold(&flat, tol, atol);
+        let (x, info) = core(&op, &flat, x0, &thr);
+        (x.reshape(rhs.shape()), info)
+    };
+    // The operator checked first, so that a wrong type is reported as this solver's.
+    let checked = |v: &Tensor| {
+        let op = FlatOperator::new(matvec, b.ty(), solver, location);
+        op.apply(&v.reshape(&[op.n])).reshape(b.shape())
+    };
+    let solve = |op: LinearOperator, rhs: &Tensor| run(op, rhs, x0);
+    let transposed = |op: LinearOperator, rhs: &Tensor| run(op, rhs, None).0;
+    let transpose_solve: Option<crate::implicit::LinearSolver> = (!symmetric).then_some(&transposed);
+    crate::implicit::custom_linear_solve_with_aux(checked, b, &solve, transpose_solve, symmetric)
 }
 
 /// The default iteration bound `10·n`.
@@ -265,7 +286,7 @@ fn default_maxiter(maxiter: Option<usize>, n: usize) -> usize {
 pub fn cg(matvec: LinearOperator, b: &Tensor, options: &SolveOptions) -> (Tensor, SolveInfo) {
     let tolerances = (options.tol, options.atol);
     let maxiter = options.maxiter;
-    solve_flat("cg", matvec, b, options.x0.as_ref(), tolerances, Location::caller(), |op, b, x0, thr| {
+    solve_flat("cg", matvec, b, options.x0.as_ref(), tolerances, true, Location::caller(), |op, b, x0, thr| {
         cg_flat(op, b, x0, thr, default_maxiter(maxiter, op.n))
     })
 }
@@ -307,7 +328,7 @@ fn cg_flat(op: &FlatOperator, b: &Tensor, x0: Option<&Tensor>, thr: &Tensor, max
 pub fn bicgstab(matvec: LinearOperator, b: &Tensor, options: &SolveOptions) -> (Tensor, SolveInfo) {
     let tolerances = (options.tol, options.atol);
     let maxiter = options.maxiter;
-    solve_flat("bicgstab", matvec, b, options.x0.as_ref(), tolerances, Location::caller(), |op, b, x0, thr| {
+    solve_flat("bicgstab", matvec, b, options.x0.as_ref(), tolerances, false, Location::caller(), |op, b, x0, thr| {
         bicgstab_flat(op, b, x0, thr, default_maxiter(maxiter, op.n))
     })
 }
@@ -401,7 +422,7 @@ pub fn gmres(matvec: LinearOperator, b: &Tensor, options: &GmresOptions) -> (Ten
     }
     let tolerances = (options.tol, options.atol);
     let (maxiter, restart) = (options.maxiter, options.restart);
-    solve_flat("gmres", matvec, b, options.x0.as_ref(), tolerances, location, |op, b, x0, thr| {
+    solve_flat("gmres", matvec, b, options.x0.as_ref(), tolerances, false, location, |op, b, x0, thr| {
         gmres_flat(op, b, x0, thr, restart, default_maxiter(maxiter, op.n))
     })
 }

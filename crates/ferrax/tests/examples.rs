@@ -88,3 +88,11 @@ mod ntk;
 fn ntk_runs() {
     ntk::main().unwrap();
 }
+
+#[path = "../examples/implicit_layer.rs"]
+mod implicit_layer;
+
+#[test]
+fn implicit_layer_runs() {
+    implicit_layer::main().unwrap();
+}

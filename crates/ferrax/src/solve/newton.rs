@@ -1,6 +1,6 @@
 //! Jacobian-free Newton-Krylov root finding: [`newton_krylov`].
 
-use super::{FlatOperator, check_problem, gmres_flat, int, norm};
+use super::{FlatOperator, GmresOptions, check_problem, gmres, gmres_flat, int, norm};
 use crate::Tensor;
 use crate::control::while_loop;
 use crate::ops::compare::where_;
@@ -155,6 +155,13 @@ fn check_options(options: &NewtonOptions) -> Result<(), String> {
 /// whole solver is one traced function, run by `eval`, compiled by `jit`. Returns the
 /// last iterate and a [`NewtonInfo`] with the residual norm of every step.
 ///
+/// The root is differentiable with respect to what `f` closes over (parameters of the
+/// equation): it is a `custom_root`, whose derivative is the implicit function
+/// theorem's, `dx = -J⁻¹·(∂f/∂p)·dp`, with `J·dx = rhs` solved by GMRES on jvp products
+/// (to the Newton tolerance, with the same restart and cycle bound), never through the
+/// Newton iterations. The derivative is that of the exact root: meaningful when the
+/// solver converged. The [`NewtonInfo`] has no derivative.
+///
 /// ```
 /// use ferrax::solve::{NewtonOptions, newton_krylov};
 /// use ferrax::{Array, Tensor};
@@ -180,6 +187,32 @@ pub fn newton_krylov(f: &dyn Fn(&Tensor) -> Tensor, x0: &Tensor, options: &Newto
     if let Err(message) = checked {
         return failed(x0.ty(), message, options.max_steps, location);
     }
+    // F checked first, so that a wrong type is reported as newton_krylov's.
+    let checked_f = |x: &Tensor| {
+        let op = FlatOperator::new(f, x0.ty(), "newton_krylov", location);
+        op.apply(&x.reshape(&[op.n])).reshape(x0.shape())
+    };
+    let solve = |f: &dyn Fn(&Tensor) -> Tensor, x0: &Tensor| newton_steps(f, x0, options, location);
+    // The root's derivative: J·dx = rhs by GMRES on jvp products (`g`), itself
+    // differentiable (gmres is a custom_linear_solve), as tight as the Newton tolerance.
+    let gmres_options = GmresOptions {
+        tol: options.tol,
+        atol: 0.0,
+        maxiter: Some(options.linear_maxiter),
+        x0: None,
+        restart: options.restart,
+    };
+    let tangent_solve = |g: &dyn Fn(&Tensor) -> Tensor, rhs: &Tensor| gmres(g, rhs, &gmres_options).0;
+    crate::implicit::custom_root_with_aux(checked_f, x0, &solve, &tangent_solve)
+}
+
+/// The Newton iterations of [`newton_krylov`] (the solver its `custom_root` runs).
+fn newton_steps(
+    f: &dyn Fn(&Tensor) -> Tensor,
+    x0: &Tensor,
+    options: &NewtonOptions,
+    location: &'static Location<'static>,
+) -> (Tensor, NewtonInfo) {
     let ty = x0.ty().clone();
     let dtype = ty.dtype;
     // F on flat vectors, checked to return x0's type.
