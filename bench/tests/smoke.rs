@@ -11,7 +11,7 @@ use ferrax_bench::workloads::{all, select};
 fn every_workload_matches_the_interpreter_at_small_scale() {
     let mut inputs = Inputs::from_arrays(generate(Scale::Small).unwrap());
     let workloads = all();
-    assert_eq!(workloads.len(), 11);
+    assert_eq!(workloads.len(), 12);
     for w in &workloads {
         let args = (w.args)(&mut inputs).unwrap_or_else(|e| panic!("{}: {e}", w.name));
         let got = jit_results(w, &args).unwrap_or_else(|e| panic!("{}: jit: {e}", w.name));
