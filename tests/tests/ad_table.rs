@@ -129,7 +129,7 @@ fn every_primitive_has_a_row() {
 #[test]
 fn every_row_instantiates_and_covers_its_shapes() {
     // These need an axis (or two: matrices), so they have no rank-0 operand or result.
-    const NEED_AN_AXIS: [&str; 11] = [
+    const NEED_AN_AXIS: [&str; 13] = [
         "concatenate",
         "iota",
         "cumsum",
@@ -141,6 +141,8 @@ fn every_row_instantiates_and_covers_its_shapes() {
         "triangular_solve",
         "eigh",
         "lu",
+        "qr",
+        "svd",
     ];
     let mut problems = Vec::new();
     for row in table() {
@@ -307,7 +309,7 @@ fn family(row: &Row) -> &'static str {
         "select" | "clamp" => "binary",
         "call" | "cond" | "while" | "scan" | "custom_jvp" | "custom_vjp" | "remat" => "control",
         "dynamic_slice" | "dynamic_update_slice" | "gather" | "scatter_add" | "dot_general" => "index",
-        "cholesky" | "triangular_solve" | "eigh" | "lu" => "linalg",
+        "cholesky" | "triangular_solve" | "eigh" | "lu" | "qr" | "svd" => "linalg",
         _ => "structural",
     }
 }
