@@ -244,7 +244,7 @@ pub(crate) fn jvp_qr(
     let q_mn = block(em, q, 0..m, 0..n)?;
     let r_nn = block(em, r, 0..n, 0..n)?;
     let (dq_mn, dr_nn) = thin_jvp(em, q_mn, r_nn, t)?;
-    let dq_rest = full_columns_jvp(em, q, dq_mn, (m, n))?;
+    let dq_rest = full_columns_jvp(em, q, q_mn, dq_mn, (m, n))?;
     let dq = concat(em, dq_mn, dq_rest, rank - 1)?;
     let zero_type = with_matrix(em.ty(r), m - n, n);
     let zero_rows = em.zeros(&zero_type)?;
@@ -275,8 +275,13 @@ fn thin_jvp(em: &mut Emitter, q: Value, r: Value, t: Value) -> Result<(Value, Va
 /// and bottom blocks of those `n` columns and `q₂` the other columns,
 /// `Z = q₂₁·(q₁₁ − I)⁻¹` (solved through `lu`), and
 /// `dq₂ = dq₁·Zᵀ − (q₁ + q₂·Z)·(dq₂₁ − Z·dq₁₁)ᵀ`.
-fn full_columns_jvp(em: &mut Emitter, q: Value, dq1: Value, (m, n): (usize, usize)) -> Result<Value, String> {
-    let q1 = block(em, q, 0..m, 0..n)?;
+fn full_columns_jvp(
+    em: &mut Emitter,
+    q: Value,
+    q1: Value,
+    dq1: Value,
+    (m, n): (usize, usize),
+) -> Result<Value, String> {
     let q11 = block(em, q, 0..n, 0..n)?;
     let q21 = block(em, q, n..m, 0..n)?;
     let q2 = block(em, q, 0..m, n..m)?;

@@ -171,7 +171,7 @@ fn jacobi(cols: &mut [Vec<f64>], v: &mut [Vec<f64>]) {
 
 /// Fixes the signs and completes the thin SVD `u` (`m`×`k`), `v` (`n`×`k`, both
 /// row-major, columns in the order of descending singular values) as every backend
-/// returns it (module docs): `(u, vt)`, square when `full`.
+/// returns it (module docs): `(u, vt)`, square when `full`, with every zero `+0.0`.
 pub fn canonical(m: usize, n: usize, mut u: Vec<f64>, mut v: Vec<f64>, full: bool) -> (Vec<f64>, Vec<f64>) {
     let k = m.min(n);
     for c in 0..k {
@@ -193,7 +193,9 @@ pub fn canonical(m: usize, n: usize, mut u: Vec<f64>, mut v: Vec<f64>, full: boo
         let extra = n - k;
         vt.extend((0..extra).flat_map(|c| (0..n).map(|r| rest[r * extra + c]).collect::<Vec<_>>()));
     }
-    (u, vt)
+    // Zeros as +0.0, whichever sign a flip or a backend's arithmetic left them with.
+    let positive_zeros = |v: Vec<f64>| v.into_iter().map(|x| x + 0.0).collect();
+    (positive_zeros(u), positive_zeros(vt))
 }
 
 /// The jvp rule of `svd` (module docs).
