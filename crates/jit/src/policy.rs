@@ -32,11 +32,11 @@
 //! an f64 evaluation of the program.
 
 use ferrax_ir::array::{bf16, f16};
-use ferrax_ir::prim::{LinalgOp, Prim};
 use ferrax_ir::prim::ReductionOp;
 use ferrax_ir::prim::binary::BinaryOp;
 use ferrax_ir::prim::reduce::ReduceOp;
 use ferrax_ir::prim::unary::UnaryOp;
+use ferrax_ir::prim::{LinalgOp, Prim};
 use ferrax_ir::{Array, DType, Eqn, EvalOptions, Func, Module, Value};
 
 /// Ulps of `max(|a|, |b|)` any inexact float element may differ by: the vector kernels of
