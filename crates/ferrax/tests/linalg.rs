@@ -103,6 +103,19 @@ fn errors_name_the_callers_line() {
     let line = line!() + 1;
     let err = trace(|a: Tensor| linalg::cholesky(&a), &Type::new(DType::BF16, &[2, 2])).unwrap_err().to_string();
     assert!(err.contains(&format!("tests/linalg.rs:{line}:")) && err.contains("bf16[2,2]"), "{err}");
+    let line = line!() + 1;
+    let err = trace(|a: Tensor| linalg::svd(&a, true, false).s, &Type::new(DType::F64, &[3])).unwrap_err().to_string();
+    assert!(err.contains(&format!("tests/linalg.rs:{line}:")) && err.contains("f64[3]"), "{err}");
+    let line = line!() + 1;
+    let err = trace(|a: Tensor| linalg::qr(&a, false).0, &Type::new(DType::F16, &[3, 2])).unwrap_err().to_string();
+    assert!(err.contains(&format!("tests/linalg.rs:{line}:")) && err.contains("f16[3,2]"), "{err}");
+    let err = trace(
+        |(a, b): (Tensor, Tensor)| linalg::lstsq(&a, &b).x,
+        &(Type::new(DType::F64, &[3, 2]), Type::new(DType::F64, &[4])),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("lstsq") && err.contains("f64[3,2]") && err.contains("f64[4]"), "{err}");
 }
 
 #[test]
