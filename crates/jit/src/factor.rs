@@ -11,18 +11,25 @@
 //! left-side solve `op(a)ᵀ·xᵀ = bᵀ` on transposed views, so nothing is copied. `eigh`
 //! reads the chosen triangle, returns faer's ascending eigenvalues, and fixes each
 //! eigenvector's sign by the interpreter's rule (`ferrax_ir::prim::eigh_pivot`). `qr`
-//! is faer's Householder QR, whose reflectors have LAPACK's signs as the interpreter's
-//! do. `svd` takes faer's thin decomposition (in f64 from there on) and hands it to the
+//! is faer's blocked Householder QR (`q` formed by applying the reflectors to the
+//! identity's columns), whose reflectors have LAPACK's signs as the interpreter's do.
+//! `svd` takes faer's thin decomposition (both sequential, `Par::Seq`, like the
+//! Cholesky factor) (in f64 from there on) and hands it to the
 //! interpreter's own `ferrax_ir::prim::svd_canonical`, which fixes the vectors' signs
 //! and completes a full `u` or `vt` exactly as the reference does. The
 //! results differ from the reference interpreter's (which works in f64) in the last bits:
 //! the property table marks these primitives inexact.
 
+use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
+use faer::linalg::householder;
+use faer::linalg::qr::no_pivoting::factor as qr_factor;
+use faer::linalg::svd::{self, ComputeSvdVectors};
 use faer::linalg::triangular_solve as tri;
 use faer::mat::{MatMut, MatRef};
 use faer::traits::RealField;
+use faer::{Mat, Par};
 use ferrax_ir::DType;
 use ferrax_ir::prim::TriSolve;
 
@@ -155,12 +162,7 @@ impl Qr {
             let (src, qb, rb) = unsafe { (a.add(b * m * n), q.add(b * m * q_cols), r.add(b * r_rows * n)) };
             // SAFETY: a row-major m×n matrix.
             let x = unsafe { MatRef::from_raw_parts(src, m, n, n as isize, 1) };
-            let factors = (k > 0).then(|| x.qr());
-            let q_mat = match &factors {
-                Some(f) if self.full => f.compute_Q(),
-                Some(f) => f.compute_thin_Q(),
-                None => faer::Mat::identity(m, q_cols),
-            };
+            let (q_mat, r_mat) = householder_qr(x, q_cols);
             for i in 0..m {
                 for j in 0..q_cols {
                     // SAFETY: i < m, j < q_cols.
@@ -169,16 +171,46 @@ impl Qr {
             }
             for i in 0..r_rows {
                 for j in 0..n {
-                    let value = match &factors {
-                        Some(f) if i < k && j >= i => f.R()[(i, j)],
-                        Some(_) | None => T::zero_impl(),
-                    };
+                    let value = if i < k && j >= i { r_mat[(i, j)] } else { T::zero_impl() };
                     // SAFETY: i < r_rows, j < n.
                     unsafe { rb.add(i * n + j).write(value) };
                 }
             }
         }
     }
+}
+
+/// faer's Householder QR of `x` (sequential): the first `q_cols` columns of `q` and the
+/// factored matrix, whose upper triangle (first `min(m, n)` rows) is `r`.
+fn householder_qr<T: RealField + Copy>(x: MatRef<'_, T>, q_cols: usize) -> (Mat<T>, Mat<T>) {
+    let (m, n) = (x.nrows(), x.ncols());
+    let k = m.min(n);
+    let mut factored = x.to_owned();
+    let mut q = Mat::<T>::identity(m, q_cols);
+    if k == 0 {
+        return (q, factored);
+    }
+    let block = qr_factor::recommended_block_size::<T>(m, n);
+    let mut coeff = Mat::<T>::zeros(block, k);
+    let scratch = qr_factor::qr_in_place_scratch::<T>(m, n, block, Par::Seq, Default::default())
+        .or(householder::apply_block_householder_sequence_on_the_left_in_place_scratch::<T>(m, block, q_cols));
+    let mut mem = MemBuffer::new(scratch);
+    qr_factor::qr_in_place(factored.as_mut(), coeff.as_mut(), Par::Seq, MemStack::new(&mut mem), Default::default());
+    // The reflectors' basis: the factored matrix's strict lower part with a unit diagonal.
+    let basis = Mat::<T>::from_fn(m, k, |i, j| match i.cmp(&j) {
+        std::cmp::Ordering::Greater => factored[(i, j)],
+        std::cmp::Ordering::Equal => T::one_impl(),
+        std::cmp::Ordering::Less => T::zero_impl(),
+    });
+    householder::apply_block_householder_sequence_on_the_left_in_place_with_conj(
+        basis.as_ref(),
+        coeff.as_ref(),
+        faer::Conj::No,
+        q.as_mut(),
+        Par::Seq,
+        MemStack::new(&mut mem),
+    );
+    (q, factored)
 }
 
 /// One `svd`: `batch` matrices of `m`×`n`.
@@ -267,17 +299,23 @@ fn thin_svd<T: RealField + Copy + Into<f64>>(
 ) -> Option<(Vec<f64>, Vec<f64>, Vec<f64>)> {
     let (m, n) = (x.nrows(), x.ncols());
     let wide = |x: T| -> f64 { x.into() };
+    let k = m.min(n);
+    let want = if vectors { ComputeSvdVectors::Thin } else { ComputeSvdVectors::No };
+    let mut mem = MemBuffer::new(svd::svd_scratch::<T>(m, n, want, want, Par::Seq, Default::default()));
+    let mut sd = Diag::<T>::zeros(k);
+    let (mut uf, mut vf) = (Mat::<T>::zeros(m, k), Mat::<T>::zeros(n, k));
+    let (u_out, v_out) = if vectors { (Some(uf.as_mut()), Some(vf.as_mut())) } else { (None, None) };
+    svd::svd(x, sd.as_mut(), u_out, v_out, Par::Seq, MemStack::new(&mut mem), Default::default()).ok()?;
+    let sf = sd.column_vector();
     if !vectors {
-        let mut s: Vec<f64> = x.singular_values().ok()?.into_iter().map(wide).collect();
+        let mut s: Vec<f64> = (0..k).map(|c| wide(sf[c])).collect();
         s.sort_by(|a, b| b.total_cmp(a));
         return Some((Vec::new(), s, Vec::new()));
     }
-    let f = x.thin_svd().ok()?;
-    let (uf, sf, vf) = (f.U(), f.S().column_vector(), f.V());
-    let k = sf.nrows();
     let mut order: Vec<usize> = (0..k).collect();
     order.sort_by(|&i, &j| wide(sf[j]).total_cmp(&wide(sf[i])));
     let s = order.iter().map(|&c| wide(sf[c])).collect();
+    let (uf, vf) = (uf.as_ref(), vf.as_ref());
     let u = (0..m).flat_map(|i| order.iter().map(move |&c| wide(uf[(i, c)]))).collect();
     let v = (0..n).flat_map(|i| order.iter().map(move |&c| wide(vf[(i, c)]))).collect();
     Some((u, s, v))
@@ -549,7 +587,8 @@ mod tests {
     fn faer_qr_and_svd_like_the_interpreter() {
         for dtype in [DType::F32, DType::F64] {
             let tol = if dtype == DType::F32 { 1e-4 } else { 1e-10 };
-            for (batch, m, n) in [(2, 5, 3), (1, 3, 5), (2, 4, 4), (1, 3, 0), (1, 1, 1)] {
+            // 40×30 and 30×40 run faer's blocked Householder code (blocks of 8 reflectors).
+            for (batch, m, n) in [(2, 5, 3), (1, 3, 5), (2, 4, 4), (1, 3, 0), (1, 1, 1), (1, 40, 30), (1, 30, 40)] {
                 // Dominant diagonal entries 1, 3, 5, ...: distinct singular values.
                 let mut vals = values(&[batch, m, n], (m * 7 + n) as u64, 0.0);
                 for (i, x) in vals.iter_mut().enumerate() {
