@@ -129,7 +129,7 @@ fn every_primitive_has_a_row() {
 #[test]
 fn every_row_instantiates_and_covers_its_shapes() {
     // These need an axis (or two: matrices), so they have no rank-0 operand or result.
-    const NEED_AN_AXIS: [&str; 12] = [
+    const NEED_AN_AXIS: [&str; 14] = [
         "concatenate",
         "iota",
         "cumsum",
@@ -142,6 +142,8 @@ fn every_row_instantiates_and_covers_its_shapes() {
         "eigh",
         "lu",
         "custom_linear_solve",
+        "qr",
+        "svd",
     ];
     let mut problems = Vec::new();
     for row in table() {
@@ -316,7 +318,7 @@ fn family(row: &Row) -> &'static str {
         | "custom_linear_solve"
         | "custom_root" => "control",
         "dynamic_slice" | "dynamic_update_slice" | "gather" | "scatter_add" | "dot_general" => "index",
-        "cholesky" | "triangular_solve" | "eigh" | "lu" => "linalg",
+        "cholesky" | "triangular_solve" | "eigh" | "lu" | "qr" | "svd" => "linalg",
         _ => "structural",
     }
 }

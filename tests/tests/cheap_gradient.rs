@@ -25,7 +25,8 @@
 //! Known violations are listed in [`OVER_BUDGET`] (equations) and [`OVER_WORK`] (work)
 //! by primitive, with the reason: a Func over a bound that uses one of them is reported
 //! (printed) rather than failed, and an entry that no longer causes a violation fails
-//! the test, so the lists only shrink.
+//! the test, so the lists only shrink. Corpus Funcs that reverse mode rejects by
+//! definition (as JAX does) are listed in [`NOT_DIFFERENTIABLE`] and must keep failing.
 
 use ferrax_ir::testing::{GenConfig, random_module};
 use ferrax_ir::{Func, Module};
@@ -37,12 +38,33 @@ use std::path::Path;
 /// Func using them can exceed 4n + 12, with the reason.
 /// `reduce_prod`'s zero-safe rule (about 20 equations for the product of the others)
 /// is the likeliest next entry.
-const OVER_BUDGET: [(&str, &str); 1] = [(
-    "eigh",
-    "its jvp rebuilds the symmetric tangent from one triangle, forms vᵀ·da·v and v·(F∘S) and the gap matrix F \
-     from the eigenvalues: about 30 equations for one (as in JAX, an eigendecomposition is outside the structural \
-     bound)",
-)];
+const OVER_BUDGET: [(&str, &str); 3] = [
+    (
+        "eigh",
+        "its jvp rebuilds the symmetric tangent from one triangle, forms vᵀ·da·v and v·(F∘S) and the gap matrix F \
+         from the eigenvalues: about 30 equations for one (as in JAX, an eigendecomposition is outside the \
+         structural bound)",
+    ),
+    (
+        "qr",
+        "its jvp solves with r, forms qᵀ·da·r⁻¹ and its skew part, and for a full q of a tall matrix adds an LU \
+         solve with q₁₁ − I and four more products (JAX's rule): 20 to 60 equations for one (as in JAX, a \
+         factorisation is outside the structural bound)",
+    ),
+    (
+        "svd",
+        "its jvp forms uᵀ·da·v, the gap matrix F from the singular values, both vectors' tangents and, for a \
+         rectangle, the projection outside the thin factor: about 40 equations for one (as in JAX, a \
+         factorisation is outside the structural bound)",
+    ),
+];
+
+/// Corpus Funcs that reverse mode rejects by definition, as JAX does, with the reason:
+/// a listed Func whose grad succeeds fails the test.
+const NOT_DIFFERENTIABLE: [(&str, &str); 2] = [
+    ("linalg_svd.fx: @wide_full", "the singular vectors of a non-square matrix with full_matrices=true"),
+    ("linalg_svd.fx: @empty", "the singular vectors of a non-square (empty) matrix with full_matrices=true"),
+];
 
 /// Primitives whose derivative can cost more than [`WORK_FACTOR`] times their own
 /// work, with the reason. `broadcast_in_dim` counts only where f broadcasts to more
@@ -291,7 +313,15 @@ fn corpus_tally() -> Tally {
         let module = ferrax_ir::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for name in module.funcs.keys() {
             let label = format!("{}: @{name}", path.file_name().unwrap().to_string_lossy());
-            tally.add(check(&with_entry(&module, name), &label), &label);
+            let outcome = check(&with_entry(&module, name), &label);
+            if NOT_DIFFERENTIABLE.iter().any(|(l, _)| *l == label) {
+                // Listed: grad must fail (else the entry is stale).
+                if outcome.is_ok() {
+                    tally.failures.push(format!("{label} is in NOT_DIFFERENTIABLE, but its grad succeeds now"));
+                }
+                continue;
+            }
+            tally.add(outcome, &label);
         }
     }
     tally

@@ -108,7 +108,8 @@ fn equilibrium() -> Result<(), ferrax::Error> {
     // The same tangent computed in forward mode.
     let mut dir = vec![0.0; d * d];
     dir[3] = 1.0;
-    let tangent = (Array::from_f64(&[d, d], dir).expect("same shape"), Array::from_f64(&[d], vec![0.0; d]).expect("a vector"));
+    let tangent =
+        (Array::from_f64(&[d, d], dir).expect("same shape"), Array::from_f64(&[d], vec![0.0; d]).expect("a vector"));
     let (_, t) = jvp(equilibrium_loss).call(&(w, x), &tangent)?;
     println!("equilibrium: the same by forward mode: {:.9}", t.to_f64_vec()[0]);
     Ok(())

@@ -3,8 +3,10 @@
 //! `jax.scipy.linalg` are. f32 and f64 only, as in JAX.
 //!
 //! The primitives underneath are `cholesky` (the lower factor of the lower triangle),
-//! `triangular_solve`, `eigh` and `lu`; these functions add what NumPy users expect on
-//! top (`solve`, `inv`, `det` and `slogdet` through the LU decomposition, `norm`). Like JAX's,
+//! `triangular_solve`, `eigh`, `lu`, `qr` and `svd`; these functions add what NumPy
+//! users expect on top (`solve`, `inv`, `det` and `slogdet` through the LU
+//! decomposition, `lstsq` and `pinv` through the SVD, `norm`; the SVD, least-squares
+//! and pseudo-inverse functions live in `linalg/svd.rs`). Like JAX's,
 //! [`cholesky`] symmetrises its operand first (`(a + aᵀ)/2`), so its derivative is that
 //! of a function of symmetric matrices in every direction; a matrix that is not positive
 //! definite gives NaNs, not an error.
@@ -30,6 +32,9 @@ use ferrax_ir::Type;
 use std::panic::Location;
 
 pub use ferrax_ir::prim::{Eigh, TriSolve};
+pub use svd::{Lstsq, SvdFactors, lstsq, pinv, qr, svd};
+
+mod svd;
 
 /// The lower Cholesky factor `L` of each symmetric positive definite matrix (`a = L·Lᵀ`),
 /// computed from `(a + aᵀ)/2` as `jax.numpy.linalg.cholesky` does; the upper triangle of
@@ -171,14 +176,18 @@ pub enum Ord {
     Inf,
     /// `ord=-inf`: `min|x|` of a vector, the smallest row sum of `|x|` of a matrix.
     NegInf,
+    /// `ord='nuc'`: the nuclear norm of a matrix, the sum of its singular values.
+    Nuc,
 }
 
 /// `jax.numpy.linalg.norm(x, ord)` over the whole of `x`: a vector norm for rank 1, a
 /// matrix norm for rank 2 (`Default` for any rank). Written with the same operations as
 /// JAX's, so its derivatives at zero follow JAX's conventions: NaN for the 2-norm and
 /// the Frobenius norm (`sqrt` at 0), a subgradient from `abs`, `max` and `min` for the
-/// others. Matrix 2-norms and the nuclear norm need singular values, which ferrax does
-/// not have yet: those are an error at the call.
+/// others. For a matrix, `P(2.0)` (`P(-2.0)`) is the largest (smallest) singular value
+/// and [`Ord::Nuc`] their sum, from `svd` without vectors as in JAX, so their gradients
+/// are `u₁·v₁ᵀ` (the extreme pair of singular vectors) and `u·vᵀ` where the singular
+/// values are distinct and non-zero.
 #[track_caller]
 pub fn norm(x: &Tensor, ord: Ord) -> Tensor {
     let location = Location::caller();
@@ -196,6 +205,9 @@ pub fn norm(x: &Tensor, ord: Ord) -> Tensor {
         (2, Ord::P(-1.0)) => x.abs().sum_axes([0usize], false).min_axes([0usize], false),
         (2, Ord::Inf) => x.abs().sum_axes([1usize], false).max_axes([0usize], false),
         (2, Ord::NegInf) => x.abs().sum_axes([1usize], false).min_axes([0usize], false),
+        (2, Ord::P(2.0)) => svd::values(x, location).max_axes([0usize], false),
+        (2, Ord::P(-2.0)) => svd::values(x, location).min_axes([0usize], false),
+        (2, Ord::Nuc) => svd::values(x, location).sum_axes([0usize], false),
         (rank, ord) => {
             let message = format!("norm: ord {ord:?} of a rank-{rank} array {} is not supported", x.ty());
             fail(location, message, Type::new(x.dtype(), &[]))

@@ -3,7 +3,8 @@
 //!
 //! The expectations of `ir/eval` were blessed from the interpreter, so they show what
 //! it does, not that it is right. Here every *single-op* run (a Func whose every
-//! operand is a parameter or a `constant`, no control primitive; runs with limits or an
+//! operand is a parameter or a `constant`, no control primitive, each equation with
+//! one result or one of the factorisations and sorts of [`MULTI`]; runs with limits or an
 //! expected error are left out, exactly as the script does) runs under the interpreter
 //! and under the JIT with its default options, and each output is compared with JAX's
 //! value under the [`Tolerance`] of the primitive that produced it. A covered run with
@@ -59,6 +60,15 @@ pub enum Tolerance {
         /// The factors of each output element's product.
         factors: u64,
     },
+    /// Norm-wise, for the factorisations with several results (`eigh`, `lu`, `qr`,
+    /// `svd`): at most `ulps` units in the last place of the array's largest finite
+    /// magnitude (JAX's), since their rounding errors are relative to the matrix's norm,
+    /// not to each element. Eigenvectors and singular vectors are first matched up to
+    /// each vector's sign (see [`align_signs`]).
+    NormWise {
+        /// Ulps of the largest magnitude.
+        ulps: u64,
+    },
 }
 
 /// Sums and products of finite operands whose intermediate values overflow (or, for
@@ -71,7 +81,7 @@ fn order_dependent(tol: Tolerance, finite_operands: bool, x: f64, y: f64, m: f64
         && match tol {
             Tolerance::Sum { .. } => !x.is_finite() || !y.is_finite() || !m.is_finite(),
             Tolerance::Product { .. } => !x.is_finite() || !y.is_finite() || x == 0.0 || y == 0.0,
-            Tolerance::Exact | Tolerance::Ulps(_) => false,
+            Tolerance::Exact | Tolerance::Ulps(_) | Tolerance::NormWise { .. } => false,
         }
 }
 
@@ -122,6 +132,16 @@ pub fn tolerance_of(func: &Func, eqn_index: usize) -> Tolerance {
         Prim::Linalg(LinalgOp::Cholesky | LinalgOp::TriangularSolve(_)) => {
             let n = func.value_types[eqn.inputs[0].index()].shape.last().copied().unwrap_or(0) as u64;
             Tolerance::Ulps(4 * (n + 1))
+        }
+        // A decomposition of an m×n matrix by orthogonal transformations or pivoted
+        // elimination errs by O(max(m, n)) ulps of its norm in each element, in an order
+        // each side chooses; measured on the corpus: at most 8 ulps apart even element by
+        // element (both backends, f32 and f64), so 8(n + 1) ulps of the largest
+        // magnitude leaves room for bigger matrices.
+        Prim::Linalg(LinalgOp::Eigh(_) | LinalgOp::Lu | LinalgOp::Qr(_) | LinalgOp::Svd(_)) => {
+            let shape = &func.value_types[eqn.inputs[0].index()].shape;
+            let n = shape.iter().rev().take(2).copied().max().unwrap_or(0) as u64;
+            Tolerance::NormWise { ulps: 8 * (n + 1) }
         }
         _ => Tolerance::Exact,
     }
@@ -252,15 +272,19 @@ pub fn check_files(files: &[(String, String)], fixture: &mut Fixture) -> Result<
     if failures.is_empty() { Ok(coverage) } else { Err(failures.join("\n")) }
 }
 
-/// True when every equation of `func` has one result, is no control primitive and reads
-/// only parameters and `constant` results (so each output is one primitive applied to
-/// the inputs).
+/// The primitives with several results that the fixture covers (the script's `MULTI`).
+const MULTI: [&str; 6] = ["eigh", "lu", "qr", "svd", "sort", "top_k"];
+
+/// True when every equation of `func` has one result (or is one of [`MULTI`]), is no
+/// control primitive and reads only parameters and `constant` results (so each output
+/// is one primitive applied to the inputs).
 pub fn single_op(func: &Func) -> bool {
     let mut leaves: Vec<Value> = func.params.clone();
     for eqn in &func.eqns {
         // Structured primitives are exactly those that run Funcs.
         let control = !eqn.prim.callees().is_empty();
-        if eqn.outputs.len() != 1 || control || eqn.inputs.iter().any(|v| !leaves.contains(v)) {
+        let results_ok = eqn.outputs.len() == 1 || MULTI.contains(&eqn.prim.name());
+        if !results_ok || control || eqn.inputs.iter().any(|v| !leaves.contains(v)) {
             return false;
         }
         if eqn.prim.name() == "constant" {
@@ -399,6 +423,8 @@ fn compare_outputs(
                 None => true,
             })
         });
+        let aligned = producer.map(|k| align_signs(&func.eqns[k], func.results[i], got, want));
+        let want = aligned.as_ref().unwrap_or(want);
         match agree(got, want, tol, mag, finite_operands) {
             Ok((ulps, unbounded)) if tol != Tolerance::Exact => {
                 coverage.unbounded += unbounded;
@@ -459,6 +485,7 @@ pub fn agree(
             return Err(format!("element {i}: {} where JAX has {}", got.format_element(i), want.format_element(i)));
         }
     };
+    let scale = ordered.iter().map(|&(_, _, _, y)| y).filter(|y| y.is_finite()).fold(0.0, |m: f64, y| m.max(y.abs()));
     let (mut worst, mut unbounded) = (0, 0);
     for (i, &(a, b, x, y)) in ordered.iter().enumerate() {
         let same = (x.is_nan() && y.is_nan()) || (x.to_bits() == y.to_bits()) || (x == y && x != 0.0);
@@ -474,6 +501,7 @@ pub fn agree(
                 Tolerance::Ulps(k) => a.abs_diff(b) <= k,
                 Tolerance::Sum { terms } => m.is_finite() && (x - y).abs() <= 2.0 * terms as f64 * unit * m,
                 Tolerance::Product { factors } => a.abs_diff(b) <= 2 * factors.saturating_sub(1) + 1,
+                Tolerance::NormWise { ulps } => (x - y).abs() <= ulps as f64 * 2.0 * unit * scale,
             };
         if !ok {
             return Err(format!(
@@ -488,6 +516,43 @@ pub fn agree(
         }
     }
     Ok((worst, unbounded))
+}
+
+/// JAX's `want` for the result `value` of `eqn`, with each eigenvector (the columns of
+/// `eigh`'s `v`) or singular vector (the columns of `svd`'s `u`, the rows of its `vt`)
+/// negated where it points away from ferrax's `got` (a negative inner product): both are
+/// right, LAPACK and ferrax fix the signs differently. The extra vectors of a full `u`
+/// or `vt` are compared the same way, which holds where they are unique up to sign
+/// (at most one extra vector, as in the corpus, or an identity on both sides). Other
+/// results come back unchanged.
+pub fn align_signs(eqn: &ferrax_ir::Eqn, value: Value, got: &Array, want: &Array) -> Array {
+    let position = eqn.outputs.iter().position(|&o| o == value);
+    let columns = match (&eqn.prim, position) {
+        (Prim::Linalg(LinalgOp::Eigh(_)), Some(0)) => Some(true),
+        (Prim::Linalg(LinalgOp::Svd(p)), Some(0)) if p.compute_uv => Some(true),
+        (Prim::Linalg(LinalgOp::Svd(p)), Some(2)) if p.compute_uv => Some(false),
+        _ => None,
+    };
+    let shape = want.shape();
+    let (Some(columns), true) = (columns, shape.len() >= 2 && got.shape() == shape) else { return want.clone() };
+    let (rows, cols) = (shape[shape.len() - 2], shape[shape.len() - 1]);
+    let (g, mut w) = (got.to_f64_vec(), want.to_f64_vec());
+    let matrices = w.len().checked_div(rows * cols).unwrap_or(0);
+    let (vectors, length) = if columns { (cols, rows) } else { (rows, cols) };
+    for b in 0..matrices {
+        for v in 0..vectors {
+            let at = |k: usize| b * rows * cols + if columns { k * cols + v } else { v * cols + k };
+            let dot: f64 = (0..length).map(|k| g[at(k)] * w[at(k)]).sum();
+            if dot < 0.0 {
+                (0..length).for_each(|k| w[at(k)] = -w[at(k)]);
+            }
+        }
+    }
+    let data = match want.dtype() {
+        DType::F32 => Data::F32(w.into_iter().map(|x| x as f32).collect()),
+        _ => Data::F64(w),
+    };
+    Array::new(shape, data).unwrap_or_else(|_| want.clone())
 }
 
 /// The position of `x` among the f32 values in increasing order, with both zeros at 0.
@@ -515,6 +580,38 @@ mod tests {
 
     fn f32s(v: &[f32]) -> Array {
         Array::from_f32(&[v.len()], v.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn singular_vectors_are_matched_up_to_sign_and_compared_norm_wise() {
+        let text = "func @f(%a: f64[2,2]) -> (f64[2,2], f64[2], f64[2,2]) {
+  %u: f64[2,2], %s: f64[2], %vt: f64[2,2] = svd(%a)
+  return %u, %s, %vt
+}
+";
+        let module = ferrax_ir::parse(text).unwrap();
+        let func = module.func("f").unwrap();
+        let eqn = &func.eqns[0];
+        let m = |v: [f64; 4]| Array::from_f64(&[2, 2], v.to_vec()).unwrap();
+        // JAX's second column of u (and second row of vt) has the other sign.
+        let ours = m([0.6, 0.8, 0.8, -0.6]);
+        let jax_u = m([0.6, -0.8, 0.8, 0.6]);
+        let aligned = align_signs(eqn, func.results[0], &ours, &jax_u);
+        assert_eq!(aligned.to_f64_vec(), ours.to_f64_vec());
+        let jax_vt = m([1.0, 0.0, 0.0, -1.0]);
+        let aligned = align_signs(eqn, func.results[2], &m([1.0, 0.0, 0.0, 1.0]), &jax_vt);
+        assert_eq!(aligned.to_f64_vec(), vec![1.0, 0.0, 0.0, 1.0]);
+        // s is not a vector result: unchanged.
+        let s = Array::from_f64(&[2], vec![2.0, -1.0]).unwrap();
+        assert_eq!(align_signs(eqn, func.results[1], &s, &s), s);
+        // Norm-wise: 1e-16 off a zero passes next to a 1.0, an element-wise bound would not.
+        let tol = Tolerance::NormWise { ulps: 1 };
+        let near = Array::from_f64(&[2], vec![1e-16, 1.0]).unwrap();
+        let want = Array::from_f64(&[2], vec![0.0, 1.0]).unwrap();
+        assert!(agree(&near, &want, tol, None, true).is_ok());
+        assert!(agree(&near, &want, Tolerance::Ulps(4), None, true).is_err());
+        let far = Array::from_f64(&[2], vec![1e-15, 1.0]).unwrap();
+        assert!(agree(&far, &want, tol, None, true).is_err());
     }
 
     #[test]

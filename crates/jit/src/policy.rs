@@ -16,9 +16,14 @@
 //!     them on the interpreter): a sum in another order errs by ulps of its terms, and a
 //!     contracted `a·b + c` skips the rounding of `a·b`, which errs by half an ulp of the
 //!     product, not of the (possibly cancelling) result;
-//!   - for other results of a module that reassociates a sum, [`SUM_ULPS`] ulps of the
+//!   - for other results of a module that reassociates a sum or factorises a matrix
+//!     (`cholesky`, `triangular_solve`, `eigh`, `lu`, `qr`, `svd`, whose rounding errors
+//!     are relative to the matrix's norm, not to each element: a small entry of an
+//!     orthogonal factor carries the error of the whole column), [`SUM_ULPS`] ulps of the
 //!     largest finite magnitude of that result array (a norm-wise bound: the output's
-//!     largest element stands for the size of the terms).
+//!     largest element stands for the size of the terms), or, in a module that
+//!     factorises, of every float result (a tangent or cotangent computed from the
+//!     factors inherits their error, which a small tangent does not scale down).
 //!
 //! The ulp is that of the least precise float dtype any inexact primitive of the module
 //! computes in (an f32 `exp` converted to f64 differs in f32's last bits). Errors that an
@@ -27,11 +32,11 @@
 //! an f64 evaluation of the program.
 
 use ferrax_ir::array::{bf16, f16};
-use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::ReductionOp;
 use ferrax_ir::prim::binary::BinaryOp;
 use ferrax_ir::prim::reduce::ReduceOp;
 use ferrax_ir::prim::unary::UnaryOp;
+use ferrax_ir::prim::{LinalgOp, Prim};
 use ferrax_ir::{Array, DType, Eqn, EvalOptions, Func, Module, Value};
 
 /// Ulps of `max(|a|, |b|)` any inexact float element may differ by: the vector kernels of
@@ -117,7 +122,7 @@ pub fn inexact_ops(module: &Module) -> Vec<&'static str> {
 /// or contractions: use [`agree_for`] for results of a GEMM or a reduction. The error
 /// names the first differing result and element.
 pub fn agree(expected: &[Array], actual: &[Array], exact: bool) -> Result<(), String> {
-    let tol = Tolerance { exact, ulp_dtype: None, sums: false };
+    let tol = Tolerance { exact, ulp_dtype: None, sums: false, factorises: false };
     agree_with(expected, actual, &tol, &[])
 }
 
@@ -135,7 +140,7 @@ pub fn agree_for(
     actual: &[Array],
 ) -> Result<(), String> {
     let exact = inexact_ops(module).is_empty();
-    let (mut f32_inexact, mut f64_inexact, mut sums) = (false, false, false);
+    let (mut f32_inexact, mut f64_inexact, mut sums, mut factors) = (false, false, false, false);
     for f in module.funcs.values() {
         for e in &f.eqns {
             if !is_inexact(e, f) {
@@ -145,11 +150,13 @@ pub fn agree_for(
                 f32_inexact |= f.ty(*v).dtype == DType::F32;
                 f64_inexact |= f.ty(*v).dtype == DType::F64;
             }
-            sums |= reassociates(&e.prim) && e.outputs.first().is_some_and(|&o| f.ty(o).dtype.is_float());
+            let float = e.outputs.first().is_some_and(|&o| f.ty(o).dtype.is_float());
+            sums |= (reassociates(&e.prim) || factorises(&e.prim)) && float;
+            factors |= factorises(&e.prim) && float;
         }
     }
     let ulp_dtype = if f32_inexact { Some(DType::F32) } else { f64_inexact.then_some(DType::F64) };
-    let tol = Tolerance { exact, ulp_dtype, sums };
+    let tol = Tolerance { exact, ulp_dtype, sums, factorises: factors };
     let magnitudes = if exact { Vec::new() } else { term_magnitudes(module, func, args) };
     agree_with(expected, actual, &tol, &magnitudes)
 }
@@ -160,10 +167,28 @@ struct Tolerance {
     ulp_dtype: Option<DType>,
     /// Whether the module reassociates a float sum.
     sums: bool,
+    /// Whether the module factorises a matrix: the norm-wise bound then takes the
+    /// largest magnitude over every float result, not each result's own (module docs).
+    factorises: bool,
 }
 
 fn reassociates(prim: &Prim) -> bool {
     !prim.props().reassociates_over.is_empty()
+}
+
+/// Whether `prim` factorises or solves with a matrix (module docs): its error is
+/// norm-wise.
+fn factorises(prim: &Prim) -> bool {
+    let Prim::Linalg(op) = prim else { return false };
+    match op {
+        LinalgOp::DotGeneral(_) => false,
+        LinalgOp::Cholesky
+        | LinalgOp::TriangularSolve(_)
+        | LinalgOp::Eigh(_)
+        | LinalgOp::Lu
+        | LinalgOp::Qr(_)
+        | LinalgOp::Svd(_) => true,
+    }
 }
 
 /// Whether equation `e` of `f` is inexact by design (see [`inexact_ops`]): its
@@ -273,6 +298,13 @@ fn agree_with(
     if expected.len() != actual.len() {
         return Err(format!("{} results, expected {}", actual.len(), expected.len()));
     }
+    // The largest finite float magnitude over every expected result.
+    let overall = expected
+        .iter()
+        .filter(|e| e.dtype().is_float())
+        .flat_map(|e| e.to_f64_vec())
+        .filter(|x| x.is_finite())
+        .fold(0.0, |m: f64, x| m.max(x.abs()));
     for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
         if e.dtype() != a.dtype() || e.shape() != a.shape() {
             return Err(format!("out{i}: {}[{:?}], expected {}[{:?}]", a.dtype(), a.shape(), e.dtype(), e.shape()));
@@ -281,8 +313,12 @@ fn agree_with(
         let dtype = tol.ulp_dtype.unwrap_or(e.dtype());
         let (ev, av) = (e.to_f64_vec(), a.to_f64_vec());
         // The size of the terms of a reassociated sum: the largest finite element.
-        let scale =
-            if tol.sums { ev.iter().filter(|x| x.is_finite()).fold(0.0, |m: f64, x| m.max(x.abs())) } else { 0.0 };
+        let largest = |v: &[f64]| v.iter().filter(|x| x.is_finite()).fold(0.0, |m: f64, x| m.max(x.abs()));
+        let scale = match (tol.sums, tol.factorises) {
+            (true, true) => overall,
+            (true, false) => largest(&ev),
+            (false, _) => 0.0,
+        };
         let terms = magnitudes.get(i).and_then(|m| m.as_ref()).map(|m| m.to_f64_vec());
         let bits = |x: &Array, k: usize| match x.data() {
             ferrax_array::Data::F32(v) => v[k].to_bits() as u64,

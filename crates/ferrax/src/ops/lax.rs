@@ -10,7 +10,7 @@
 
 use crate::Tensor;
 use crate::tracer::emit1;
-use ferrax_ir::prim::{BinaryOp, CompareOp, Eigh, LinalgOp, ReduceOp, ShapeOp, TernaryOp, TriSolve, UnaryOp};
+use ferrax_ir::prim::{BinaryOp, CompareOp, Eigh, LinalgOp, Qr, ReduceOp, ShapeOp, Svd, TernaryOp, TriSolve, UnaryOp};
 use ferrax_ir::{Array, DType, Prim, Shape, Type};
 use std::panic::Location;
 
@@ -144,6 +144,57 @@ pub(crate) fn lu(a: &Tensor, location: Loc) -> (Tensor, Tensor, Tensor) {
             (fail(x), fail(p), fail(q))
         }
     }
+}
+
+/// `a`'s type with its last two axes `rows`×`cols` (`a`'s own type when it has fewer
+/// than two axes: a fallback only).
+fn matrix_type(a: &Tensor, rows: usize, cols: usize) -> Type {
+    let r = a.rank();
+    if r < 2 {
+        return a.ty().clone();
+    }
+    let mut shape: Shape = a.shape()[..r - 2].iter().copied().collect();
+    shape.extend([rows, cols]);
+    Type { dtype: a.dtype(), shape }
+}
+
+/// The last two axes of `a` (zeros when it has fewer).
+fn matrix_dims(a: &Tensor) -> (usize, usize) {
+    let r = a.rank();
+    if r < 2 { (0, 0) } else { (a.shape()[r - 2], a.shape()[r - 1]) }
+}
+
+/// `qr[p](a)`: `(q, r)`.
+pub(crate) fn qr(a: &Tensor, p: Qr, location: Loc) -> (Tensor, Tensor) {
+    let (m, n) = matrix_dims(a);
+    let k = if p.full_matrices { m } else { m.min(n) };
+    let fallback = [matrix_type(a, m, k), matrix_type(a, k, n)];
+    let mut out = crate::tracer::emit(Prim::Linalg(LinalgOp::Qr(p)), &[a], location, &fallback).into_iter();
+    match (out.next(), out.next()) {
+        (Some(q), Some(r)) => (q, r),
+        _ => {
+            let [q, r] = fallback;
+            let message = "qr: expected two results".to_string();
+            (crate::tracer::fail(location, message.clone(), q), crate::tracer::fail(location, message, r))
+        }
+    }
+}
+
+/// `svd[p](a)`: `[u, s, vt]`, or `[s]` without `compute_uv`.
+pub(crate) fn svd(a: &Tensor, p: Svd, location: Loc) -> Vec<Tensor> {
+    let (m, n) = matrix_dims(a);
+    let k = m.min(n);
+    let mut s_shape: Shape = a.shape()[..a.rank().saturating_sub(2)].iter().copied().collect();
+    s_shape.push(k);
+    let s = Type { dtype: a.dtype(), shape: s_shape };
+    let (uc, vr) = if p.full_matrices { (m, n) } else { (k, k) };
+    let fallback = if p.compute_uv { vec![matrix_type(a, m, uc), s, matrix_type(a, vr, n)] } else { vec![s] };
+    let out = crate::tracer::emit(Prim::Linalg(LinalgOp::Svd(p)), &[a], location, &fallback);
+    if out.len() == fallback.len() {
+        return out;
+    }
+    let message = "svd: unexpected number of results".to_string();
+    fallback.into_iter().map(|ty| crate::tracer::fail(location, message.clone(), ty)).collect()
 }
 
 /// `sort[dimension, is_stable=true, num_keys]` of `operands` (same shape): every

@@ -1,11 +1,16 @@
 //! Linear algebra: `dot_general`, XLA's generalised contraction (result axes are the
 //! batch axes, then the lhs free axes, then the rhs free axes), in this file; `cholesky`
-//! and `triangular_solve` in `linalg/triangular.rs`, `eigh` in `linalg/eigh.rs`, `lu` in `linalg/lu.rs`.
+//! and `triangular_solve` in `linalg/triangular.rs`, `eigh` in `linalg/eigh.rs`, `lu` in `linalg/lu.rs`,
+//! `qr` in `linalg/qr.rs`, `svd` in `linalg/svd.rs`.
 
 mod eigh;
 mod lu;
+mod qr;
+mod svd;
 mod triangular;
 pub use eigh::{Eigh, pivot as eigh_pivot};
+pub use qr::{Qr, complement as qr_complement};
+pub use svd::{Svd, canonical as svd_canonical};
 pub use triangular::TriSolve;
 
 use super::ad::LinearIn;
@@ -114,6 +119,8 @@ pub(crate) fn infer(op: &LinalgOp, inputs: &[Type]) -> Result<Vec<Type>, String>
         LinalgOp::TriangularSolve(p) => triangular::infer_triangular_solve(p, inputs),
         LinalgOp::Eigh(_) => eigh::infer_eigh(inputs),
         LinalgOp::Lu => lu::infer_lu(inputs),
+        LinalgOp::Qr(p) => qr::infer_qr(p, inputs),
+        LinalgOp::Svd(p) => svd::infer_svd(p, inputs),
     }
 }
 
@@ -235,6 +242,8 @@ pub(crate) fn jvp(
         LinalgOp::TriangularSolve(p) => triangular::jvp_triangular_solve(em, p, primals, outputs, tangents),
         LinalgOp::Eigh(p) => eigh::jvp_eigh(em, p, outputs, tangents),
         LinalgOp::Lu => lu::jvp_lu(em, outputs, tangents),
+        LinalgOp::Qr(p) => qr::jvp_qr(em, p, primals, outputs, tangents),
+        LinalgOp::Svd(p) => svd::jvp_svd(em, p, primals, outputs, tangents),
     }
 }
 
@@ -247,7 +256,9 @@ pub(crate) fn transpose(
 ) -> Result<Vec<Option<Value>>, String> {
     match op {
         LinalgOp::DotGeneral(dims) => transpose_dot_general(em, dims, inputs, cts),
-        LinalgOp::Cholesky | LinalgOp::Eigh(_) | LinalgOp::Lu => Err(super::ad::not_linear(op.name())),
+        LinalgOp::Cholesky | LinalgOp::Eigh(_) | LinalgOp::Lu | LinalgOp::Qr(_) | LinalgOp::Svd(_) => {
+            Err(super::ad::not_linear(op.name()))
+        }
         LinalgOp::TriangularSolve(p) => triangular::transpose_triangular_solve(em, p, inputs, cts),
     }
 }
@@ -262,12 +273,15 @@ pub(crate) fn batch(
 ) -> Result<super::batch::Batched, String> {
     match op {
         LinalgOp::DotGeneral(d) => batch_dot_general(em, d, size, inputs, dims),
-        LinalgOp::Cholesky | LinalgOp::Eigh(_) | LinalgOp::Lu => batch_one_matrix(em, op, size, inputs, dims),
+        LinalgOp::Cholesky | LinalgOp::Eigh(_) | LinalgOp::Lu | LinalgOp::Qr(_) | LinalgOp::Svd(_) => {
+            batch_one_matrix(em, op, size, inputs, dims)
+        }
         LinalgOp::TriangularSolve(p) => triangular::batch_triangular_solve(em, p, size, inputs, dims),
     }
 }
 
-/// The batching rule of an op on one stack of matrices (`cholesky`, `eigh`, `lu`): a
+/// The batching rule of an op on one stack of matrices (`cholesky`, `eigh`, `lu`, `qr`,
+/// `svd`): a
 /// batch axis among the leading axes stays where it is, for every result; one among
 /// the matrix axes moves to the front.
 fn batch_one_matrix(
@@ -550,6 +564,10 @@ pub enum LinalgOp {
     Eigh(Eigh),
     /// `(lu, pivots, permutation)`: LU decomposition with partial pivoting.
     Lu,
+    /// `(q, r)`: Householder QR decomposition.
+    Qr(Qr),
+    /// `(u, s, vt)` (or `s`): singular value decomposition, `s` descending.
+    Svd(Svd),
 }
 
 impl LinalgOp {
@@ -561,6 +579,8 @@ impl LinalgOp {
             LinalgOp::TriangularSolve(_) => "triangular_solve",
             LinalgOp::Eigh(_) => "eigh",
             LinalgOp::Lu => "lu",
+            LinalgOp::Qr(_) => "qr",
+            LinalgOp::Svd(_) => "svd",
         }
     }
 
@@ -579,6 +599,8 @@ impl LinalgOp {
             "triangular_solve" => Some(LinalgOp::TriangularSolve(TriSolve::default())),
             "eigh" => Some(LinalgOp::Eigh(Eigh::default())),
             "lu" => Some(LinalgOp::Lu),
+            "qr" => Some(LinalgOp::Qr(Qr::default())),
+            "svd" => Some(LinalgOp::Svd(Svd::default())),
             _ => None,
         }
     }
@@ -604,6 +626,11 @@ impl LinalgOp {
                 v.bool_or("lower", &mut p.lower, true)?;
                 v.bool_or("sort_eigenvalues", &mut p.sort_eigenvalues, true)
             }
+            LinalgOp::Qr(p) => v.bool_or("full_matrices", &mut p.full_matrices, true),
+            LinalgOp::Svd(p) => {
+                v.bool_or("full_matrices", &mut p.full_matrices, true)?;
+                v.bool_or("compute_uv", &mut p.compute_uv, true)
+            }
         }
     }
 }
@@ -623,11 +650,18 @@ pub(crate) fn eval(op: &LinalgOp, a: &[&Array]) -> Result<Array, String> {
             let [m, b] = super::operands(a)?;
             triangular::eval_triangular_solve(p, m, b)
         }
-        LinalgOp::Eigh(_) | LinalgOp::Lu => Err(format!("{} has several results", op.name())),
+        LinalgOp::Svd(p) if !p.compute_uv => {
+            let [x] = super::operands(a)?;
+            let mut out = svd::eval_svd(p, x)?;
+            out.pop().ok_or_else(|| "svd: no result".to_string())
+        }
+        LinalgOp::Eigh(_) | LinalgOp::Lu | LinalgOp::Qr(_) | LinalgOp::Svd(_) => {
+            Err(format!("{} has several results", op.name()))
+        }
     }
 }
 
-/// Evaluates a linear-algebra op with several results (`eigh`).
+/// Evaluates a linear-algebra op with several results (`eigh`, `lu`, `qr`, `svd`).
 pub(crate) fn eval_all(op: &LinalgOp, a: &[&Array]) -> Result<Vec<Array>, String> {
     match op {
         LinalgOp::Eigh(p) => {
@@ -638,6 +672,14 @@ pub(crate) fn eval_all(op: &LinalgOp, a: &[&Array]) -> Result<Vec<Array>, String
             let [x] = super::operands(a)?;
             lu::eval_lu(x)
         }
+        LinalgOp::Qr(p) => {
+            let [x] = super::operands(a)?;
+            qr::eval_qr(p, x)
+        }
+        LinalgOp::Svd(p) => {
+            let [x] = super::operands(a)?;
+            svd::eval_svd(p, x)
+        }
         LinalgOp::DotGeneral(_) | LinalgOp::Cholesky | LinalgOp::TriangularSolve(_) => Ok(vec![eval(op, a)?]),
     }
 }
@@ -646,9 +688,19 @@ pub(crate) fn eval_all(op: &LinalgOp, a: &[&Array]) -> Result<Vec<Array>, String
 /// of the left operand); for the factorisations and solves, the `K` that makes the cost
 /// model's `2·out·K` their flop count, from the matrix size `n` (the last axis of the
 /// first operand): `cholesky` n³/3 a matrix (K = n/6), `triangular_solve` m² per column
-/// of b (K = m/2), `eigh` about 9n³ (K = 4.5n), `lu` 2n³/3 (K = n/3).
+/// of b (K = m/2), `eigh` about 9n³ (K = 4.5n), `lu` 2n³/3 (K = n/3). `qr` and `svd`
+/// take the shorter side `k` and the longer `l` of an `m`×`n` matrix, against the
+/// elements of their first result: `qr` about `4lk²` (Householder's `2lk² − 2k³/3` for
+/// `r` and as much again to form `q`; K = 2k²·l/(q's elements per matrix)), `svd` about
+/// `4lk² + 8k³` with its vectors (bidiagonalisation, its SVD and the back
+/// transformations; against `u`'s elements likewise) and `4lk²` for the values alone
+/// (K = 2lk, against the `k` values).
 pub(crate) fn contracted_size(op: &LinalgOp, lhs: &Type) -> u64 {
     let n = lhs.shape.last().copied().unwrap_or(0) as u64;
+    let rank = lhs.rank();
+    let m = if rank >= 2 { lhs.shape[rank - 2] as u64 } else { 0 };
+    let (short, long) = (m.min(n), m.max(n));
+    let per_matrix = |rows: u64, cols: u64| rows.saturating_mul(cols).max(1);
     let k = match op {
         LinalgOp::DotGeneral(d) => {
             return d.lhs_contract.iter().map(|&a| lhs.shape.get(a).copied().unwrap_or(0) as u64).product();
@@ -657,6 +709,19 @@ pub(crate) fn contracted_size(op: &LinalgOp, lhs: &Type) -> u64 {
         LinalgOp::TriangularSolve(_) => n / 2,
         LinalgOp::Eigh(_) => n * 9 / 2,
         LinalgOp::Lu => n / 3,
+        LinalgOp::Qr(p) => {
+            let cols = if p.full_matrices { m } else { short };
+            2u64.saturating_mul(short).saturating_mul(short).saturating_mul(long) / per_matrix(m, cols)
+        }
+        LinalgOp::Svd(p) if p.compute_uv => {
+            let cols = if p.full_matrices { m } else { short };
+            let work = 2u64
+                .saturating_mul(long)
+                .saturating_mul(short)
+                .saturating_add(4u64.saturating_mul(short).saturating_mul(short));
+            work.saturating_mul(short) / per_matrix(m, cols)
+        }
+        LinalgOp::Svd(_) => 2u64.saturating_mul(long).saturating_mul(short),
     };
     k.max(1)
 }
@@ -673,7 +738,12 @@ pub(crate) fn props(op: &LinalgOp) -> super::props::Props {
             ..Props::movement(Class::Launch)
         },
         // Backends factor and substitute in their own order: not the reference's bits.
-        LinalgOp::Cholesky | LinalgOp::TriangularSolve(_) | LinalgOp::Eigh(_) | LinalgOp::Lu => Props {
+        LinalgOp::Cholesky
+        | LinalgOp::TriangularSolve(_)
+        | LinalgOp::Eigh(_)
+        | LinalgOp::Lu
+        | LinalgOp::Qr(_)
+        | LinalgOp::Svd(_) => Props {
             flops: Flops::Contraction,
             inexact: true,
             domain: UnaryDomain::Float,

@@ -113,6 +113,8 @@ fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DTyp
         | Prim::Linalg(LinalgOp::TriangularSolve(_))
         | Prim::Linalg(LinalgOp::Eigh(_))
         | Prim::Linalg(LinalgOp::Lu)
+        | Prim::Linalg(LinalgOp::Qr(_))
+        | Prim::Linalg(LinalgOp::Svd(_))
         | Prim::Random(RandomOp::RandomBits { .. })
         | Prim::Memory(MemoryOp::Offload)
         | Prim::Memory(MemoryOp::Reload)

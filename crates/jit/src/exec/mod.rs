@@ -361,7 +361,14 @@ impl Builder<'_> {
                 opaque_step(at, &at.eqn.prim)
             }
             Prim::Linalg(LinalgOp::DotGeneral(dims)) => gemm_step(at, dims, scratch),
-            Prim::Linalg(LinalgOp::Cholesky | LinalgOp::TriangularSolve(_) | LinalgOp::Eigh(_) | LinalgOp::Lu)
+            Prim::Linalg(
+                LinalgOp::Cholesky
+                | LinalgOp::TriangularSolve(_)
+                | LinalgOp::Eigh(_)
+                | LinalgOp::Lu
+                | LinalgOp::Qr(_)
+                | LinalgOp::Svd(_),
+            )
             | Prim::Unary(_)
             | Prim::Name { .. }
             | Prim::Binary(_)

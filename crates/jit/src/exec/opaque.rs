@@ -1,6 +1,6 @@
 //! Opaque primitives (those the schedule leaves as single equations: `scatter_add`,
 //! `dynamic_update_slice`, `cumsum`, `random_bits`, `cholesky`, `triangular_solve`,
-//! `eigh`, and anything else fuse leaves; the linear algebra runs faer's routines,
+//! `eigh`, `qr`, `svd`, and anything else fuse leaves; the linear algebra runs faer's routines,
 //! `crate::factor`).
 //!
 //! `random_bits` (the public Threefry helpers of `ferrax_ir`), `cumsum` (the
@@ -13,7 +13,7 @@
 //! operands in and out.
 
 use super::buf::{read_array, write_array};
-use crate::factor::{Eig, Factor, Solve};
+use crate::factor::{Eig, Factor, Qr, Solve, Svd};
 use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::elements::Num;
 use ferrax_ir::prim::random::{key_words, random_words};
@@ -37,6 +37,10 @@ pub(crate) enum Opaque {
     TriangularSolve(crate::factor::Solve),
     /// `eigh` with faer (`crate::factor`).
     Eigh(crate::factor::Eig),
+    /// `qr` with faer (`crate::factor`).
+    Qr(crate::factor::Qr),
+    /// `svd` with faer (`crate::factor`).
+    Svd(crate::factor::Svd),
     /// Any other primitive, through the interpreter.
     Interp { module: Module, ins: Vec<Type>, outs: Vec<Type> },
 }
@@ -92,6 +96,20 @@ impl Opaque {
                 let r = sh.len();
                 let (dtype, lower, n) = (ins[0].dtype, p.lower, sh[r - 1]);
                 return Ok(Opaque::Eigh(Eig { dtype, lower, batch: sh[..r - 2].iter().product(), n }));
+            }
+            Prim::Linalg(LinalgOp::Qr(p)) if ins.len() == 1 && ins[0].rank() >= 2 => {
+                let sh = &ins[0].shape;
+                let r = sh.len();
+                let (dtype, m, n) = (ins[0].dtype, sh[r - 2], sh[r - 1]);
+                let batch = sh[..r - 2].iter().product();
+                return Ok(Opaque::Qr(Qr { dtype, batch, m, n, full: p.full_matrices }));
+            }
+            Prim::Linalg(LinalgOp::Svd(p)) if ins.len() == 1 && ins[0].rank() >= 2 => {
+                let sh = &ins[0].shape;
+                let r = sh.len();
+                let (dtype, m, n) = (ins[0].dtype, sh[r - 2], sh[r - 1]);
+                let batch = sh[..r - 2].iter().product();
+                return Ok(Opaque::Svd(Svd { dtype, batch, m, n, p: *p }));
             }
             Prim::Linalg(LinalgOp::TriangularSolve(p)) if ins.len() == 2 && ins[1].rank() >= 2 => {
                 let (a, b) = (&ins[0].shape, &ins[1].shape);
@@ -184,6 +202,10 @@ impl Opaque {
             Opaque::TriangularSolve(s) => unsafe { s.run(ins[0], ins[1], outs[0]) },
             // SAFETY: as above (two results: v, then w).
             Opaque::Eigh(e) => unsafe { e.run(ins[0], outs[0], outs[1]) },
+            // SAFETY: as above (two results: q, then r).
+            Opaque::Qr(q) => unsafe { q.run(ins[0], outs[0], outs[1]) },
+            // SAFETY: as above (u, s, vt, or s alone).
+            Opaque::Svd(s) => unsafe { s.run(ins[0], outs) },
             // SAFETY: by the caller's contract.
             Opaque::Interp { module, ins: tys, outs: out_tys } => unsafe {
                 interpret(module, tys, out_tys, ins, outs, options)
