@@ -34,14 +34,14 @@
 //! the epilogue is elementwise on the reduced shape and fuses into the reduction.
 
 use ferrax_ir::array::{Array, DType, Data, Shape};
-use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, ShapeOp, TernaryOp};
+use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, ShapeOp, TernaryOp, UnaryOp};
 use ferrax_ir::prim::{DotDims, Prim};
 use ferrax_ir::{Eqn, Error, Func, Module, Type, Value};
 
 /// `module` with `custom_jvp`, `custom_vjp`, `remat`, `custom_linear_solve` and
 /// `custom_root` turned into `call`s (of the primal function or of the solver: their
-/// special meaning is for the transforms only), every call inlined and dead equations
-/// dropped.
+/// special meaning is for the transforms only), every call inlined, the AD-only
+/// identities removed ([`drop_gradient_guards`]) and dead equations dropped.
 pub(crate) fn lower_annotations(module: &Module) -> Result<Module, Error> {
     let mut plain = module.clone();
     for func in plain.funcs.values_mut() {
@@ -57,8 +57,38 @@ pub(crate) fn lower_annotations(module: &Module) -> Result<Module, Error> {
             eqn.prim = Prim::call(callee);
         }
     }
-    let inlined = ferrax_transform::inline_calls(&plain)?;
+    let mut inlined = ferrax_transform::inline_calls(&plain)?;
+    for func in inlined.funcs.values_mut() {
+        drop_gradient_guards(func);
+    }
     Ok(ferrax_transform::dce(&inlined))
+}
+
+/// Forwards `stop_gradient(x)` to `x`, and then `select(p, x, x)` to `x`: compiled code
+/// is never differentiated again, so these only cost a pass over memory. The batching
+/// rule of a `while` with a per-example predicate guards every carry with
+/// `select(running, x, stop_gradient(x))` (for reverse mode's sake); for a large
+/// loop-invariant carry (a matrix a solver's loop reads), that guard was a full copy
+/// per iteration.
+fn drop_gradient_guards(func: &mut Func) {
+    let mut to: Vec<Option<Value>> = vec![None; func.value_types.len()];
+    let resolve = |to: &[Option<Value>], v: Value| to.get(v.index()).copied().flatten().unwrap_or(v);
+    for eqn in &mut func.eqns {
+        for v in eqn.inputs.iter_mut() {
+            *v = resolve(&to, *v);
+        }
+        let forward = match (&eqn.prim, &eqn.inputs[..], &eqn.outputs[..]) {
+            (Prim::Unary(UnaryOp::StopGradient), [x], [_]) => Some(*x),
+            (Prim::Ternary(TernaryOp::Select), [_, a, b], [_]) if a == b => Some(*a),
+            _ => None,
+        };
+        if let (Some(x), Some(out)) = (forward, eqn.outputs.first()) {
+            to[out.index()] = Some(x);
+        }
+    }
+    for r in func.results.iter_mut() {
+        *r = resolve(&to, *r);
+    }
 }
 
 /// `func` with every `transpose` of a single-use `convert` moved above the convert

@@ -426,3 +426,30 @@ fn float_sums_are_the_interpreters_bits_whatever_the_threads() {
         assert_eq!(got, [Array::scalar_f32(2e7)], "{threads} threads");
     }
 }
+
+/// A `while` whose body returns a carry unchanged (a matrix the loop reads, as vmap's
+/// guard `select(p, m, stop_gradient(m))` leaves it) keeps that carry in one buffer:
+/// no spare copy, no per-iteration copy, and the guard compiles to nothing.
+#[test]
+fn loop_invariant_carries_are_neither_copied_nor_guarded() {
+    let text = "func @f(%m: f32[256,256], %v: f32[256]) -> (f32[256,256], f32[256]) {
+  %mm: f32[256,256], %w: f32[256] = while[cond=@c, body=@b, max_iters=5](%m, %v)
+  return %mm, %w
+}
+func @c(%m: f32[256,256], %v: f32[256]) -> (bool[]) {
+  %t: bool[] = constant[value=true]()
+  return %t
+}
+func @b(%m: f32[256,256], %v: f32[256]) -> (f32[256,256], f32[256]) {
+  %run: bool[256,256] = constant[value=true]()
+  %g: f32[256,256] = stop_gradient(%m)
+  %s: f32[256,256] = select(%run, %m, %g)
+  %y: f32[256] = dot_general[lhs_contract=[1], rhs_contract=[0]](%s, %v)
+  %k: f32[256] = constant[value=0.01]()
+  %z: f32[256] = mul(%y, %k)
+  return %m, %z
+}";
+    let exe = compile(&module(text), &JitOptions::default()).unwrap();
+    assert!(exe.workspace_bytes() < 256 * 256 * 4, "workspace {} bytes", exe.workspace_bytes());
+    both(text, &[f32s(&[256, 256], 3), f32s(&[256], 4)]);
+}

@@ -48,7 +48,8 @@ pub(crate) enum Step {
     Gemm { gemm: Box<Gemm>, lhs: Loc, rhs: Loc, out: Loc, scratch: Loc },
     /// Runs the branch chosen by an i32 index (clamped) or a bool.
     Cond { index: Loc, is_bool: bool, branches: Vec<usize>, ins: Vec<Loc>, outs: Vec<Loc> },
-    /// `while`: carries double-buffered between `outs` and `spare`.
+    /// `while`: carries double-buffered between `outs` and `spare`, except those the
+    /// body returns unchanged (`through`), which stay in one buffer.
     While {
         cond: usize,
         body: usize,
@@ -56,6 +57,7 @@ pub(crate) enum Step {
         init: Vec<Loc>,
         outs: Vec<Loc>,
         spare: Vec<Loc>,
+        through: Vec<bool>,
         flag: Loc,
         bytes: Vec<usize>,
     },
@@ -472,9 +474,17 @@ impl Builder<'_> {
         max_iters: Option<usize>,
         scratch: &mut Scratch,
     ) -> Result<Step, Error> {
+        // A carry the body returns as it got it (a matrix a solver's loop reads, a capture)
+        // needs no second buffer, nor a copy per iteration.
+        let through: Vec<bool> = match module_func(self.module, body) {
+            Some(f) => {
+                (0..at.outs.len()).map(|k| f.results.get(k).is_some_and(|r| f.params.get(k) == Some(r))).collect()
+            }
+            None => vec![false; at.outs.len()],
+        };
         let (cond, body) = (self.program(cond)?, self.program(body)?);
         let sizes: Vec<usize> = (0..at.outs.len()).map(|k| at.out_bytes(k)).collect::<Result<_, _>>()?;
-        let spare = sizes.iter().map(|&b| scratch.take(b)).collect();
+        let spare = sizes.iter().zip(&through).map(|(&b, &t)| scratch.take(if t { 0 } else { b })).collect();
         let flag = scratch.take(1);
         Ok(Step::While {
             cond,
@@ -483,6 +493,7 @@ impl Builder<'_> {
             init: at.ins.clone(),
             outs: at.outs.clone(),
             spare,
+            through,
             flag,
             bytes: sizes,
         })

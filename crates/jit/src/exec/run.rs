@@ -107,8 +107,12 @@ impl Run<'_> {
                         };
                         self.program(branches[i], &frame.ptrs(ins), &frame.ptrs(outs))?;
                     }
-                    Step::While { cond, body, max_iters, init, outs, spare, flag, bytes } => {
+                    Step::While { cond, body, max_iters, init, outs, spare, through, flag, bytes } => {
                         let (mut cur, mut next) = (frame.ptrs(outs), frame.ptrs(spare));
+                        for (k, _) in through.iter().enumerate().filter(|(_, t)| **t) {
+                            // The body's copy of a pass-through result is then a no-op.
+                            next[k] = cur[k];
+                        }
                         copy_all(&frame.ptrs(init), &cur, bytes);
                         let mut iters = 0;
                         loop {
