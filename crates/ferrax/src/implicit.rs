@@ -120,17 +120,27 @@ pub fn custom_linear_solve_with_aux<A: Tree<Tensor>>(
         symmetric,
         num_consts: union.len(),
     };
-    let fallback = s_func.result_types.clone();
-    register(m.func);
-    register(s_func);
-    if let Some(t) = t {
-        register(t.func);
-    }
-    let mut inputs: Vec<&Tensor> = union.iter().collect();
-    inputs.push(b);
+    let funcs = [Some(m.func), Some(s_func), t.map(|t| t.func)];
     let prim = Prim::Control(ControlOp::CustomLinearSolve(params));
+    emit_solve(prim, funcs.into_iter().flatten().collect(), &union, b, aux_template, location)
+}
+
+/// Registers the traced Funcs (the solver's second: its results give the equation's
+/// types) and emits `prim(consts..., operand)`, rebuilt as `(solution, aux)`.
+fn emit_solve<A: Tree<Tensor>>(
+    prim: Prim,
+    funcs: Vec<Func>,
+    consts: &[Tensor],
+    operand: &Tensor,
+    aux: A,
+    location: &'static Location<'static>,
+) -> (Tensor, A::With<Tensor>) {
+    let fallback = funcs.get(1).map(|s| s.result_types.clone()).unwrap_or_default();
+    funcs.into_iter().for_each(register);
+    let mut inputs: Vec<&Tensor> = consts.iter().collect();
+    inputs.push(operand);
     let outputs = emit(prim, &inputs, location, &fallback);
-    rebuild(&(b.clone(), aux_template), outputs, location)
+    rebuild(&(operand.clone(), aux), outputs, location)
 }
 
 /// A root `x` of `f` found by `solve(f, x0)`, differentiated implicitly, like
@@ -218,15 +228,8 @@ pub fn custom_root_with_aux<A: Tree<Tensor>>(
         tangent_solve: ts.func.name.clone(),
         num_consts: union.len(),
     };
-    let fallback = s_func.result_types.clone();
-    register(residual.func);
-    register(s_func);
-    register(ts.func);
-    let mut inputs: Vec<&Tensor> = union.iter().collect();
-    inputs.push(x0);
     let prim = Prim::Control(ControlOp::CustomRoot(params));
-    let outputs = emit(prim, &inputs, location, &fallback);
-    rebuild(&(x0.clone(), aux_template), outputs, location)
+    emit_solve(prim, vec![residual.func, s_func, ts.func], &union, x0, aux_template, location)
 }
 
 /// `matvec`'s transpose applied to `y`: the cotangent of its argument (it is linear,

@@ -9,7 +9,7 @@ use crate::{Emitter, Value};
 
 /// Moves every batched input to axis 0 (and, where `all`, broadcasts the unbatched
 /// ones there too); returns the inputs and which are batched.
-fn inputs_at_front(
+pub(super) fn inputs_at_front(
     em: &mut Emitter,
     size: usize,
     inputs: &[Value],

@@ -317,8 +317,8 @@ pub(crate) fn transpose_linear_solve(
     Ok(out)
 }
 
-/// Moves batched inputs to axis 0; the leading `k` keep their batching, the rest are
-/// all batched (broadcast where they were not) when anything is.
+/// Moves batched inputs to axis 0; the leading `k` (the consts) keep their batching,
+/// the rest (right-hand sides, initial guesses) are all batched.
 fn front(
     em: &mut Emitter,
     size: usize,
@@ -326,17 +326,12 @@ fn front(
     inputs: &[Value],
     dims: &[Option<usize>],
 ) -> Result<(Vec<Value>, Vec<bool>), String> {
-    let mut out = Vec::with_capacity(inputs.len());
-    let mut batched = Vec::with_capacity(inputs.len());
-    for (i, (&x, &d)) in inputs.iter().zip(dims).enumerate() {
-        match d {
-            Some(d) => out.push(em.move_axis(x, d, 0)?),
-            None if i >= k => out.push(em.add_batch_axis(x, size, 0)?),
-            None => out.push(x),
-        }
-        batched.push(d.is_some() || i >= k);
-    }
-    Ok((out, batched))
+    let k = k.min(inputs.len()).min(dims.len());
+    let (mut ins, mut batched) = super::batch::inputs_at_front(em, size, &inputs[..k], &dims[..k], false)?;
+    let (rest, rest_batched) = super::batch::inputs_at_front(em, size, &inputs[k..], &dims[k..], true)?;
+    ins.extend(rest);
+    batched.extend(rest_batched);
+    Ok((ins, batched))
 }
 
 fn batch(cx: &mut dyn BatchContext, name: &str, in_batched: &[bool], n_out: usize) -> Result<String, String> {
