@@ -191,8 +191,12 @@ impl Gemm {
         // SAFETY: by the caller's contract.
         unsafe {
             match self.dtype {
-                DType::F32 if self.k == 1 => self.outer::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32),
-                DType::F64 if self.k == 1 => self.outer::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64),
+                DType::F32 if self.k == 1 => {
+                    self.outer::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32, threads)
+                }
+                DType::F64 if self.k == 1 => {
+                    self.outer::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64, threads)
+                }
                 DType::F32 => {
                     self.float::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32, scratch, threads)
                 }
@@ -210,28 +214,42 @@ impl Gemm {
     /// A product with one contracted element (`K = 1`: outer products, batched
     /// elementwise products): `out[b, i, j] = 0 + lhs[b, i] · rhs[b, j]`, the
     /// interpreter's single accumulation step (so bit-identical to it), as one vectorisable
-    /// loop per output row instead of one GEMM call per batch.
+    /// loop per output row instead of one GEMM call per batch. A large one (the gradient
+    /// of a batch of matrices from two batches of vectors) is split by batches, since
+    /// writing the result is its whole cost.
     unsafe fn outer<T: Copy + Default + Add<Output = T> + Mul<Output = T>>(
         &self,
         lhs: *const T,
         rhs: *const T,
         out: *mut T,
+        threads: usize,
     ) {
         let (m, n) = (self.m, self.n);
         let (lk, rk) = (self.lhs.cols[0], self.rhs.rows[0]);
-        let mut row = Vec::with_capacity(n);
-        for b in 0..self.b {
-            let (lb, rb) = (self.lhs.batch[b] + lk, self.rhs.batch[b] + rk);
-            row.clear();
-            // SAFETY: offsets come from the operands' shapes.
-            row.extend(self.rhs.cols.iter().map(|&c| unsafe { rhs.offset(rb + c).read() }));
-            for (i, &r) in self.lhs.rows.iter().enumerate() {
-                // SAFETY: as above; `out` holds b*m*n elements.
-                let (a, dst) =
-                    unsafe { (lhs.offset(lb + r).read(), std::slice::from_raw_parts_mut(out.add((b * m + i) * n), n)) };
-                dst.iter_mut().zip(&row).for_each(|(o, &y)| *o = T::default() + a * y);
+        let ptrs = Ptrs(lhs, rhs, out);
+        let batches = |range: std::ops::Range<usize>| {
+            let (lhs, rhs, out) = ptrs.get();
+            let mut row = Vec::with_capacity(n);
+            for b in range {
+                let (lb, rb) = (self.lhs.batch[b] + lk, self.rhs.batch[b] + rk);
+                row.clear();
+                // SAFETY: offsets come from the operands' shapes.
+                row.extend(self.rhs.cols.iter().map(|&c| unsafe { rhs.offset(rb + c).read() }));
+                for (i, &r) in self.lhs.rows.iter().enumerate() {
+                    // SAFETY: as above; `out` holds b*m*n elements, and different batches
+                    // write disjoint rows.
+                    let (a, dst) = unsafe {
+                        (lhs.offset(lb + r).read(), std::slice::from_raw_parts_mut(out.add((b * m + i) * n), n))
+                    };
+                    dst.iter_mut().zip(&row).for_each(|(o, &y)| *o = T::default() + a * y);
+                }
             }
+        };
+        let t = threads.min(crate::pool::Pool::global().workers() + 1).min(self.b);
+        if t < 2 || self.b * m * n < GEMV_SPLIT {
+            return batches(0..self.b);
         }
+        crate::pool::Pool::global().run(t, &|i| batches(self.b * i / t..self.b * (i + 1) / t));
     }
 
     /// Copies an operand that has no 2-D view into scratch; returns its view.
@@ -437,6 +455,18 @@ mod tests {
             let want = want[0].as_f32().unwrap();
             assert!(got.iter().zip(want).all(|(x, y)| x.to_bits() == y.to_bits()), "{l} {r}");
         }
+    }
+
+    #[test]
+    fn split_outer_products_equal_one_thread() {
+        // [4,256] x [4,256] -> [4,256,256]: large enough to be split by batches.
+        let f = |s: &[usize]| Type::new(DType::F32, s);
+        let (l, r, o) = (f(&[4, 256]), f(&[4, 256]), f(&[4, 256, 256]));
+        let g = Gemm::new(&dims(&[], &[], &[0], &[0]), &l, &r, &o).unwrap();
+        assert!(g.b * g.m * g.n >= super::GEMV_SPLIT);
+        let (one, two) = (run_f32(&g, &l, &r, &o, 1), run_f32(&g, &l, &r, &o, 2));
+        assert!(one.iter().zip(&two).all(|(x, y)| x.to_bits() == y.to_bits()));
+        assert!(one.iter().all(|x| x.is_finite()));
     }
 
     #[test]

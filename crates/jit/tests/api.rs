@@ -452,4 +452,11 @@ func @b(%m: f32[256,256], %v: f32[256]) -> (f32[256,256], f32[256]) {
     let exe = compile(&module(text), &JitOptions::default()).unwrap();
     assert!(exe.workspace_bytes() < 256 * 256 * 4, "workspace {} bytes", exe.workspace_bytes());
     both(text, &[f32s(&[256, 256], 3), f32s(&[256], 4)]);
+    // The same loop with its copy of the matrix unread: the loop reads the argument in
+    // place and never copies it.
+    let unread = text
+        .replace("-> (f32[256,256], f32[256]) {\n  %mm", "-> (f32[256]) {\n  %mm")
+        .replace("return %mm, %w", "return %w");
+    assert_ne!(unread, text);
+    both(&unread, &[f32s(&[256, 256], 3), f32s(&[256], 4)]);
 }

@@ -49,7 +49,8 @@ pub(crate) enum Step {
     /// Runs the branch chosen by an i32 index (clamped) or a bool.
     Cond { index: Loc, is_bool: bool, branches: Vec<usize>, ins: Vec<Loc>, outs: Vec<Loc> },
     /// `while`: carries double-buffered between `outs` and `spare`, except those the
-    /// body returns unchanged (`through`), which stay in one buffer.
+    /// body returns unchanged (`through`), which the loop reads from their `init` buffer
+    /// and copies to `outs` afterwards only when the result is `used`.
     While {
         cond: usize,
         body: usize,
@@ -58,6 +59,7 @@ pub(crate) enum Step {
         outs: Vec<Loc>,
         spare: Vec<Loc>,
         through: Vec<bool>,
+        used: Vec<bool>,
         flag: Loc,
         bytes: Vec<usize>,
     },
@@ -482,6 +484,11 @@ impl Builder<'_> {
             }
             None => vec![false; at.outs.len()],
         };
+        // Programs never write their parameters' buffers, so the loop can read such a
+        // carry where its initial value already is: a solver's 8 MB matrix is then not
+        // copied in, nor out when nothing reads the loop's copy of it.
+        let last = at.func.last_uses();
+        let used = at.eqn.outputs.iter().map(|o| last[o.index()] != LastUse::Unused).collect();
         let (cond, body) = (self.program(cond)?, self.program(body)?);
         let sizes: Vec<usize> = (0..at.outs.len()).map(|k| at.out_bytes(k)).collect::<Result<_, _>>()?;
         let spare = sizes.iter().zip(&through).map(|(&b, &t)| scratch.take(if t { 0 } else { b })).collect();
@@ -494,6 +501,7 @@ impl Builder<'_> {
             outs: at.outs.clone(),
             spare,
             through,
+            used,
             flag,
             bytes: sizes,
         })

@@ -107,13 +107,14 @@ impl Run<'_> {
                         };
                         self.program(branches[i], &frame.ptrs(ins), &frame.ptrs(outs))?;
                     }
-                    Step::While { cond, body, max_iters, init, outs, spare, through, flag, bytes } => {
+                    Step::While { cond, body, max_iters, init, outs, spare, through, used, flag, bytes } => {
+                        let init = frame.ptrs(init);
                         let (mut cur, mut next) = (frame.ptrs(outs), frame.ptrs(spare));
                         for (k, _) in through.iter().enumerate().filter(|(_, t)| **t) {
-                            // The body's copy of a pass-through result is then a no-op.
-                            next[k] = cur[k];
+                            // Read in place; the body's copy of it is then a no-op.
+                            (cur[k], next[k]) = (init[k], init[k]);
                         }
-                        copy_all(&frame.ptrs(init), &cur, bytes);
+                        copy_all(&init, &cur, bytes);
                         let mut iters = 0;
                         loop {
                             if max_iters.is_some_and(|m| iters >= m) {
@@ -128,7 +129,11 @@ impl Run<'_> {
                             std::mem::swap(&mut cur, &mut next);
                             iters += 1;
                         }
-                        copy_all(&cur, &frame.ptrs(outs), bytes);
+                        for (k, dst) in frame.ptrs(outs).into_iter().enumerate() {
+                            if used[k] || !through[k] {
+                                copy(cur[k], dst, bytes[k]);
+                            }
+                        }
                     }
                     Step::Scan(sc) => self.scan(p, s, sc, &frame)?,
                     Step::Offload { src, slot, bytes } => {
