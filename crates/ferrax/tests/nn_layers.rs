@@ -5,9 +5,8 @@
 //! `wsum(out, phase)`, so only the results are stored.
 
 use ferrax::nn::{
-    BatchNorm, BatchNormParams, BatchNormState, Embedding, EmbeddingParams, LayerNorm, LayerNormParams, Linear,
-    LinearParams, MultiHeadAttention, MultiHeadAttentionParams, gelu, masked_softmax, mse, silu,
-    sparse_cross_entropy,
+    BatchNorm, BatchNormParams, BatchNormState, Embedding, EmbeddingParams, Layer, LayerNorm, LayerNormParams, Linear,
+    LinearParams, MultiHeadAttention, MultiHeadAttentionParams, gelu, masked_softmax, mse, silu, sparse_cross_entropy,
 };
 use ferrax::{Array, DType, Tensor, eval, grad, value_and_grad};
 
@@ -214,4 +213,222 @@ fn a_decoder_block_matches_jax() {
         assert_row(&format!("block/grad_p{i}"), g);
     }
     assert_eq!(value.dtype(), DType::F64);
+}
+
+/// The directional derivative of the scalar `f` at `args` along fixed directions, by
+/// central differences in f64, against the gradient's inner product with them.
+fn finite_differences(name: &str, args: Vec<Array>, f: impl Fn(&[Tensor]) -> Tensor + Copy) {
+    let g = grad(|a: Vec<Tensor>| f(&a)).call(&args).unwrap();
+    let dirs: Vec<Vec<f64>> =
+        args.iter().enumerate().map(|(k, a)| det(a.shape(), 3.1 + k as f64, 1.0, 0.0).to_f64_vec()).collect();
+    let h = 1e-6;
+    let at = |sign: f64| -> f64 {
+        let moved: Vec<Array> = args
+            .iter()
+            .zip(&dirs)
+            .map(|(a, d)| {
+                let values = a.to_f64_vec().iter().zip(d).map(|(x, d)| x + sign * h * d).collect();
+                Array::from_f64(a.shape(), values).unwrap()
+            })
+            .collect();
+        eval(|a: Vec<Tensor>| f(&a), &moved).unwrap().to_f64_vec()[0]
+    };
+    let numeric = (at(1.0) - at(-1.0)) / (2.0 * h);
+    let analytic: f64 =
+        g.iter().zip(&dirs).map(|(g, d)| g.to_f64_vec().iter().zip(d).map(|(a, b)| a * b).sum::<f64>()).sum();
+    assert!(
+        (numeric - analytic).abs() <= 1e-7 * (1.0 + analytic.abs()),
+        "{name}: {numeric} by differences, {analytic} by grad"
+    );
+}
+
+#[test]
+fn gradients_match_finite_differences() {
+    let x = det(&[7], 0.2, 3.0, 0.0);
+    finite_differences("gelu_tanh", vec![x.clone()], |a| wsum(&gelu(&a[0], true), 0.1));
+    finite_differences("gelu_exact", vec![x.clone()], |a| wsum(&gelu(&a[0], false), 0.1));
+    finite_differences("silu", vec![x], |a| wsum(&silu(&a[0]), 0.1));
+    let labels = Array::from_i32(&[3], vec![1, 4, 0]).unwrap();
+    finite_differences("sparse_cross_entropy", vec![det(&[3, 5], 0.3, 2.0, 0.0)], |a| {
+        sparse_cross_entropy(&a[0], &Tensor::constant(&labels))
+    });
+    let ln = LayerNorm::new(6);
+    let args = vec![det(&[3, 6], 0.8, 2.0, 50.0), det(&[6], 0.9, 0.3, 1.0), det(&[6], 1.0, 0.2, 0.0)];
+    finite_differences("layer_norm", args, |a| {
+        wsum(&ln.apply(&LayerNormParams { scale: Some(a[1].clone()), bias: Some(a[2].clone()) }, &a[0]), 0.3)
+    });
+    let bn = BatchNorm::new(3);
+    let args = vec![det(&[4, 3], 1.1, 2.0, 1.0), det(&[3], 1.2, 0.3, 1.0), det(&[3], 1.3, 0.2, 0.0)];
+    finite_differences("batch_norm", args, |a| {
+        let p = BatchNormParams { scale: a[1].clone(), bias: a[2].clone() };
+        let s = BatchNormState { mean: a[1].zeros_like(), var: a[1].ones_like() };
+        wsum(&bn.apply_train(&p, &s, &a[0]).0, 0.5)
+    });
+    let mut args = vec![det(&[2, 5, 8], 1.7, 1.0, 0.0)];
+    args.extend(attention_args(8, 1.8));
+    let attention = MultiHeadAttention::new(8, 2).with_causal(true);
+    finite_differences("attention", args, |a| wsum(&attention.apply(&attention_params(&a[1..]), &a[0], None), 0.8));
+}
+
+#[test]
+fn the_causal_mask_stops_gradient_from_future_positions() {
+    let (length, d) = (6, 8);
+    let layer = MultiHeadAttention::new(d, 2).with_causal(true);
+    let key = ferrax::random::key(3);
+    let params =
+        ferrax::tree_map(&layer.init(&key).unwrap(), |a: &Array| eval(|t: Tensor| t.cast(DType::F64), a).unwrap());
+    let x = det(&[1, length, d], 0.4, 1.0, 0.0);
+    for t in 0..length {
+        // d (weighted out[t]) / d x, through the interpreter and through the JIT.
+        let f = |x: Tensor| {
+            wsum(&layer.apply(&params_tensors(&params), &x, None).slice(&[ferrax::s(..), ferrax::i(t as i64)]), 0.2)
+        };
+        let interpreted = grad(f).call(&x).unwrap().to_f64_vec();
+        let compiled = ferrax::jit(grad(f)).call(&x).unwrap().to_f64_vec();
+        for g in [interpreted, compiled] {
+            for s in 0..length {
+                let row = &g[s * d..(s + 1) * d];
+                if s > t {
+                    assert!(row.iter().all(|&v| v == 0.0), "out[{t}] has gradient {row:?} from x[{s}]");
+                } else {
+                    assert!(row.iter().any(|&v| v != 0.0), "out[{t}] has no gradient from x[{s}]");
+                }
+            }
+        }
+    }
+}
+
+/// Host parameters as constants of the current trace.
+fn params_tensors(p: &MultiHeadAttentionParams<Array>) -> MultiHeadAttentionParams<Tensor> {
+    ferrax::tree_map(p, Tensor::constant)
+}
+
+#[test]
+fn fully_masked_rows_give_zeros_and_finite_gradients() {
+    let logits = det(&[2, 3], 0.1, 5.0, 0.0);
+    let mask = Array::from_bool(&[2, 3], vec![false, false, false, true, false, true]).unwrap();
+    let f = |z: Tensor| masked_softmax(&z, &Tensor::constant(&mask), 1);
+    let p = eval(f, &logits).unwrap().to_f64_vec();
+    assert_eq!(&p[..3], &[0.0, 0.0, 0.0]);
+    assert!((p[3] + p[5] - 1.0).abs() < 1e-15 && p[4] == 0.0);
+    let g = grad(|z: Tensor| wsum(&f(z), 0.3)).call(&logits).unwrap().to_f64_vec();
+    assert!(g.iter().all(|v| v.is_finite()), "{g:?}");
+    assert_eq!(&g[..3], &[0.0, 0.0, 0.0]);
+    // In a layer: a query allowed no key gets the output projection's bias alone.
+    let layer = MultiHeadAttention::new(4, 2);
+    let params = layer.init(&ferrax::random::key(1)).unwrap();
+    let x = Array::from_f32(&[3, 4], (0..12).map(|i| (i as f32 * 0.37).sin()).collect()).unwrap();
+    let none = Array::from_bool(&[3, 3], vec![false; 9]).unwrap();
+    let out = eval(
+        |(p, x): (MultiHeadAttentionParams<Tensor>, Tensor)| layer.apply(&p, &x, Some(&Tensor::constant(&none))),
+        &(params.clone(), x),
+    )
+    .unwrap();
+    let bias = params.out.bias.unwrap().to_f64_vec();
+    assert_eq!(out.to_f64_vec(), [bias.clone(), bias.clone(), bias].concat());
+}
+
+#[test]
+fn layer_norm_is_stable_for_a_large_mean_in_f32() {
+    // E[x²] - E[x]² loses every digit here in f32 (x² ≈ 1e8, spread² ≈ 1e-4).
+    let spread = [0.01, -0.02, 0.015, -0.005];
+    let x: Vec<f32> = spread.iter().map(|s| 1e4 + s).collect();
+    let xs: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+    let mean = xs.iter().sum::<f64>() / 4.0;
+    let var = xs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 4.0;
+    let ln = LayerNorm { use_scale: false, use_bias: false, ..LayerNorm::new(4) };
+    let y = eval(
+        |x: Tensor| ln.apply(&LayerNormParams { scale: None, bias: None }, &x),
+        &Array::from_f32(&[4], x).unwrap(),
+    )
+    .unwrap()
+    .to_f64_vec();
+    for (y, v) in y.iter().zip(&xs) {
+        let want = (v - mean) / (var + 1e-6).sqrt();
+        assert!((y - want).abs() < 1e-3, "{y} against {want}");
+    }
+}
+
+#[test]
+fn initialisers_have_their_variances_and_bounds() {
+    use ferrax::nn::Init;
+    let (fan_in, fan_out) = (200usize, 300usize);
+    let cases = [
+        (Init::LecunNormal, 1.0 / fan_in as f64, true),
+        (Init::LecunUniform, 1.0 / fan_in as f64, false),
+        (Init::HeNormal, 2.0 / fan_in as f64, true),
+        (Init::HeUniform, 2.0 / fan_in as f64, false),
+        (Init::GlorotNormal, 2.0 / (fan_in + fan_out) as f64, true),
+        (Init::GlorotUniform, 2.0 / (fan_in + fan_out) as f64, false),
+    ];
+    for (k, (init, variance, truncated)) in cases.into_iter().enumerate() {
+        let key = ferrax::random::key(k as u64);
+        let w = eval(|k: Tensor| init.sample(&k, &[fan_in, fan_out], DType::F32), &key).unwrap().to_f64_vec();
+        let n = w.len() as f64;
+        let mean = w.iter().sum::<f64>() / n;
+        let var = w.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+        assert!((var / variance - 1.0).abs() < 0.03, "{init:?}: variance {var}, expected {variance}");
+        let bound = if truncated { 2.0 * variance.sqrt() / 0.879_625_661 } else { (3.0 * variance).sqrt() };
+        let largest = w.iter().fold(0f64, |m, v| m.max(v.abs()));
+        assert!(
+            largest <= bound * (1.0 + 1e-6) && largest > 0.95 * bound,
+            "{init:?}: largest {largest}, bound {bound}"
+        );
+    }
+}
+
+#[test]
+fn a_sequential_model_trains_with_adam_under_jit() {
+    use ferrax::nn::{Activation, Context, Dropout, Sequential};
+    use ferrax::optim::{Adam, AdamState};
+    // Learn id -> (id + 1) mod 5 through an embedding, a hidden layer and dropout.
+    let model =
+        Sequential((Embedding::new(5, 8), Linear::new(8, 16), Activation::Gelu, Dropout::new(0.1), Linear::new(16, 5)));
+    let params = model.init(&ferrax::random::key(0)).unwrap();
+    assert_eq!(
+        ferrax::tree_structure(&params),
+        "(EmbeddingParams { embedding: * }, LinearParams { kernel: *, bias: Some(*) }, (), (), \
+         LinearParams { kernel: *, bias: Some(*) })"
+    );
+    assert_eq!(params.4.kernel.shape(), [16, 5]);
+    type P = <Sequential<(Embedding, Linear, Activation, Dropout, Linear)> as Layer>::Params<Tensor>;
+    let ids = Array::from_i32(&[5], (0..5).collect()).unwrap();
+    let labels = Array::from_i32(&[5], (0..5).map(|i| (i + 1) % 5).collect()).unwrap();
+    let adam = Adam::new(0.05);
+    let step = ferrax::jit(|(p, s, key): (P, AdamState<P, Tensor>, Tensor)| {
+        let loss = |p: P| {
+            let mut ctx = Context::train(&key);
+            sparse_cross_entropy(&model.forward(&p, &Tensor::constant(&ids), &mut ctx), &Tensor::constant(&labels))
+        };
+        let (value, g) = value_and_grad(loss).apply(&p);
+        let (p, s) = adam.update(&g, &s, &p);
+        (value, p, s)
+    });
+    let (mut p, mut s) = (params.clone(), adam.init(&params).unwrap());
+    let keys = ferrax::random::split(&ferrax::random::key(9), 60).unwrap();
+    let mut losses = Vec::new();
+    for key in keys {
+        let (value, p2, s2) = step.call(&(p, s, key)).unwrap();
+        (p, s) = (p2, s2);
+        losses.push(value.to_f64_vec()[0]);
+    }
+    assert!(losses[59] < 0.1 * losses[0], "{losses:?}");
+    // Inference: deterministic, dropout off, every prediction right.
+    let predict = |p: P| model.forward(&p, &Tensor::constant(&ids), &mut Context::eval()).argmax(1);
+    assert_eq!(eval(predict, &p).unwrap().as_i32().unwrap(), &[1, 2, 3, 4, 0]);
+    // Training mode without a key is an error at the call.
+    let mut keyless = Context::eval();
+    keyless.train = true;
+    let err = eval(|p: P| model.forward(&p, &Tensor::constant(&ids), &mut keyless.clone()), &p);
+    assert!(err.unwrap_err().to_string().contains("nn::Dropout: training needs a PRNG key"));
+}
+
+#[test]
+fn a_wrong_feature_count_is_an_error_naming_both_sizes() {
+    let layer = Linear::new(4, 2);
+    let params = layer.init(&ferrax::random::key(0)).unwrap();
+    let x = Array::from_f32(&[2, 3], vec![0.0; 6]).unwrap();
+    let err = eval(|(p, x): (LinearParams<Tensor>, Tensor)| layer.apply(&p, &x), &(params, x)).unwrap_err().to_string();
+    assert!(err.contains("nn::Linear: input f32[2,3] must have 4 features"), "{err}");
+    assert!(err.contains("nn_layers.rs"), "{err}");
 }
