@@ -168,7 +168,7 @@ impl MultiHeadAttention {
             *last = self.out_features;
         }
         let out_ty = Type::new(query.dtype(), &out_shape);
-        let problem = if heads == 0 || self.qkv_features % heads != 0 {
+        let problem = if heads == 0 || !self.qkv_features.is_multiple_of(heads) {
             Some(format!("{heads} heads do not divide qkv_features {}", self.qkv_features))
         } else if !matches!(query.rank(), 2 | 3) || query.rank() != key_value.rank() {
             Some(format!(
