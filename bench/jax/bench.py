@@ -89,7 +89,8 @@ def layer_norm(x, scale, bias):
 def decoder_block(params, x):
     # W9: one pre-LayerNorm decoder block, causal self-attention of 4 heads and an MLP
     # with tanh-GELU, as flax's MultiHeadDotProductAttention and Dense would compute it.
-    ln1_s, ln1_b, wq, bq, wk, bk, wv, bv, wo, bo, ln2_s, ln2_b, w1, b1, w2, b2 = params
+    # The key projection has no bias (its gradient would be zero up to rounding).
+    ln1_s, ln1_b, wq, bq, wk, wv, bv, wo, bo, ln2_s, ln2_b, w1, b1, w2, b2 = params
     batch, length, d = x.shape
     heads = 4
     head_dim = d // heads
@@ -99,7 +100,7 @@ def decoder_block(params, x):
         return t.reshape(batch, length, heads, head_dim)
 
     q = split(h @ wq + bq) / jnp.sqrt(head_dim).astype(x.dtype)
-    k = split(h @ wk + bk)
+    k = split(h @ wk)
     v = split(h @ wv + bv)
     logits = jnp.einsum("bqhd,bkhd->bhqk", q, k)
     mask = jnp.tril(jnp.ones((length, length), dtype=bool))
@@ -222,7 +223,7 @@ CHAIN = ["chain_a", "chain_b", "chain_c"]
 TRANSFORMER = ["tf_x", "tf_y"] + [
     "tf_" + n
     for n in [
-        "ln1_scale", "ln1_bias", "wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo",
+        "ln1_scale", "ln1_bias", "wq", "bq", "wk", "wv", "bv", "wo", "bo",
         "ln2_scale", "ln2_bias", "w1", "b1", "w2", "b2",
     ]
 ]
