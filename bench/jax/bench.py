@@ -1,4 +1,4 @@
-"""The JAX side of ferrax's benchmark harness: DESIGN section 6's workloads W1-W7 and W10.
+"""The JAX side of ferrax's benchmark harness: DESIGN section 6's workloads W1-W7, W9 and W10.
 
 Same shapes, dtypes, inputs (the .npy files `ferrax-bench gen --data DIR` wrote),
 argument and result order, call counts and output format as `ferrax-bench run`:
@@ -73,6 +73,51 @@ def mlp_grad_bf16():
             return mlp_loss(p, x.astype(jnp.bfloat16), y.astype(jnp.bfloat16)).astype(jnp.float32)
 
         value, grads = jax.value_and_grad(loss)(tuple(params))
+        return (value, *grads)
+
+    return f
+
+
+def layer_norm(x, scale, bias):
+    # flax's LayerNorm (epsilon 1e-6) with the variance as the mean of squared
+    # deviations, as ferrax computes it.
+    mean = jnp.mean(x, axis=-1, keepdims=True)
+    var = jnp.mean(jnp.square(x - mean), axis=-1, keepdims=True)
+    return (x - mean) * jax.lax.rsqrt(var + 1e-6) * scale + bias
+
+
+def decoder_block(params, x):
+    # W9: one pre-LayerNorm decoder block, causal self-attention of 4 heads and an MLP
+    # with tanh-GELU, as flax's MultiHeadDotProductAttention and Dense would compute it.
+    # The key projection has no bias (its gradient would be zero up to rounding).
+    ln1_s, ln1_b, wq, bq, wk, wv, bv, wo, bo, ln2_s, ln2_b, w1, b1, w2, b2 = params
+    batch, length, d = x.shape
+    heads = 4
+    head_dim = d // heads
+    h = layer_norm(x, ln1_s, ln1_b)
+
+    def split(t):
+        return t.reshape(batch, length, heads, head_dim)
+
+    q = split(h @ wq + bq) / jnp.sqrt(head_dim).astype(x.dtype)
+    k = split(h @ wk)
+    v = split(h @ wv + bv)
+    logits = jnp.einsum("bqhd,bkhd->bhqk", q, k)
+    mask = jnp.tril(jnp.ones((length, length), dtype=bool))
+    logits = jnp.where(mask, logits, jnp.finfo(logits.dtype).min)
+    weights = jax.nn.softmax(logits, axis=-1)
+    attended = jnp.einsum("bhqk,bkhd->bqhd", weights, v).reshape(batch, length, d)
+    h = x + attended @ wo + bo
+    hidden = jax.nn.gelu(layer_norm(h, ln2_s, ln2_b) @ w1 + b1, approximate=True)
+    return h + hidden @ w2 + b2
+
+
+def transformer_grad():
+    def loss(params, x, y):
+        return jnp.mean(jnp.square(decoder_block(params, x) - y))
+
+    def f(x, y, *params):
+        value, grads = jax.value_and_grad(loss)(tuple(params), x, y)
         return (value, *grads)
 
     return f
@@ -175,6 +220,13 @@ def compile_latency_hvp():
 
 MLP = ["mlp_x", "mlp_y", "mlp_w1", "mlp_b1", "mlp_w2", "mlp_b2", "mlp_w3", "mlp_b3"]
 CHAIN = ["chain_a", "chain_b", "chain_c"]
+TRANSFORMER = ["tf_x", "tf_y"] + [
+    "tf_" + n
+    for n in [
+        "ln1_scale", "ln1_bias", "wq", "bq", "wk", "wv", "bv", "wo", "bo",
+        "ln2_scale", "ln2_bias", "w1", "b1", "w2", "b2",
+    ]
+]
 PER_SAMPLE = ["ps_w1", "ps_b1", "ps_w2", "ps_b2", "ps_x", "ps_y"]
 
 # (name, id, make function, input stems ("*" splits a stacked file), timed calls, dtype)
@@ -190,6 +242,7 @@ WORKLOADS = [
     ("compile_latency_grad", "W6", compile_latency_grad, ["deep_x", "*deep_ws"], 1000, np.float32),
     ("compile_latency_hvp", "W6", compile_latency_hvp, ["deep_x", "deep_v", "*deep_ws"], 1000, np.float32),
     ("mlp_grad_bf16", "W7", mlp_grad_bf16, MLP, 100, np.float32),
+    ("transformer_grad", "W9", transformer_grad, TRANSFORMER, 20, np.float32),
     ("linalg_grad", "W10", linalg_grad, ["la_a", "la_b"], 20, np.float64),
     ("linalg_cg_grad", "W10", linalg_cg_grad, ["la_a", "la_b"], 20, np.float64),
 ]

@@ -96,3 +96,11 @@ mod implicit_layer;
 fn implicit_layer_runs() {
     implicit_layer::main().unwrap();
 }
+
+#[path = "../examples/transformer.rs"]
+mod transformer;
+
+#[test]
+fn transformer_runs() {
+    transformer::main_with(&["--small".to_string()]).unwrap();
+}
