@@ -74,6 +74,9 @@
 //! - A fully masked attention row gives zero weights, not flax's uniform ones.
 //! - Attention has no dropout on its weights; apply [`Dropout`] to its output instead.
 
+// Convolution (`Conv1d/2d/3d`) and pooling (`MaxPool`/`AvgPool`) layers belong in
+// `conv.rs` and `pool.rs` beside these, built on `conv_general_dilated` and
+// `reduce_window` in the same pattern (configuration, params struct, `Layer` impl).
 mod attention;
 mod functional;
 mod init;
