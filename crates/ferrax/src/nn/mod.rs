@@ -25,7 +25,7 @@
 //! A layer is split as in flax: a small configuration value ([`Linear`],
 //! [`LayerNorm`], [`MultiHeadAttention`]...: sizes and options, no arrays) and its
 //! parameters, a struct generic over the leaf type ([`LinearParams<T>`]...) and
-//! therefore a [`Tree`]. `LinearParams<Array>` holds the values, `LinearParams<Tensor>`
+//! therefore a [`Tree`](crate::Tree). `LinearParams<Array>` holds the values, `LinearParams<Tensor>`
 //! is what a traced function receives, so parameters go through `grad`, `vmap`, `jit`
 //! and the optimisers of [`crate::optim`] like any other tree. Every layer implements
 //! [`Layer`]:
