@@ -25,7 +25,7 @@
 //! A layer is split as in flax: a small configuration value ([`Linear`],
 //! [`LayerNorm`], [`MultiHeadAttention`]...: sizes and options, no arrays) and its
 //! parameters, a struct generic over the leaf type ([`LinearParams<T>`]...) and
-//! therefore a [`Tree`]. `LinearParams<Array>` holds the values, `LinearParams<Tensor>`
+//! therefore a [`Tree`](crate::Tree). `LinearParams<Array>` holds the values, `LinearParams<Tensor>`
 //! is what a traced function receives, so parameters go through `grad`, `vmap`, `jit`
 //! and the optimisers of [`crate::optim`] like any other tree. Every layer implements
 //! [`Layer`]:
@@ -74,6 +74,9 @@
 //! - A fully masked attention row gives zero weights, not flax's uniform ones.
 //! - Attention has no dropout on its weights; apply [`Dropout`] to its output instead.
 
+// Convolution (`Conv1d/2d/3d`) and pooling (`MaxPool`/`AvgPool`) layers belong in
+// `conv.rs` and `pool.rs` beside these, built on `conv_general_dilated` and
+// `reduce_window` in the same pattern (configuration, params struct, `Layer` impl).
 mod attention;
 mod functional;
 mod init;
