@@ -98,9 +98,9 @@ pub fn eigh(a: &Tensor) -> (Tensor, Tensor) {
 /// ```
 /// use ferrax::{Array, Tensor, linalg};
 /// // A tall 3×2 matrix: L is 3×2, U 2×2.
-/// let a = Array::from_f64(&[3, 2], vec![1.0, 2.0, 4.0, 1.0, 2.0, 3.0]).unwrap();
+/// let a = Array::from_f64(&[3, 2], vec![1.0, 3.0, 4.0, 2.0, 2.0, 5.0]).unwrap();
 /// let (lu, pivots, perm) = ferrax::eval(|a: Tensor| linalg::lu(&a), &a).unwrap();
-/// assert_eq!(lu.to_f64_vec(), [4.0, 1.0, 0.5, 2.5, 0.25, 0.7]);
+/// assert_eq!(lu.to_f64_vec(), [4.0, 2.0, 0.5, 4.0, 0.25, 0.625]);
 /// assert_eq!(pivots.as_i32().unwrap(), [1, 2]);
 /// assert_eq!(perm.as_i32().unwrap(), [1, 2, 0]);
 /// ```

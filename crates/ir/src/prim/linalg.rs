@@ -563,7 +563,8 @@ pub enum LinalgOp {
     TriangularSolve(TriSolve),
     /// `(v, w)`: eigenvectors and ascending eigenvalues of symmetric matrices.
     Eigh(Eigh),
-    /// `(lu, pivots, permutation)`: LU decomposition with partial pivoting.
+    /// `(lu, pivots, permutation)`: LU decomposition with partial pivoting of `m`×`n`
+    /// matrices (square or not).
     Lu,
     /// `(q, r)`: Householder QR decomposition.
     Qr(Qr),

@@ -10,7 +10,8 @@
 //! resulting order of the rows: `a[permutation] = L·U`. A wide matrix (`m < n`) is
 //! eliminated over its first `m` columns, the others carried along (LAPACK's
 //! `U₂ = L⁻¹·a₂[permutation]`); a tall one (`m > n`) has `n` steps and its last `m − n`
-//! rows of `L` below the square top. The reference evaluation works in f64.
+//! rows of `L` below the square top. The reference evaluation works in f64 and, as
+//! LAPACK, scales each column by its pivot's reciprocal.
 //!
 //! The jvp is JAX's rule (De Hoog, Anderssen and Lukas): `L` and `U` are completed to
 //! square matrices, `L̂` (`m`×`m`: `L` then the identity's last `m − k` columns) and `Û`
@@ -89,8 +90,15 @@ pub fn factor(a: &mut [f64], m: usize, n: usize) -> (Vec<i32>, Vec<i32>) {
             }
             perm.swap(j, p);
         }
+        // As LAPACK (and faer): multiplied by the pivot's reciprocal, unless that
+        // would overflow; a zero pivot leaves its (zero) column alone.
         let pivot = a[j * n + j];
-        if pivot != 0.0 {
+        if pivot.abs() >= f64::MIN_POSITIVE {
+            let inverse = 1.0 / pivot;
+            for i in j + 1..m {
+                a[i * n + j] *= inverse;
+            }
+        } else if pivot != 0.0 {
             for i in j + 1..m {
                 a[i * n + j] /= pivot;
             }
