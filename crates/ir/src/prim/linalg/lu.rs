@@ -34,6 +34,9 @@ pub(crate) fn infer_lu(inputs: &[Type]) -> Result<Vec<Type>, String> {
     expect_arity("lu", inputs, 1)?;
     let a = &inputs[0];
     let (m, n) = matrix("lu", a)?;
+    if i32::try_from(m).is_err() {
+        return Err(format!("lu: {m} rows do not fit the i32 pivots and permutation (at most {}), in {a}", i32::MAX));
+    }
     let batch: Shape = a.shape[..a.rank() - 2].iter().copied().collect();
     let ints = |last: usize| {
         let mut shape = batch.clone();
@@ -78,7 +81,7 @@ pub(crate) fn eval_lu(a: &ferrax_array::Array) -> Result<Vec<ferrax_array::Array
 /// and the JIT's where its faster routine meets a zero pivot.
 pub fn factor(a: &mut [f64], m: usize, n: usize) -> (Vec<i32>, Vec<i32>) {
     let k = m.min(n);
-    // Sizes of buffers that exist fit in i32 (the type rule's shapes are bounded).
+    // Row indices fit in i32: the type rule refuses more rows.
     let mut perm: Vec<i32> = (0..m).map(|i| i as i32).collect();
     let mut pivots = Vec::with_capacity(k);
     for j in 0..k {
