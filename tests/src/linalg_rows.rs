@@ -60,8 +60,10 @@ const EIGH: &str = "func @f(%x: f64{s}, %d: f64{s}) -> (f64{s}, f64{w}) {
 }
 ";
 
-/// `lu` of `rev(x + diag(5·d))` over the rows (d in [1, 2]): diagonally dominant before
-/// the reversal, so partial pivoting swaps rows at fixed places, away from any tie.
+/// `lu` of `rev(x + diag(5·d))` over the rows (d in [1, 2], on the main diagonal of the
+/// rectangle): diagonally dominant before the reversal, so partial pivoting swaps rows
+/// at fixed places, away from any tie. `{s}` square, tall and wide matrices; `{k}` has
+/// `min(m, n)` pivots, `{w}` `m` rows.
 const LU: &str = "func @f(%x: f64{s}, %d: f64{s}) -> (f64{s}) {
   %i: i32{s} = iota[dtype=i32, shape={s}, dim={r}]()
   %j: i32{s} = iota[dtype=i32, shape={s}, dim={c}]()
@@ -72,7 +74,7 @@ const LU: &str = "func @f(%x: f64{s}, %d: f64{s}) -> (f64{s}) {
   %dd: f64{s} = select(%m, %d5, %z)
   %a: f64{s} = add(%x, %dd)
   %ar: f64{s} = rev[axes=[{r}]](%a)
-  %lu: f64{s}, %p: i32{w}, %q: i32{w} = lu(%ar)
+  %lu: f64{s}, %p: i32{k}, %q: i32{w} = lu(%ar)
   return %lu
 }
 ";
@@ -176,9 +178,14 @@ pub(crate) fn linalg_rows() -> Vec<Row> {
     );
     rows.push(
         Row::new("lu", LU.to_string())
-            .case(&[("s", "[1,1]"), ("w", "[1]"), ("r", "0"), ("c", "1")])
-            .case(&[("s", "[3,3]"), ("w", "[3]"), ("r", "0"), ("c", "1")])
-            .case(&[("s", "[2,4,4]"), ("w", "[2,4]"), ("r", "1"), ("c", "2")])
+            .case(&[("s", "[1,1]"), ("k", "[1]"), ("w", "[1]"), ("r", "0"), ("c", "1")])
+            .case(&[("s", "[3,3]"), ("k", "[3]"), ("w", "[3]"), ("r", "0"), ("c", "1")])
+            .case(&[("s", "[2,4,4]"), ("k", "[2,4]"), ("w", "[2,4]"), ("r", "1"), ("c", "2")])
+            .case(&[("s", "[4,2]"), ("k", "[2]"), ("w", "[4]"), ("r", "0"), ("c", "1")])
+            .case(&[("s", "[2,4]"), ("k", "[2]"), ("w", "[2]"), ("r", "0"), ("c", "1")])
+            .case(&[("s", "[2,5,3]"), ("k", "[2,3]"), ("w", "[2,5]"), ("r", "1"), ("c", "2")])
+            .case(&[("s", "[2,3,5]"), ("k", "[2,3]"), ("w", "[2,3]"), ("r", "1"), ("c", "2")])
+            .case(&[("s", "[3,0]"), ("k", "[0]"), ("w", "[3]"), ("r", "0"), ("c", "1")])
             .domains(&[Real, Interval(1.0, 2.0)]),
     );
     let mut qr = Row::new("qr", QR.to_string());

@@ -89,10 +89,21 @@ pub fn eigh(a: &Tensor) -> (Tensor, Tensor) {
     }
 }
 
-/// `jax.lax.linalg.lu`: `(lu, pivots, permutation)` of each square matrix, with
-/// partial pivoting: `lu` packs the unit lower factor below the diagonal and the upper
-/// factor on and above it, `pivots` (i32) the row swapped in at each step, and
-/// `permutation` (i32) the order of the rows, `a[permutation] = L·U`.
+/// `jax.lax.linalg.lu`: `(lu, pivots, permutation)` of each `m`×`n` matrix (square or
+/// not), with partial pivoting: `lu` (`[..., m, n]`) packs the unit lower factor `L`
+/// (`m`×`k`, `k = min(m, n)`) below the diagonal and the upper factor `U` (`k`×`n`) on
+/// and above it, `pivots` (i32, `[..., k]`) the row swapped in at each step, and
+/// `permutation` (i32, `[..., m]`) the order of the rows, `a[permutation] = L·U`.
+///
+/// ```
+/// use ferrax::{Array, Tensor, linalg};
+/// // A tall 3×2 matrix: L is 3×2, U 2×2.
+/// let a = Array::from_f64(&[3, 2], vec![1.0, 3.0, 4.0, 2.0, 2.0, 5.0]).unwrap();
+/// let (lu, pivots, perm) = ferrax::eval(|a: Tensor| linalg::lu(&a), &a).unwrap();
+/// assert_eq!(lu.to_f64_vec(), [4.0, 2.0, 0.5, 4.0, 0.25, 0.625]);
+/// assert_eq!(pivots.as_i32().unwrap(), [1, 2]);
+/// assert_eq!(perm.as_i32().unwrap(), [1, 2, 0]);
+/// ```
 #[track_caller]
 pub fn lu(a: &Tensor) -> (Tensor, Tensor, Tensor) {
     lax::lu(a, Location::caller())
@@ -103,6 +114,9 @@ pub fn lu(a: &Tensor) -> (Tensor, Tensor, Tensor) {
 #[track_caller]
 pub fn solve(a: &Tensor, b: &Tensor) -> Tensor {
     let location = Location::caller();
+    if let Err(message) = square("solve", a) {
+        return fail(location, message, b.ty().clone());
+    }
     let vector = a.rank() >= 2 && b.rank() + 1 == a.rank();
     let b = if vector { b.expand_dims(b.rank()) } else { b.clone() };
     let r = b.rank();
@@ -118,8 +132,22 @@ pub fn solve(a: &Tensor, b: &Tensor) -> Tensor {
 /// identity).
 #[track_caller]
 pub fn inv(a: &Tensor) -> Tensor {
+    let location = Location::caller();
+    if let Err(message) = square("inv", a) {
+        return fail(location, message, a.ty().clone());
+    }
     let n = a.shape().last().copied().unwrap_or(0);
     solve(a, &identity(n, a.dtype()).broadcast_to(a.shape()))
+}
+
+/// Ok for a stack of square matrices; else the error of `op` (the functions built on
+/// the LU decomposition need square matrices, which `lu` itself does not).
+fn square(op: &str, a: &Tensor) -> Result<(), String> {
+    let shape = a.shape();
+    match shape {
+        [.., m, n] if m == n => Ok(()),
+        _ => Err(format!("{op}: expects square matrices in the last two axes (rank ≥ 2), got {}", a.ty())),
+    }
 }
 
 /// The `n`×`n` identity matrix of `dtype`.
@@ -134,6 +162,11 @@ fn identity(n: usize, dtype: ferrax_ir::DType) -> Tensor {
 #[track_caller]
 pub fn slogdet(a: &Tensor) -> (Tensor, Tensor) {
     let location = Location::caller();
+    if let Err(message) = square("slogdet", a) {
+        let ty = Type::new(a.dtype(), &a.shape()[..a.rank().saturating_sub(2)]);
+        let poisoned = fail(location, message, ty);
+        return (poisoned.clone(), poisoned);
+    }
     let (diagonal, parity) = lu_diagonal(a, location);
     let sign = diagonal.sign().prod_axes([diagonal.rank().saturating_sub(1)], false) * parity;
     let log_abs = diagonal.abs().log().sum([diagonal.rank().saturating_sub(1)]);
@@ -144,7 +177,11 @@ pub fn slogdet(a: &Tensor) -> (Tensor, Tensor) {
 /// decomposition; `d det / d a = det·a⁻ᵀ`.
 #[track_caller]
 pub fn det(a: &Tensor) -> Tensor {
-    let (diagonal, parity) = lu_diagonal(a, Location::caller());
+    let location = Location::caller();
+    if let Err(message) = square("det", a) {
+        return fail(location, message, Type::new(a.dtype(), &a.shape()[..a.rank().saturating_sub(2)]));
+    }
+    let (diagonal, parity) = lu_diagonal(a, location);
     diagonal.prod_axes([diagonal.rank().saturating_sub(1)], false) * parity
 }
 

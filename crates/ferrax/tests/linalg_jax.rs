@@ -1,7 +1,8 @@
 //! Values and gradients of `ferrax::linalg` and the sorting ops against JAX's, from the
 //! committed fixture `fixtures/jax_grads.txt` (made by `fixtures/make_jax_grads.py`,
 //! which defines the same objectives in JAX: well-posed inputs built from one
-//! unconstrained matrix, sign-invariant outputs, fixed weights).
+//! unconstrained matrix, sign-invariant outputs, fixed weights; the LU of a tall 4×3
+//! matrix and of its wide transpose).
 
 use ferrax::linalg::{self, Ord};
 use ferrax::{Array, Tensor, value_and_grad};
@@ -81,6 +82,8 @@ fn objectives(b: &Array) -> Vec<(&'static str, Objective)> {
         ),
         ("norm_nuc", Box::new(|m: Tensor| linalg::norm(&m, Ord::Nuc))),
         ("norm_2", Box::new(|m: Tensor| linalg::norm(&m, Ord::P(2.0)))),
+        ("lu_tall", Box::new(|r: Tensor| wsum(&linalg::lu(&r).0, 1.4))),
+        ("lu_wide", Box::new(|r: Tensor| wsum(&linalg::lu(&r.transpose()).0, 1.5))),
         ("sort", Box::new(|x: Tensor| wsum(&x.sort(0), 1.2))),
         ("top_k", Box::new(|x: Tensor| wsum(&x.top_k(3).0, 1.3))),
     ]
@@ -93,11 +96,16 @@ fn values_and_gradients_match_jax() {
     let m = Array::from_f64(&[3, 3], get("M")).unwrap();
     let b = Array::from_f64(&[3, 2], get("B")).unwrap();
     let x = Array::from_f64(&[6], get("X")).unwrap();
+    let r = Array::from_f64(&[4, 3], get("R")).unwrap();
     let objectives = objectives(&b);
     let mut checked = 0;
     for (name, f) in objectives {
         let want = get(name);
-        let arg = if matches!(name, "sort" | "top_k") { x.clone() } else { m.clone() };
+        let arg = match name {
+            "sort" | "top_k" => x.clone(),
+            "lu_tall" | "lu_wide" => r.clone(),
+            _ => m.clone(),
+        };
         let (value, grad) = value_and_grad(|t: Tensor| f(t)).call(&arg).unwrap();
         let (value, grad) = (value.to_f64_vec()[0], grad.to_f64_vec());
         let scale = want[1..].iter().fold(1.0f64, |s, g| s.max(g.abs()));
@@ -108,5 +116,5 @@ fn values_and_gradients_match_jax() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 13);
+    assert_eq!(checked, 15);
 }

@@ -1,7 +1,8 @@
 //! Host routines of the factorisations and solves (`cholesky`, `triangular_solve`,
-//! `eigh`, `qr`, `svd`): faer's blocked Cholesky, triangular solves, self-adjoint
-//! eigendecomposition, Householder QR and SVD on each matrix of the batch, in the
-//! operands' dtype, called from an opaque step of the schedule as the GEMM is.
+//! `eigh`, `lu`, `qr`, `svd`): faer's blocked Cholesky, triangular solves, self-adjoint
+//! eigendecomposition, LU with partial pivoting (in `factor/lu.rs`), Householder QR and
+//! SVD on each matrix of the batch, in the operands' dtype, called from an opaque step of
+//! the schedule as the GEMM is.
 //!
 //! Semantics are the primitives' (`ferrax_ir::prim::LinalgOp`): only the lower triangle
 //! of a `cholesky` operand is read (it is copied into the result, which faer factors in
@@ -32,6 +33,9 @@ use faer::traits::RealField;
 use faer::{Mat, Par};
 use ferrax_ir::DType;
 use ferrax_ir::prim::TriSolve;
+
+mod lu;
+pub(crate) use lu::Lu;
 
 /// One `cholesky`: `batch` matrices of `n`×`n`.
 #[derive(Clone, Debug)]

@@ -132,8 +132,11 @@ pub(crate) fn eigh(a: &Tensor, p: Eigh, location: Loc) -> (Tensor, Tensor) {
 /// `lu(a)`: `(lu, pivots, permutation)`, the packed factors and two i32 row orders.
 pub(crate) fn lu(a: &Tensor, location: Loc) -> (Tensor, Tensor, Tensor) {
     let rows: Shape = a.shape()[..a.rank().saturating_sub(1)].iter().copied().collect();
-    let ints = Type { dtype: DType::I32, shape: rows };
-    let fallback = [a.ty().clone(), ints.clone(), ints];
+    let mut steps = rows.clone();
+    if let ([.., m, n], Some(last)) = (a.shape(), steps.last_mut()) {
+        *last = (*m).min(*n);
+    }
+    let fallback = [a.ty().clone(), Type { dtype: DType::I32, shape: steps }, Type { dtype: DType::I32, shape: rows }];
     let mut out = crate::tracer::emit(Prim::Linalg(LinalgOp::Lu), &[a], location, &fallback).into_iter();
     match (out.next(), out.next(), out.next()) {
         (Some(lu), Some(pivots), Some(perm)) => (lu, pivots, perm),

@@ -9,6 +9,7 @@ mod qr;
 mod svd;
 mod triangular;
 pub use eigh::{Eigh, pivot as eigh_pivot};
+pub use lu::factor as lu_factor;
 pub use qr::{Qr, complement as qr_complement};
 pub use svd::{Svd, canonical as svd_canonical};
 pub use triangular::TriSolve;
@@ -562,7 +563,8 @@ pub enum LinalgOp {
     TriangularSolve(TriSolve),
     /// `(v, w)`: eigenvectors and ascending eigenvalues of symmetric matrices.
     Eigh(Eigh),
-    /// `(lu, pivots, permutation)`: LU decomposition with partial pivoting.
+    /// `(lu, pivots, permutation)`: LU decomposition with partial pivoting of `m`×`n`
+    /// matrices (square or not).
     Lu,
     /// `(q, r)`: Householder QR decomposition.
     Qr(Qr),
@@ -688,9 +690,10 @@ pub(crate) fn eval_all(op: &LinalgOp, a: &[&Array]) -> Result<Vec<Array>, String
 /// of the left operand); for the factorisations and solves, the `K` that makes the cost
 /// model's `2·out·K` their flop count, from the matrix size `n` (the last axis of the
 /// first operand): `cholesky` n³/3 a matrix (K = n/6), `triangular_solve` m² per column
-/// of b (K = m/2), `eigh` about 9n³ (K = 4.5n), `lu` 2n³/3 (K = n/3). `qr` and `svd`
-/// take the shorter side `k` and the longer `l` of an `m`×`n` matrix, against the
-/// elements of their first result: `qr` about `4lk²` (Householder's `2lk² − 2k³/3` for
+/// of b (K = m/2), `eigh` about 9n³ (K = 4.5n). `lu`, `qr` and `svd` take the shorter
+/// side `k` and the longer `l` of an `m`×`n` matrix, against the elements of their first
+/// result: `lu` `lk² − k³/3` as LAPACK's `getrf` (2n³/3 square; K = k·(3l − k)/(6l),
+/// n/3 square), `qr` about `4lk²` (Householder's `2lk² − 2k³/3` for
 /// `r` and as much again to form `q`; K = 2k²·l/(q's elements per matrix)), `svd` about
 /// `4lk² + 8k³` with its vectors (bidiagonalisation, its SVD and the back
 /// transformations; against `u`'s elements likewise) and `4lk²` for the values alone
@@ -708,7 +711,9 @@ pub(crate) fn contracted_size(op: &LinalgOp, lhs: &Type) -> u64 {
         LinalgOp::Cholesky => n / 6,
         LinalgOp::TriangularSolve(_) => n / 2,
         LinalgOp::Eigh(_) => n * 9 / 2,
-        LinalgOp::Lu => n / 3,
+        LinalgOp::Lu => {
+            short.saturating_mul(long.saturating_mul(3).saturating_sub(short)) / long.saturating_mul(6).max(1)
+        }
         LinalgOp::Qr(p) => {
             let cols = if p.full_matrices { m } else { short };
             2u64.saturating_mul(short).saturating_mul(short).saturating_mul(long) / per_matrix(m, cols)

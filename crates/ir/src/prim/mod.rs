@@ -26,7 +26,7 @@ pub mod unary;
 pub use binary::{BinaryOp, CompareOp, TernaryOp};
 pub use control::{ControlOp, LinearSolveParams, RematPolicy, RootParams, ScanParams};
 pub use index::IndexOp;
-pub use linalg::{DotDims, Eigh, LinalgOp, Qr, Svd, TriSolve, eigh_pivot, qr_complement, svd_canonical};
+pub use linalg::{DotDims, Eigh, LinalgOp, Qr, Svd, TriSolve, eigh_pivot, lu_factor, qr_complement, svd_canonical};
 pub use memory::MemoryOp;
 pub use props::{Class, Flops, Props, Replicates};
 pub use random::RandomOp;

@@ -1,6 +1,6 @@
 //! Opaque primitives (those the schedule leaves as single equations: `scatter_add`,
 //! `dynamic_update_slice`, `cumsum`, `random_bits`, `cholesky`, `triangular_solve`,
-//! `eigh`, `qr`, `svd`, and anything else fuse leaves; the linear algebra runs faer's routines,
+//! `eigh`, `lu`, `qr`, `svd`, and anything else fuse leaves; the linear algebra runs faer's routines,
 //! `crate::factor`).
 //!
 //! `random_bits` (the public Threefry helpers of `ferrax_ir`), `cumsum` (the
@@ -13,7 +13,7 @@
 //! operands in and out.
 
 use super::buf::{read_array, write_array};
-use crate::factor::{Eig, Factor, Qr, Solve, Svd};
+use crate::factor::{Eig, Factor, Lu, Qr, Solve, Svd};
 use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::elements::Num;
 use ferrax_ir::prim::random::{key_words, random_words};
@@ -37,6 +37,8 @@ pub(crate) enum Opaque {
     TriangularSolve(crate::factor::Solve),
     /// `eigh` with faer (`crate::factor`).
     Eigh(crate::factor::Eig),
+    /// `lu` with faer (`crate::factor`).
+    Lu(crate::factor::Lu),
     /// `qr` with faer (`crate::factor`).
     Qr(crate::factor::Qr),
     /// `svd` with faer (`crate::factor`).
@@ -96,6 +98,12 @@ impl Opaque {
                 let r = sh.len();
                 let (dtype, lower, n) = (ins[0].dtype, p.lower, sh[r - 1]);
                 return Ok(Opaque::Eigh(Eig { dtype, lower, batch: sh[..r - 2].iter().product(), n }));
+            }
+            Prim::Linalg(LinalgOp::Lu) if ins.len() == 1 && ins[0].rank() >= 2 => {
+                let sh = &ins[0].shape;
+                let r = sh.len();
+                let (dtype, m, n) = (ins[0].dtype, sh[r - 2], sh[r - 1]);
+                return Ok(Opaque::Lu(Lu { dtype, batch: sh[..r - 2].iter().product(), m, n }));
             }
             Prim::Linalg(LinalgOp::Qr(p)) if ins.len() == 1 && ins[0].rank() >= 2 => {
                 let sh = &ins[0].shape;
@@ -202,6 +210,8 @@ impl Opaque {
             Opaque::TriangularSolve(s) => unsafe { s.run(ins[0], ins[1], outs[0]) },
             // SAFETY: as above (two results: v, then w).
             Opaque::Eigh(e) => unsafe { e.run(ins[0], outs[0], outs[1]) },
+            // SAFETY: as above (three results: lu, pivots, permutation).
+            Opaque::Lu(l) => unsafe { l.run(ins[0], outs[0], outs[1], outs[2]) },
             // SAFETY: as above (two results: q, then r).
             Opaque::Qr(q) => unsafe { q.run(ins[0], outs[0], outs[1]) },
             // SAFETY: as above (u, s, vt, or s alone).
