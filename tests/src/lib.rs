@@ -572,10 +572,12 @@ pub fn all_primitive_names() -> Vec<&'static str> {
     all_primitives().iter().map(Prim::name).collect()
 }
 
+mod conv_rows;
 mod implicit_rows;
 mod linalg_rows;
 mod rows;
 
+pub use conv_rows::{ConvCase, conv_cases};
 pub use rows::{F32_PRIMS, F32_TOLERANCE, table};
 
 /// `module` with its entry returning one float scalar: the sum of every element of

@@ -230,7 +230,7 @@ pub(crate) fn out_size(input: usize, k: usize, stride: usize, pad: (i64, i64), l
 
 /// The type rule (which is also the verifier's check): the layouts, the per-axis lists,
 /// the group counts against the feature and batch sizes, and the result shape.
-pub(crate) fn infer_conv(c: &Conv, inputs: &[Type]) -> Result<Vec<Type>, String> {
+pub fn infer_conv(c: &Conv, inputs: &[Type]) -> Result<Vec<Type>, String> {
     let op = "conv_general_dilated";
     expect_arity(op, inputs, 2)?;
     let (lhs, rhs) = (&inputs[0], &inputs[1]);
