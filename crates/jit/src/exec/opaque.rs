@@ -1,7 +1,8 @@
 //! Opaque primitives (those the schedule leaves as single equations: `scatter_add`,
 //! `dynamic_update_slice`, `cumsum`, `random_bits`, `cholesky`, `triangular_solve`,
-//! `eigh`, `qr`, `svd`, and anything else fuse leaves; the linear algebra runs faer's routines,
-//! `crate::factor`).
+//! `eigh`, `qr`, `svd`, `conv_general_dilated`, and anything else fuse leaves; the linear
+//! algebra runs faer's routines, `crate::factor`; convolutions are im2col blocks and faer's
+//! GEMM, `crate::conv`).
 //!
 //! `random_bits` (the public Threefry helpers of `ferrax_ir`), `cumsum` (the
 //! interpreter's summation order: each running sum starts from 0 and adds one element
@@ -41,6 +42,8 @@ pub(crate) enum Opaque {
     Qr(crate::factor::Qr),
     /// `svd` with faer (`crate::factor`).
     Svd(crate::factor::Svd),
+    /// `conv_general_dilated`: im2col blocks and faer (`crate::conv`).
+    Conv(crate::conv::ConvPlan),
     /// Any other primitive, through the interpreter.
     Interp { module: Module, ins: Vec<Type>, outs: Vec<Type> },
 }
@@ -132,6 +135,11 @@ impl Opaque {
                     update: ins[1].shape.to_vec(),
                 });
             }
+            Prim::Conv(ferrax_ir::prim::ConvOp::ConvGeneralDilated(c)) if ins.len() == 2 && outs.len() == 1 => {
+                if let Ok(plan) = crate::conv::ConvPlan::new(c, &ins[0], &ins[1], &outs[0]) {
+                    return Ok(Opaque::Conv(plan));
+                }
+            }
             _ => {}
         }
         let mut f = Func::new("opaque");
@@ -155,7 +163,14 @@ impl Opaque {
     ///
     /// # Safety
     /// Every pointer is a valid buffer of its type; outputs do not overlap inputs.
-    pub(crate) unsafe fn run(&self, ins: &[*mut u8], outs: &[*mut u8], options: &EvalOptions) -> Result<(), String> {
+    /// `threads` bounds the threads a large routine (`conv_general_dilated`) may use.
+    pub(crate) unsafe fn run(
+        &self,
+        ins: &[*mut u8],
+        outs: &[*mut u8],
+        options: &EvalOptions,
+        threads: usize,
+    ) -> Result<(), String> {
         match self {
             Opaque::RandomBits { count } => {
                 // SAFETY: the key is an i32[2] buffer.
@@ -206,6 +221,11 @@ impl Opaque {
             Opaque::Qr(q) => unsafe { q.run(ins[0], outs[0], outs[1]) },
             // SAFETY: as above (u, s, vt, or s alone).
             Opaque::Svd(s) => unsafe { s.run(ins[0], outs) },
+            Opaque::Conv(plan) => {
+                // SAFETY: by the caller's contract (the operands have the planned types).
+                unsafe { plan.run(ins[0], ins[1], outs[0], threads) };
+                Ok(())
+            }
             // SAFETY: by the caller's contract.
             Opaque::Interp { module, ins: tys, outs: out_tys } => unsafe {
                 interpret(module, tys, out_tys, ins, outs, options)
