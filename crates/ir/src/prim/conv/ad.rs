@@ -106,9 +106,9 @@ fn transpose_lhs(em: &mut Emitter, c: &Conv, ct: Value, lhs_ty: &Type, rhs: Valu
         let lhs_d = dilated(lhs_ty.shape[ls.spatial[k]], c.lhs_dilation[k])?;
         let rhs_d = dilated(rhs_shape[rs.spatial[k]], c.rhs_dilation[k])?;
         let out_d = dilated(ct_shape[os.spatial[k]], c.window_strides[k])?;
-        let before = rhs_d - c.padding[k].0 - 1;
+        let before = rhs_d - i128::from(c.padding[k].0) - 1;
         let after = lhs_d + rhs_d - 1 - out_d - before;
-        padding.push((before, after));
+        padding.push((pad_amount(before)?, pad_amount(after)?));
     }
     let kernel = em.op(Prim::Shape(super::super::ShapeOp::Rev { axes: rs.spatial.clone() }), &[kernel])?;
     let spec = [os, rs.swapped(), ls.clone()];
@@ -146,7 +146,7 @@ fn transpose_rhs(em: &mut Emitter, c: &Conv, ct: Value, lhs: Value, rhs_ty: &Typ
         let rhs_d = dilated(rhs_ty.shape[rs.spatial[k]], c.rhs_dilation[k])?;
         let out_d = dilated(ct_shape[os.spatial[k]], c.window_strides[k])?;
         let lo = c.padding[k].0;
-        padding.push((lo, (out_d - lhs_d) + (rhs_d - lo - 1)));
+        padding.push((lo, pad_amount((out_d - lhs_d) + (rhs_d - i128::from(lo) - 1))?));
     }
     let spec = [ls.swapped(), os.swapped(), rs.swapped()];
     let axes = PerAxis {
@@ -160,11 +160,16 @@ fn transpose_rhs(em: &mut Emitter, c: &Conv, ct: Value, lhs: Value, rhs_ty: &Typ
     to_dtype(em, out, rhs_ty.dtype)
 }
 
-/// A dilated size as a signed padding amount.
-fn dilated(n: usize, d: usize) -> Result<i64, String> {
+/// A dilated size, wide enough that the padding arithmetic cannot overflow.
+fn dilated(n: usize, d: usize) -> Result<i128, String> {
     dilate(n, d)
-        .and_then(|s| i64::try_from(s).ok())
+        .and_then(|s| i128::try_from(s).ok())
         .ok_or_else(|| format!("conv_general_dilated: size {n} dilated by {d} overflows"))
+}
+
+/// A computed padding amount as the attribute's integer.
+fn pad_amount(p: i128) -> Result<i64, String> {
+    i64::try_from(p).map_err(|_| format!("conv_general_dilated: the transposed padding {p} overflows"))
 }
 
 /// The per-spatial-axis lists of a convolution being built, in the order of the
