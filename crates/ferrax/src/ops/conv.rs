@@ -163,16 +163,17 @@ impl ConvSpec {
                 }
                 let mut pads = Vec::with_capacity(n);
                 for k in 0..n {
-                    let input = to_i64(lhs[ls.spatial[k]])?;
-                    let taps = to_i64(rhs[rs.spatial[k]])?;
-                    let (stride, rd) = (to_i64(strides[k])?, to_i64(rhs_dilation[k])?);
+                    // i128: no product of sizes, strides and dilations overflows.
+                    let input = wide(lhs[ls.spatial[k]]);
+                    let taps = wide(rhs[rs.spatial[k]]);
+                    let (stride, rd) = (wide(strides[k]), wide(rhs_dilation[k]));
                     if stride == 0 {
                         return Err(format!("window_strides must be at least 1, got {strides:?}"));
                     }
                     let window = if taps == 0 { 0 } else { (taps - 1) * rd + 1 };
                     let out = (input + stride - 1) / stride;
                     let total = ((out - 1) * stride + window - input).max(0);
-                    let (small, large) = (total / 2, total - total / 2);
+                    let (small, large) = (to_i64(total / 2)?, to_i64(total - total / 2)?);
                     pads.push(if self.padding == Padding::Same { (small, large) } else { (large, small) });
                 }
                 pads
@@ -191,9 +192,14 @@ impl ConvSpec {
     }
 }
 
-/// A size as a padding amount (sizes of real tensors always fit).
-fn to_i64(n: usize) -> Result<i64, String> {
-    i64::try_from(n).map_err(|_| format!("size {n} does not fit a padding amount"))
+/// A size or attribute as a wide integer for the padding arithmetic.
+fn wide(n: usize) -> i128 {
+    i128::try_from(n).unwrap_or(i128::MAX)
+}
+
+/// A padding amount as the attribute's integer.
+fn to_i64(n: i128) -> Result<i64, String> {
+    i64::try_from(n).map_err(|_| format!("the padding {n} does not fit an i64"))
 }
 
 /// JAX's default layouts for `n` spatial axes: `NC...`, `OI...`, `NC...`.
