@@ -1,7 +1,7 @@
 //! `conv_general_dilated` over many configurations (`ferrax_tests::conv_cases`):
 //! jvp and vjp against finite differences in f64 (orders 1 and 2), vmap with the batch
 //! on the input, on the kernel and on both (at various axes) against a loop over the
-//! examples, and a 16-bit run against the f32 one.
+//! examples, a 16-bit run against the f32 one, and the JIT against the interpreter.
 
 use ferrax_ir::array::Data;
 use ferrax_ir::{Array, DType, EvalOptions, Module, Type, eval_entry, parse, verify};
@@ -136,4 +136,44 @@ fn module_text_preferred(case: &ConvCase, dtype: DType) -> String {
         "func @f(%a: {l}, %b: {r}) -> ({o}) {{\n  %c: {o} = conv_general_dilated[{}](%a, %b)\n  return %c\n}}\n",
         case.attrs()
     )
+}
+
+/// The JIT's convolution (im2col blocks and faer's GEMM) against the interpreter under
+/// the JIT's agreement policy, in f32 and f64, on one and two threads; the cases are
+/// the table's plus larger ones, so several blocks (and both threads) are used.
+#[test]
+fn jit_matches_the_interpreter() {
+    let mut cases = conv_cases();
+    let big = |label, lhs: &[usize], rhs: &[usize], dn: [&str; 3], g: usize, pad: i64| ConvCase {
+        label,
+        lhs: lhs.to_vec(),
+        rhs: rhs.to_vec(),
+        conv: ferrax_ir::prim::Conv {
+            window_strides: vec![1, 1],
+            padding: vec![(pad, pad); 2],
+            lhs_dilation: vec![1, 1],
+            rhs_dilation: vec![1, 1],
+            dimension_numbers: dn.map(str::to_string),
+            feature_group_count: g,
+            batch_group_count: 1,
+            preferred: None,
+        },
+    };
+    cases.push(big("W8-like NHWC", &[8, 16, 16, 8], &[3, 3, 8, 16], ["NHWC", "HWIO", "NHWC"], 1, 1));
+    cases.push(big("NCHW grouped, big", &[3, 8, 10, 10], &[3, 3, 2, 12], ["NCHW", "HWIO", "NCHW"], 4, 0));
+    for case in cases {
+        for dtype in [DType::F32, DType::F64] {
+            let m = module(&case, dtype);
+            let mut rng = SplitMix::seeded(case.label);
+            let args = [random(&Type::new(dtype, &case.lhs), &mut rng), random(&Type::new(dtype, &case.rhs), &mut rng)];
+            let want = run(&m, &args);
+            for threads in [1, 2] {
+                let options = ferrax_jit::JitOptions { threads, ..Default::default() };
+                let exe = ferrax_jit::compile(&m, &options).unwrap_or_else(|e| panic!("{}: {e}", case.label));
+                let got = exe.call(&args).unwrap_or_else(|e| panic!("{}: {e}", case.label));
+                ferrax_jit::policy::agree_for(&m, "f", &args, &want, &got)
+                    .unwrap_or_else(|e| panic!("{} in {dtype} on {threads} threads: {e}", case.label));
+            }
+        }
+    }
 }

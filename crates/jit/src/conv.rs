@@ -1,8 +1,8 @@
 //! `conv_general_dilated` as blocked im2col packing plus faer's GEMM.
 //!
 //! The result positions (the result's batch and spatial axes) are cut into blocks of
-//! [`ROWS`] rows. For each block and group, the input patches are packed into a
-//! contiguous `[rows, taps·I]` matrix (zeros where a tap falls on padding or on a
+//! at least [`ROWS`] rows (about [`PACKED`] packed elements). For each block and group,
+//! the input patches are packed into a contiguous `[rows, taps·I]` matrix (zeros where a tap falls on padding or on a
 //! dilation hole), multiplied by the group's kernel, packed once per run as
 //! `[taps·I, O/groups]`, with one sequential faer call, and the `[rows, O/groups]`
 //! product is scattered into the result by its strides. Blocks are independent, so
@@ -24,8 +24,11 @@ use ferrax_ir::prim::Conv;
 use ferrax_ir::prim::conv::specs;
 use ferrax_ir::{DType, Type};
 
-/// Result positions per packed block.
+/// The fewest result positions per packed block.
 const ROWS: usize = 128;
+
+/// Packed patch elements per block: with the block's product, about what stays in L2.
+const PACKED: usize = 1 << 15;
 
 /// One spatial axis.
 struct Axis {
@@ -200,14 +203,21 @@ impl ConvPlan {
 
     /// Runs `f` on every block of result positions, on `threads` threads.
     fn for_each_block(&self, threads: usize, f: &(dyn Fn((usize, usize)) + Sync)) {
-        let blocks = self.positions.div_ceil(ROWS);
-        let block = |b: usize| f((b * ROWS, ((b + 1) * ROWS).min(self.positions)));
+        let rows = self.block_rows();
+        let blocks = self.positions.div_ceil(rows);
+        let block = |b: usize| f((b * rows, ((b + 1) * rows).min(self.positions)));
         if threads <= 1 || blocks < 2 {
             (0..blocks).for_each(block);
         } else {
             let t = threads.min(blocks);
             crate::pool::Pool::global().run(t, &|i| (blocks * i / t..blocks * (i + 1) / t).for_each(block));
         }
+    }
+
+    /// Result positions per block: about [`PACKED`] packed elements, at least [`ROWS`].
+    fn block_rows(&self) -> usize {
+        let k = (self.taps * self.in_per_group).max(1);
+        (PACKED / k).clamp(ROWS, 8 * ROWS)
     }
 
     /// The result position `p` (row-major over batch and the spatial axes in the
@@ -222,22 +232,32 @@ impl ConvPlan {
 
     /// Packs the patches of positions `rows` for group `t` as `[rows, (tap, i)]`.
     unsafe fn pack<T: Copy + Default>(&self, lhs: *const T, rows: (usize, usize), t: usize, patches: &mut [T]) {
-        let k = self.taps * self.in_per_group;
-        let (feature0, batch0) = if self.feature_groups { (t * self.in_per_group, 0) } else { (0, t * self.out_batch) };
+        let (ipg, fs) = (self.in_per_group, self.lhs_feature_step);
+        let k = self.taps * ipg;
+        let (feature0, batch0) = if self.feature_groups { (t * ipg, 0) } else { (0, t * self.out_batch) };
         let mut index = vec![0usize; self.axes.len()];
         let mut tap = vec![0usize; self.axes.len()];
+        // Per axis: the window's first position in the dilated, padded input.
+        let mut start = vec![0isize; self.axes.len()];
         for (r, p) in (rows.0..rows.1).enumerate() {
             let b = self.position(p, &mut index) + batch0;
-            let base = b as isize * self.lhs_batch_step + feature0 as isize * self.lhs_feature_step;
+            let base = b as isize * self.lhs_batch_step + feature0 as isize * fs;
+            for ((s, a), &i) in start.iter_mut().zip(&self.axes).zip(&index) {
+                *s = i as isize * a.stride - a.lo;
+            }
             let row = &mut patches[r * k..(r + 1) * k];
             tap.iter_mut().for_each(|x| *x = 0);
-            for s in 0..self.taps {
-                let dst = &mut row[s * self.in_per_group..(s + 1) * self.in_per_group];
-                match self.tap_offset(&index, &tap) {
+            for dst in row.chunks_exact_mut(ipg) {
+                match self.tap_offset(&start, &tap) {
+                    // SAFETY: the tap is inside the input (checked by tap_offset), and
+                    // so are its `ipg` features.
+                    Some(off) if fs == 1 => unsafe {
+                        dst.copy_from_slice(std::slice::from_raw_parts(lhs.offset(base + off), ipg))
+                    },
                     Some(off) => {
                         for (i, d) in dst.iter_mut().enumerate() {
-                            // SAFETY: the tap is inside the input (checked by tap_offset).
-                            *d = unsafe { lhs.offset(base + off + i as isize * self.lhs_feature_step).read() };
+                            // SAFETY: as above.
+                            *d = unsafe { lhs.offset(base + off + i as isize * fs).read() };
                         }
                     }
                     None => dst.fill(T::default()),
@@ -247,16 +267,23 @@ impl ConvPlan {
         }
     }
 
-    /// The input offset of tap `tap` of the window at `index`, or `None` on padding or
-    /// a dilation hole.
-    fn tap_offset(&self, index: &[usize], tap: &[usize]) -> Option<isize> {
+    /// The input offset of tap `tap` of the window starting at `start`, or `None` on
+    /// padding or a dilation hole.
+    fn tap_offset(&self, start: &[isize], tap: &[usize]) -> Option<isize> {
         let mut off = 0;
-        for ((a, &i), &s) in self.axes.iter().zip(index).zip(tap) {
-            let q = i as isize * a.stride + s as isize * a.rd - a.lo;
-            if q < 0 || q % a.ld != 0 || q / a.ld >= a.input {
+        for ((a, &s0), &s) in self.axes.iter().zip(start).zip(tap) {
+            let q = s0 + s as isize * a.rd;
+            let q = if a.ld == 1 {
+                q
+            } else if q % a.ld == 0 {
+                q / a.ld
+            } else {
+                return None;
+            };
+            if q < 0 || q >= a.input {
                 return None;
             }
-            off += q / a.ld * a.lhs_step;
+            off += q * a.lhs_step;
         }
         Some(off)
     }
