@@ -160,22 +160,22 @@ impl ConvPlan {
             });
             return;
         }
-        // The kernel of each group as `[k, n]`, row (tap, i), column j.
+        // The kernel of each group as `[k, n]`, row (tap, i), column j: written row by
+        // row, each row read along the kernel's `O` axis.
         let mut kernels = vec![T::default(); groups * k * n];
-        for t in 0..groups {
-            for j in 0..n {
-                let o = t * n + j;
-                for i in 0..self.in_per_group {
-                    let mut tap = vec![0usize; self.axes.len()];
-                    for s in 0..self.taps {
-                        let off: usize = self.axes.iter().zip(&tap).map(|(a, &p)| p * a.rhs_step).sum();
-                        let row = s * self.in_per_group + i;
+        let mut tap = vec![0usize; self.axes.len()];
+        for (t, group) in kernels.chunks_exact_mut(k * n).enumerate() {
+            tap.iter_mut().for_each(|x| *x = 0);
+            for taps in group.chunks_exact_mut(self.in_per_group * n) {
+                let off: usize = self.axes.iter().zip(&tap).map(|(a, &p)| p * a.rhs_step).sum();
+                for (i, row) in taps.chunks_exact_mut(n).enumerate() {
+                    let src = t * n * self.rhs_out_step + i * self.rhs_in_step + off;
+                    for (j, d) in row.iter_mut().enumerate() {
                         // SAFETY: the offset is inside the kernel (indices within its shape).
-                        kernels[(t * k + row) * n + j] =
-                            unsafe { rhs.add(o * self.rhs_out_step + i * self.rhs_in_step + off).read() };
-                        advance(&mut tap, &self.axes);
+                        *d = unsafe { rhs.add(src + j * self.rhs_out_step).read() };
                     }
                 }
+                advance(&mut tap, &self.axes);
             }
         }
         let lhs = SendConst(lhs);
@@ -201,9 +201,11 @@ impl ConvPlan {
         });
     }
 
-    /// Runs `f` on every block of result positions, on `threads` threads.
+    /// Runs `f` on every block of result positions, on `threads` threads (with few
+    /// positions and long rows, as a kernel's gradient has, the blocks shrink so that
+    /// every thread gets one).
     fn for_each_block(&self, threads: usize, f: &(dyn Fn((usize, usize)) + Sync)) {
-        let rows = self.block_rows();
+        let rows = self.block_rows().min(self.positions.div_ceil(threads.max(1)).max(8));
         let blocks = self.positions.div_ceil(rows);
         let block = |b: usize| f((b * rows, ((b + 1) * rows).min(self.positions)));
         if threads <= 1 || blocks < 2 {
