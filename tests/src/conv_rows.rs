@@ -29,7 +29,7 @@ impl ConvCase {
 
     /// The attribute list as the text form writes it.
     pub fn attrs(&self) -> String {
-        Prim::Conv(ConvOp::ConvGeneralDilated(self.conv.clone()))
+        Prim::Conv(ConvOp::ConvGeneralDilated(Box::new(self.conv.clone())))
             .attrs()
             .iter()
             .map(|(k, v)| format!("{k}={v}"))

@@ -379,7 +379,7 @@ pub fn all_primitives() -> Vec<Prim> {
         Prim::Memory(MemoryOp::Reload),
         Prim::Sort(SortOp::Sort { dimension: 0, is_stable: true, num_keys: 1 }),
         Prim::Sort(SortOp::TopK { k: 1 }),
-        Prim::Conv(ConvOp::ConvGeneralDilated(ferrax_ir::prim::Conv {
+        Prim::Conv(ConvOp::ConvGeneralDilated(Box::new(ferrax_ir::prim::Conv {
             window_strides: vec![1],
             padding: vec![(0, 0)],
             lhs_dilation: vec![1],
@@ -388,7 +388,7 @@ pub fn all_primitives() -> Vec<Prim> {
             feature_group_count: 1,
             batch_group_count: 1,
             preferred: None,
-        })),
+        }))),
         Prim::Control(ControlOp::Call { func: f("g") }),
         Prim::Control(ControlOp::Cond { branches: vec![f("g")] }),
         Prim::Control(ControlOp::While { cond: f("c"), body: f("b"), max_iters: None }),

@@ -231,5 +231,5 @@ pub(crate) fn conv_general_dilated(lhs: &Tensor, rhs: &Tensor, conv: ferrax_ir::
         .ok()
         .and_then(|mut t| t.pop())
         .unwrap_or_else(|| lhs.ty().clone());
-    emit1(Prim::Conv(ferrax_ir::prim::ConvOp::ConvGeneralDilated(conv)), &[lhs, rhs], location, fallback)
+    emit1(Prim::Conv(ferrax_ir::prim::ConvOp::ConvGeneralDilated(Box::new(conv))), &[lhs, rhs], location, fallback)
 }

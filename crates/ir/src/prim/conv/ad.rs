@@ -119,7 +119,7 @@ fn transpose_lhs(em: &mut Emitter, c: &Conv, ct: Value, lhs_ty: &Type, rhs: Valu
         rhs_dilation: c.rhs_dilation.clone(),
     };
     let conv = build(&spec, axes, groups, 1)?;
-    let mut out = em.op(Prim::Conv(ConvOp::ConvGeneralDilated(conv)), &[ct, kernel])?;
+    let mut out = em.op(Prim::Conv(ConvOp::ConvGeneralDilated(Box::new(conv))), &[ct, kernel])?;
     if b > 1 {
         out = reshape_axis_out_of(em, ls.feature, b, out)?;
         out = reshape_axis_into(em, ls.feature, ls.batch, out)?;
@@ -156,7 +156,7 @@ fn transpose_rhs(em: &mut Emitter, c: &Conv, ct: Value, lhs: Value, rhs_ty: &Typ
         rhs_dilation: c.window_strides.clone(),
     };
     let conv = build(&spec, axes, g, b)?;
-    let out = em.op(Prim::Conv(ConvOp::ConvGeneralDilated(conv)), &[lhs, ct])?;
+    let out = em.op(Prim::Conv(ConvOp::ConvGeneralDilated(Box::new(conv))), &[lhs, ct])?;
     to_dtype(em, out, rhs_ty.dtype)
 }
 

@@ -50,8 +50,8 @@ pub(crate) fn batch(
     }
     let (g, b) = (c.feature_group_count, c.batch_group_count);
     let conv = |em: &mut Emitter, l: Value, r: Value, g: usize, b: usize| {
-        let p = Conv { feature_group_count: g, batch_group_count: b, ..c.clone() };
-        em.op(Prim::Conv(ConvOp::ConvGeneralDilated(p)), &[l, r])
+        let p = Conv { feature_group_count: g, batch_group_count: b, ..(**c).clone() };
+        em.op(Prim::Conv(ConvOp::ConvGeneralDilated(Box::new(p))), &[l, r])
     };
     let grow = |n: usize, what: &str| {
         n.checked_mul(size).ok_or_else(|| format!("{name}: {what} times the batch size {size} overflows"))

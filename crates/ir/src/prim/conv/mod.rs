@@ -49,7 +49,7 @@ use ferrax_array::{DType, Shape};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ConvOp {
     /// `conv_general_dilated`: XLA's general convolution (see the module docs).
-    ConvGeneralDilated(Conv),
+    ConvGeneralDilated(Box<Conv>),
 }
 
 /// The parameters of a `conv_general_dilated`; the per-axis lists have one entry per
@@ -177,7 +177,7 @@ impl ConvOp {
     /// The op named `name`, with placeholder parameters that `visit_attrs` fills.
     pub(crate) fn blank(name: &str) -> Option<ConvOp> {
         match name {
-            "conv_general_dilated" => Some(ConvOp::ConvGeneralDilated(Conv {
+            "conv_general_dilated" => Some(ConvOp::ConvGeneralDilated(Box::new(Conv {
                 window_strides: vec![],
                 padding: vec![],
                 lhs_dilation: vec![],
@@ -186,7 +186,7 @@ impl ConvOp {
                 feature_group_count: 1,
                 batch_group_count: 1,
                 preferred: None,
-            })),
+            }))),
             _ => None,
         }
     }

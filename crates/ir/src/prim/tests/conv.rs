@@ -24,7 +24,7 @@ fn ty(dtype: DType, shape: &[usize]) -> Type {
 fn run(c: &Conv, lhs: (&[usize], Vec<f64>), rhs: (&[usize], Vec<f64>)) -> Array {
     let l = Array::from_f64(lhs.0, lhs.1).unwrap();
     let r = Array::from_f64(rhs.0, rhs.1).unwrap();
-    eval(&ConvOp::ConvGeneralDilated(c.clone()), &[&l, &r]).unwrap()
+    eval(&ConvOp::ConvGeneralDilated(Box::new(c.clone())), &[&l, &r]).unwrap()
 }
 
 #[test]
