@@ -82,3 +82,14 @@ func @bf16_preferred(%x: bf16[1,1,3], %k: bf16[1,3,1]) -> (f32[1,1,1], bf16[1,1,
 ; out0: f32[1,1,1] = [1.0039063]
 ; out1: bf16[1,1,1] = [1.0]
 ; out2: bf16[1,1,1] = [1.0]
+
+; Taps on padding and on dilation holes contribute nothing, not 0·w: an infinite
+; weight there gives no NaN (as XLA); on a real zero it does.
+func @non_finite_kernel(%x: f32[1,2,1], %k: f32[1,1,1]) -> (f32[1,4,1]) {
+  %y: f32[1,4,1] = conv_general_dilated[window_strides=[1], padding=[[1,0]], lhs_dilation=[2], rhs_dilation=[1], dimension_numbers=["NWC","WIO","NWC"], feature_group_count=1, batch_group_count=1, preferred=none](%x, %k)
+  return %y
+}
+; run
+; in: f32[1,2,1] = [0.0, 2.0]
+; in: f32[1,1,1] = [inf]
+; out0: f32[1,4,1] = [0.0, nan, 0.0, inf]

@@ -14,7 +14,10 @@
 //! `t·I..(t+1)·I` and writes output features `t·O/G..`; with `batch_group_count = B`,
 //! group `t` reads the input batch `t·N/B..` and writes output features `t·O/B..`.
 //! Sums run in faer's order over `taps·I` (not the interpreter's), so results agree
-//! with the reference up to reassociation, as `dot_general`'s do.
+//! with the reference up to reassociation, as `dot_general`'s do. Taps on padding or
+//! on dilation holes contribute nothing (as in XLA: `0 · inf` there is not NaN), while
+//! packed zeros times an infinite or NaN weight would be NaN, so a kernel that is not
+//! finite is left to the interpreter's rule (the caller's fallback).
 
 use crate::gemm::GEMM_SPLIT;
 use faer::linalg::matmul::matmul;
@@ -122,33 +125,34 @@ impl ConvPlan {
         })
     }
 
-    /// Computes the result.
+    /// Computes the result; `false` (with nothing written) when the kernel holds an
+    /// infinity or a NaN, which the caller then hands to the interpreter's rule.
     ///
     /// # Safety
     /// The pointers are buffers of the planned types; `out` does not overlap them.
-    pub(crate) unsafe fn run(&self, lhs: *const u8, rhs: *const u8, out: *mut u8, threads: usize) {
+    pub(crate) unsafe fn run(&self, lhs: *const u8, rhs: *const u8, out: *mut u8, threads: usize) -> bool {
         // SAFETY: by the caller's contract.
         unsafe {
             match self.dtype {
                 DType::F32 => self.float::<f32>(lhs as *const f32, rhs as *const f32, out as *mut f32, threads),
                 DType::F64 => self.float::<f64>(lhs as *const f64, rhs as *const f64, out as *mut f64, threads),
                 // Never planned (see `new`).
-                DType::Bool | DType::I32 | DType::BF16 | DType::F16 => {}
+                DType::Bool | DType::I32 | DType::BF16 | DType::F16 => false,
             }
         }
     }
 
-    unsafe fn float<T: faer::traits::ComplexField + Copy + Default>(
+    unsafe fn float<T: faer::traits::ComplexField + Copy + Default + Into<f64>>(
         &self,
         lhs: *const T,
         rhs: *const T,
         out: *mut T,
         threads: usize,
-    ) {
+    ) -> bool {
         let k = self.taps * self.in_per_group;
         let (n, groups) = (self.out_per_group, self.groups);
         if self.positions == 0 || n == 0 {
-            return;
+            return true;
         }
         let out = SendPtr(out);
         if k == 0 {
@@ -158,7 +162,7 @@ impl ConvPlan {
                     unsafe { self.scatter(&vec![T::default(); (rows.1 - rows.0) * n], rows, t, out.get()) };
                 }
             });
-            return;
+            return true;
         }
         // The kernel of each group as `[k, n]`, row (tap, i), column j: written row by
         // row, each row read along the kernel's `O` axis.
@@ -177,6 +181,11 @@ impl ConvPlan {
                 }
                 advance(&mut tap, &self.axes);
             }
+        }
+        // A tap on padding or on a dilation hole contributes nothing (XLA's semantics),
+        // but a packed zero times an infinite or NaN weight would give NaN.
+        if !kernels.iter().all(|&w| w.into().is_finite()) {
+            return false;
         }
         let lhs = SendConst(lhs);
         let work = self.positions.saturating_mul(n * groups).saturating_mul(k);
@@ -199,6 +208,7 @@ impl ConvPlan {
                 unsafe { self.scatter(&product, rows, t, out.get()) };
             }
         });
+        true
     }
 
     /// Runs `f` on every block of result positions, on `threads` threads (with few

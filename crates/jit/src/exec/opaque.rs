@@ -42,8 +42,9 @@ pub(crate) enum Opaque {
     Qr(crate::factor::Qr),
     /// `svd` with faer (`crate::factor`).
     Svd(crate::factor::Svd),
-    /// `conv_general_dilated`: im2col blocks and faer (`crate::conv`).
-    Conv(crate::conv::ConvPlan),
+    /// `conv_general_dilated`: im2col blocks and faer (`crate::conv`), or the
+    /// interpreter's rule (this one-equation module) when the kernel is not finite.
+    Conv { plan: crate::conv::ConvPlan, module: Module, ins: Vec<Type>, outs: Vec<Type> },
     /// Any other primitive, through the interpreter.
     Interp { module: Module, ins: Vec<Type>, outs: Vec<Type> },
 }
@@ -137,11 +138,21 @@ impl Opaque {
             }
             Prim::Conv(ferrax_ir::prim::ConvOp::ConvGeneralDilated(c)) if ins.len() == 2 && outs.len() == 1 => {
                 if let Ok(plan) = crate::conv::ConvPlan::new(c, &ins[0], &ins[1], &outs[0]) {
-                    return Ok(Opaque::Conv(plan));
+                    // The interpreter's rule for kernels with infinities or NaNs (see
+                    // `crate::conv`).
+                    let Opaque::Interp { module, ins, outs } = Opaque::interp(prim, ins, outs) else {
+                        return Err("conv: no interpreter fallback".into());
+                    };
+                    return Ok(Opaque::Conv { plan, module, ins, outs });
                 }
             }
             _ => {}
         }
+        Ok(Opaque::interp(prim, ins, outs))
+    }
+
+    /// The equation as a one-equation module run by the interpreter.
+    fn interp(prim: &Prim, ins: Vec<Type>, outs: Vec<Type>) -> Opaque {
         let mut f = Func::new("opaque");
         let params: Vec<_> = ins.iter().map(|t| f.new_value(t.clone())).collect();
         let results: Vec<_> = outs.iter().map(|t| f.new_value(t.clone())).collect();
@@ -156,7 +167,7 @@ impl Opaque {
         });
         let mut module = Module::new();
         module.push(f);
-        Ok(Opaque::Interp { module, ins, outs })
+        Opaque::Interp { module, ins, outs }
     }
 
     /// Runs the equation on `ins`, writing `outs`.
@@ -221,10 +232,14 @@ impl Opaque {
             Opaque::Qr(q) => unsafe { q.run(ins[0], outs[0], outs[1]) },
             // SAFETY: as above (u, s, vt, or s alone).
             Opaque::Svd(s) => unsafe { s.run(ins[0], outs) },
-            Opaque::Conv(plan) => {
+            Opaque::Conv { plan, module, ins: tys, outs: out_tys } => {
                 // SAFETY: by the caller's contract (the operands have the planned types).
-                unsafe { plan.run(ins[0], ins[1], outs[0], threads) };
-                Ok(())
+                if unsafe { plan.run(ins[0], ins[1], outs[0], threads) } {
+                    Ok(())
+                } else {
+                    // SAFETY: as above.
+                    unsafe { interpret(module, tys, out_tys, ins, outs, options) }
+                }
             }
             // SAFETY: by the caller's contract.
             Opaque::Interp { module, ins: tys, outs: out_tys } => unsafe {
