@@ -21,7 +21,9 @@
 //! new primitive without a row fails.
 
 use ferrax_ir::prim::{ArgOp, BinaryOp, CompareOp, ReduceOp, UnaryOp};
-use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, SortOp, TernaryOp};
+use ferrax_ir::prim::{
+    ControlOp, ConvOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, SortOp, TernaryOp,
+};
 use ferrax_ir::{Array, DType, Module, Prim, Shape, Type};
 use ferrax_transform::Tolerance;
 
@@ -377,6 +379,16 @@ pub fn all_primitives() -> Vec<Prim> {
         Prim::Memory(MemoryOp::Reload),
         Prim::Sort(SortOp::Sort { dimension: 0, is_stable: true, num_keys: 1 }),
         Prim::Sort(SortOp::TopK { k: 1 }),
+        Prim::Conv(ConvOp::ConvGeneralDilated(Box::new(ferrax_ir::prim::Conv {
+            window_strides: vec![1],
+            padding: vec![(0, 0)],
+            lhs_dilation: vec![1],
+            rhs_dilation: vec![1],
+            dimension_numbers: ["NWC".into(), "WIO".into(), "NWC".into()],
+            feature_group_count: 1,
+            batch_group_count: 1,
+            preferred: None,
+        }))),
         Prim::Control(ControlOp::Call { func: f("g") }),
         Prim::Control(ControlOp::Cond { branches: vec![f("g")] }),
         Prim::Control(ControlOp::While { cond: f("c"), body: f("b"), max_iters: None }),
@@ -527,6 +539,13 @@ pub fn op_ordinal(prim: &Prim) -> (&'static str, usize, usize) {
             },
             9,
         ),
+        Prim::Conv(op) => (
+            "conv",
+            match op {
+                ConvOp::ConvGeneralDilated(_) => 0,
+            },
+            1,
+        ),
     }
 }
 
@@ -553,10 +572,12 @@ pub fn all_primitive_names() -> Vec<&'static str> {
     all_primitives().iter().map(Prim::name).collect()
 }
 
+mod conv_rows;
 mod implicit_rows;
 mod linalg_rows;
 mod rows;
 
+pub use conv_rows::{ConvCase, conv_cases};
 pub use rows::{F32_PRIMS, F32_TOLERANCE, table};
 
 /// `module` with its entry returning one float scalar: the sum of every element of

@@ -111,6 +111,7 @@ pub fn table() -> Vec<Row> {
     rows.extend(crate::linalg_rows::linalg_rows());
     rows.extend(control_rows());
     rows.extend(crate::implicit_rows::implicit_rows());
+    rows.extend(crate::conv_rows::conv_rows());
     let f32_rows = f32_rows(&rows);
     rows.extend(f32_rows);
     rows
@@ -118,7 +119,7 @@ pub fn table() -> Vec<Row> {
 
 /// The primitives that also get an f32 row (every smooth family: unary, binary,
 /// structural, indexing, reductions, dot, control and custom rules).
-pub const F32_PRIMS: [&str; 38] = [
+pub const F32_PRIMS: [&str; 39] = [
     "exp",
     "log",
     "log1p",
@@ -145,6 +146,7 @@ pub const F32_PRIMS: [&str; 38] = [
     "gather",
     "scatter_add",
     "dot_general",
+    "conv_general_dilated",
     "reduce_sum",
     "reduce_max",
     "cumsum",

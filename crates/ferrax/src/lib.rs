@@ -29,6 +29,7 @@ pub mod control;
 pub mod custom;
 pub mod implicit;
 mod jit;
+pub mod lax;
 pub mod linalg;
 pub mod mixed;
 pub mod nn;

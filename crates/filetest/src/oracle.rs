@@ -44,7 +44,8 @@ pub enum Tolerance {
     /// distance between the bit patterns, ordered, with `-0.0` and `0.0` one point).
     /// A NaN or an infinity matches only itself.
     Ulps(u64),
-    /// A float sum of `terms` rounded terms (`reduce_sum`, `cumsum`, `dot_general`;
+    /// A float sum of `terms` rounded terms (`reduce_sum`, `cumsum`, `dot_general`,
+    /// `conv_general_dilated`;
     /// a product of a dot counts one more): `|a - b| <= 2·terms·u·m`, where `u` is the
     /// unit roundoff (2^-24, 2^-53) and `m` is the same operation on the absolute
     /// values (the fixture's `mag` line). Any summation order, ferrax's blocked one or
@@ -125,6 +126,12 @@ pub fn tolerance_of(func: &Func, eqn_index: usize) -> Tolerance {
         Prim::Reduction(ReductionOp::Cumsum { axis, .. }) => Tolerance::Sum { terms: extent(&[*axis], eqn.inputs[0]) },
         Prim::Linalg(LinalgOp::DotGeneral(dims)) => {
             Tolerance::Sum { terms: extent(&dims.lhs_contract, eqn.inputs[0]) + 1 }
+        }
+        // Each output element sums the kernel's taps times its input features per group.
+        Prim::Conv(_) => {
+            let lhs = &func.value_types[eqn.inputs[0].index()];
+            let rhs = eqn.inputs.get(1).map(|v| &func.value_types[v.index()]);
+            Tolerance::Sum { terms: eqn.prim.contracted_size(lhs, rhs) + 1 }
         }
         // A factorisation or substitution over n rows rounds O(n) times per element, in
         // an order each side chooses (ferrax's reference works in f64 and rounds once);

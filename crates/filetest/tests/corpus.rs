@@ -99,6 +99,7 @@ fn every_primitive_is_in_the_eval_corpus() {
         "argmin",
         "cumsum",
         "dot_general",
+        "conv_general_dilated",
         "call",
         "cond",
         "while",

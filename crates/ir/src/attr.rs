@@ -333,6 +333,10 @@ pub trait AttrVisitor {
     /// A constant's literal (a scalar that splats, or every element) and its shape,
     /// which the text takes from the declared result type.
     fn literal(&mut self, name: &'static str, value: &mut Array, shape: &mut Shape) -> Result<(), String>;
+    /// A required list of integer pairs, written `[[lo,hi],...]`.
+    fn int_pairs(&mut self, name: &'static str, v: &mut Vec<(i64, i64)>) -> Result<(), String>;
+    /// A required list of strings.
+    fn strings(&mut self, name: &'static str, v: &mut Vec<String>) -> Result<(), String>;
 }
 
 /// Collects a primitive's attributes for the printer: every one, defaults included.
@@ -402,6 +406,13 @@ impl AttrVisitor for AttrWriter {
     }
     fn literal(&mut self, name: &'static str, value: &mut Array, _: &mut Shape) -> Result<(), String> {
         self.put(name, literal_attr(value))
+    }
+    fn int_pairs(&mut self, name: &'static str, v: &mut Vec<(i64, i64)>) -> Result<(), String> {
+        let pairs = v.iter().map(|&(lo, hi)| AttrValue::ints(&[lo, hi])).collect();
+        self.put(name, AttrValue::List(pairs))
+    }
+    fn strings(&mut self, name: &'static str, v: &mut Vec<String>) -> Result<(), String> {
+        self.put(name, AttrValue::List(v.iter().cloned().map(AttrValue::Str).collect()))
     }
 }
 
@@ -487,6 +498,25 @@ impl AttrVisitor for AttrReader<'_> {
         };
         *value = literal_from_attr(&raw, ty)?;
         *shape = ty.shape.clone();
+        Ok(())
+    }
+    fn int_pairs(&mut self, name: &'static str, v: &mut Vec<(i64, i64)>) -> Result<(), String> {
+        let raw = self.take(name)?;
+        *v = self.list_of(name, raw, |r, item| match item {
+            AttrValue::List(pair) => match &pair[..] {
+                [lo, hi] => Ok((r.to_int(name, lo)?, r.to_int(name, hi)?)),
+                _ => Err(r.wrong(name, "a list of [lo,hi] pairs", item)),
+            },
+            other => Err(r.wrong(name, "a list of [lo,hi] pairs", other)),
+        })?;
+        Ok(())
+    }
+    fn strings(&mut self, name: &'static str, v: &mut Vec<String>) -> Result<(), String> {
+        let raw = self.take(name)?;
+        *v = self.list_of(name, raw, |r, item| match item {
+            AttrValue::Str(s) => Ok(s.clone()),
+            other => Err(r.wrong(name, "a list of strings", other)),
+        })?;
         Ok(())
     }
 }

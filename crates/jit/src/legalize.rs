@@ -73,6 +73,12 @@ fn legalize_func(f: &Func, keep_signature: bool) -> Func {
                 }
                 true
             }
+            Prim::Conv(ferrax_ir::prim::ConvOp::ConvGeneralDilated(c)) => {
+                if c.preferred.is_some_and(DType::is_half) {
+                    c.preferred = None;
+                }
+                true
+            }
             Prim::Shape(ShapeOp::Constant { value, .. }) => {
                 if let Some(widened) = value.data().widen_half() {
                     *value = Array::new(value.shape(), ferrax_ir::array::Data::F32(widened)).unwrap_or(value.clone());

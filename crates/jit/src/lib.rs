@@ -7,6 +7,7 @@
 
 mod api;
 mod cache;
+mod conv;
 mod exec;
 mod factor;
 mod gemm;

@@ -227,3 +227,12 @@ pub(crate) fn top_k(x: &Tensor, k: usize, location: Loc) -> (Tensor, Tensor) {
         }
     }
 }
+
+/// `conv_general_dilated` of `lhs` (input) and `rhs` (kernel) with resolved attributes.
+pub(crate) fn conv_general_dilated(lhs: &Tensor, rhs: &Tensor, conv: ferrax_ir::prim::Conv, location: Loc) -> Tensor {
+    let fallback = ferrax_ir::prim::conv::infer_conv(&conv, &[lhs.ty().clone(), rhs.ty().clone()])
+        .ok()
+        .and_then(|mut t| t.pop())
+        .unwrap_or_else(|| lhs.ty().clone());
+    emit1(Prim::Conv(ferrax_ir::prim::ConvOp::ConvGeneralDilated(Box::new(conv))), &[lhs, rhs], location, fallback)
+}

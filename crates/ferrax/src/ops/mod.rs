@@ -12,6 +12,7 @@
 
 mod arith;
 pub mod compare;
+pub mod conv;
 pub mod create;
 pub mod index;
 pub(crate) mod lax;

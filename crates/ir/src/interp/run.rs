@@ -7,7 +7,7 @@ use super::release::Releases;
 use super::value::{Ledger, Val, Vals};
 use super::{EvalOptions, MAX_CALL_DEPTH};
 use crate::prim::{ControlOp, Flops, MemoryOp, UnaryOp};
-use crate::prim::{binary, index, linalg, random, reduce, shape, sort, unary};
+use crate::prim::{binary, conv, index, linalg, random, reduce, shape, sort, unary};
 use crate::spill::SpillFile;
 use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
 use ferrax_array::{Array, Budget, DType, Data};
@@ -194,6 +194,7 @@ impl<'m> Interp<'m> {
             Prim::Random(op) => leaf(&|a| random::eval(op, a)),
             Prim::Sort(op) => self.leaves(at, func, eqn, &xs, &|a| sort::eval(*op, a)),
             Prim::Control(op) => self.control(at, op, xs.into_vec()),
+            Prim::Conv(op) => leaf(&|a| conv::eval(op, a)),
         }
     }
 

@@ -10,6 +10,7 @@ pub mod ad;
 pub mod batch;
 pub mod binary;
 pub mod control;
+pub mod conv;
 pub mod elements;
 pub mod index;
 pub(crate) mod layout;
@@ -25,6 +26,7 @@ pub mod unary;
 
 pub use binary::{BinaryOp, CompareOp, TernaryOp};
 pub use control::{ControlOp, LinearSolveParams, RematPolicy, RootParams, ScanParams};
+pub use conv::{Conv, ConvOp, ConvSpec};
 pub use index::IndexOp;
 pub use linalg::{DotDims, Eigh, LinalgOp, Qr, Svd, TriSolve, eigh_pivot, lu_factor, qr_complement, svd_canonical};
 pub use memory::MemoryOp;
@@ -73,6 +75,8 @@ pub enum Prim {
     Sort(SortOp),
     /// Calls, branches, loops, custom rules and remat regions (`control/`).
     Control(ControlOp),
+    /// `conv_general_dilated` (`conv/`).
+    Conv(ConvOp),
 }
 
 /// Each family's op is a primitive, so rules and builders can emit a family op (a
@@ -100,6 +104,7 @@ family_into_prim!(
     MemoryOp => Memory,
     SortOp => Sort,
     ControlOp => Control,
+    ConvOp => Conv,
 );
 
 impl Prim {
@@ -119,6 +124,7 @@ impl Prim {
             Prim::Memory(op) => op.name(),
             Prim::Sort(op) => op.name(),
             Prim::Control(op) => op.name(),
+            Prim::Conv(op) => op.name(),
         }
     }
 
@@ -146,6 +152,7 @@ impl Prim {
             .or_else(|| MemoryOp::blank(name).map(Prim::Memory))
             .or_else(|| SortOp::blank(name).map(Prim::Sort))
             .or_else(|| ControlOp::blank(name).map(Prim::Control))
+            .or_else(|| ConvOp::blank(name).map(Prim::Conv))
     }
 
     /// Hands every attribute to `v` in declared order: the one declaration of a
@@ -163,6 +170,7 @@ impl Prim {
             Prim::Random(op) => op.visit_attrs(v),
             Prim::Sort(op) => op.visit_attrs(v),
             Prim::Control(op) => op.visit_attrs(v),
+            Prim::Conv(op) => op.visit_attrs(v),
         }
     }
 
@@ -226,6 +234,7 @@ impl Prim {
             Prim::Memory(op) => memory::infer(*op, inputs),
             Prim::Sort(op) => sort::infer(*op, inputs),
             Prim::Control(op) => control::infer(op, inputs, module),
+            Prim::Conv(op) => conv::infer(op, inputs),
         }
     }
 }

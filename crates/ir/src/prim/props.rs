@@ -128,16 +128,19 @@ impl Prim {
             Prim::Memory(op) => super::memory::props(*op),
             Prim::Sort(op) => super::sort::props(*op),
             Prim::Control(_) => Props { flops: Flops::Bodies, ..Props::movement(Class::Launch) },
+            Prim::Conv(op) => super::conv::props(op),
         }
     }
 }
 
 impl Prim {
     /// The number of terms summed per output element of a contraction whose left
-    /// operand has type `lhs` (1 for every other primitive).
-    pub fn contracted_size(&self, lhs: &crate::Type) -> u64 {
+    /// operand has type `lhs` and right operand (if any) `rhs` (1 for every other
+    /// primitive).
+    pub fn contracted_size(&self, lhs: &crate::Type, rhs: Option<&crate::Type>) -> u64 {
         match self {
             Prim::Linalg(op) => super::linalg::contracted_size(op, lhs),
+            Prim::Conv(op) => super::conv::contracted_size(op, rhs),
             _ => 1,
         }
     }

@@ -161,6 +161,7 @@ impl Gen {
             5 => self.index_eqn(func),
             6 if self.config.smooth => self.smooth_reduce_eqn(func),
             6 => self.reduce_eqn(func),
+            7 if self.rng.chance(25) => self.conv_eqn(func),
             7 => self.dot_eqn(func),
             _ => {
                 let ty = self.random_type(None);
@@ -718,6 +719,7 @@ mod tests {
             "cummax",
             "cummin",
             "dot_general",
+            "conv_general_dilated",
             "broadcast_in_dim",
             "reshape",
             "transpose",

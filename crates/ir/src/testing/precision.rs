@@ -16,7 +16,7 @@
 use super::Rng;
 use crate::attr::AttrValue;
 use crate::prim::{BinaryOp, UnaryOp};
-use crate::prim::{ControlOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, SortOp, TernaryOp};
+use crate::prim::{ControlOp, ConvOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, SortOp, TernaryOp};
 use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Data};
 use smallvec::SmallVec;
@@ -128,7 +128,8 @@ fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DTyp
         | Prim::Control(ControlOp::CustomVjp { .. })
         | Prim::Control(ControlOp::Remat { .. })
         | Prim::Control(ControlOp::CustomLinearSolve(_))
-        | Prim::Control(ControlOp::CustomRoot(_)) => prim.clone(),
+        | Prim::Control(ControlOp::CustomRoot(_))
+        | Prim::Conv(ConvOp::ConvGeneralDilated(_)) => prim.clone(),
     }
 }
 

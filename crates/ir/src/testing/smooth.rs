@@ -48,6 +48,30 @@ const ELEMENTARY: [Elementary; 6] = [
 ];
 
 impl Gen {
+    /// A 1-D convolution of a float value with another of its type, seen as `[1, n, 1]`
+    /// (`NWC`) and `[n, 1, 1]` (`WIO`), with random strides, padding (negative too) and
+    /// dilations; bilinear, so smooth. `None` when the type rule rejects the draw.
+    pub(super) fn conv_eqn(&mut self, func: &mut Func) -> Option<()> {
+        let x = self.any_value(func, |t| t.dtype.is_float())?;
+        let ty = func.ty(x).clone();
+        let y = self.any_value(func, |t| *t == ty)?;
+        let n = ty.element_count()?;
+        let lhs = self.emit(func, Prim::reshape(&[1, n, 1][..]), &[x])?[0];
+        let rhs = self.emit(func, Prim::reshape(&[n, 1, 1][..]), &[y])?[0];
+        let ld = 1 + self.rng.below(2);
+        let conv = crate::prim::Conv {
+            window_strides: vec![1 + self.rng.below(2)],
+            padding: vec![(self.rng.below(4) as i64 - 1, self.rng.below(4) as i64 - 1)],
+            lhs_dilation: vec![ld],
+            rhs_dilation: vec![if ld == 1 { 1 } else { 1 + self.rng.below(2) }],
+            dimension_numbers: ["NWC", "WIO", "NWC"].map(str::to_string),
+            feature_group_count: 1,
+            batch_group_count: 1,
+            preferred: None,
+        };
+        self.emit(func, Prim::Conv(crate::prim::ConvOp::ConvGeneralDilated(Box::new(conv))), &[lhs, rhs]).map(|_| ())
+    }
+
     /// A smooth elementwise equation on the f64 value `x`.
     pub(super) fn smooth_elementwise_eqn(&mut self, func: &mut Func, x: Value) -> Option<()> {
         let ty = func.ty(x).clone();

@@ -1,7 +1,8 @@
 //! Opaque primitives (those the schedule leaves as single equations: `scatter_add`,
 //! `dynamic_update_slice`, `cumsum`, `random_bits`, `cholesky`, `triangular_solve`,
-//! `eigh`, `lu`, `qr`, `svd`, and anything else fuse leaves; the linear algebra runs faer's routines,
-//! `crate::factor`).
+//! `eigh`, `lu`, `qr`, `svd`, `conv_general_dilated`, and anything else fuse leaves; the linear
+//! algebra runs faer's routines, `crate::factor`; convolutions are im2col blocks and faer's
+//! GEMM, `crate::conv`).
 //!
 //! `random_bits` (the public Threefry helpers of `ferrax_ir`), `cumsum` (the
 //! interpreter's summation order: each running sum starts from 0 and adds one element
@@ -43,6 +44,9 @@ pub(crate) enum Opaque {
     Qr(crate::factor::Qr),
     /// `svd` with faer (`crate::factor`).
     Svd(crate::factor::Svd),
+    /// `conv_general_dilated`: im2col blocks and faer (`crate::conv`), or the
+    /// interpreter's rule (this one-equation module) when the kernel is not finite.
+    Conv { plan: crate::conv::ConvPlan, module: Module, ins: Vec<Type>, outs: Vec<Type> },
     /// Any other primitive, through the interpreter.
     Interp { module: Module, ins: Vec<Type>, outs: Vec<Type> },
 }
@@ -140,8 +144,23 @@ impl Opaque {
                     update: ins[1].shape.to_vec(),
                 });
             }
+            Prim::Conv(ferrax_ir::prim::ConvOp::ConvGeneralDilated(c)) if ins.len() == 2 && outs.len() == 1 => {
+                if let Ok(plan) = crate::conv::ConvPlan::new(c, &ins[0], &ins[1], &outs[0]) {
+                    // The interpreter's rule for kernels with infinities or NaNs (see
+                    // `crate::conv`).
+                    let Opaque::Interp { module, ins, outs } = Opaque::interp(prim, ins, outs) else {
+                        return Err("conv: no interpreter fallback".into());
+                    };
+                    return Ok(Opaque::Conv { plan, module, ins, outs });
+                }
+            }
             _ => {}
         }
+        Ok(Opaque::interp(prim, ins, outs))
+    }
+
+    /// The equation as a one-equation module run by the interpreter.
+    fn interp(prim: &Prim, ins: Vec<Type>, outs: Vec<Type>) -> Opaque {
         let mut f = Func::new("opaque");
         let params: Vec<_> = ins.iter().map(|t| f.new_value(t.clone())).collect();
         let results: Vec<_> = outs.iter().map(|t| f.new_value(t.clone())).collect();
@@ -156,14 +175,21 @@ impl Opaque {
         });
         let mut module = Module::new();
         module.push(f);
-        Ok(Opaque::Interp { module, ins, outs })
+        Opaque::Interp { module, ins, outs }
     }
 
     /// Runs the equation on `ins`, writing `outs`.
     ///
     /// # Safety
     /// Every pointer is a valid buffer of its type; outputs do not overlap inputs.
-    pub(crate) unsafe fn run(&self, ins: &[*mut u8], outs: &[*mut u8], options: &EvalOptions) -> Result<(), String> {
+    /// `threads` bounds the threads a large routine (`conv_general_dilated`) may use.
+    pub(crate) unsafe fn run(
+        &self,
+        ins: &[*mut u8],
+        outs: &[*mut u8],
+        options: &EvalOptions,
+        threads: usize,
+    ) -> Result<(), String> {
         match self {
             Opaque::RandomBits { count } => {
                 // SAFETY: the key is an i32[2] buffer.
@@ -216,6 +242,15 @@ impl Opaque {
             Opaque::Qr(q) => unsafe { q.run(ins[0], outs[0], outs[1]) },
             // SAFETY: as above (u, s, vt, or s alone).
             Opaque::Svd(s) => unsafe { s.run(ins[0], outs) },
+            Opaque::Conv { plan, module, ins: tys, outs: out_tys } => {
+                // SAFETY: by the caller's contract (the operands have the planned types).
+                if unsafe { plan.run(ins[0], ins[1], outs[0], threads) } {
+                    Ok(())
+                } else {
+                    // SAFETY: as above.
+                    unsafe { interpret(module, tys, out_tys, ins, outs, options) }
+                }
+            }
             // SAFETY: by the caller's contract.
             Opaque::Interp { module, ins: tys, outs: out_tys } => unsafe {
                 interpret(module, tys, out_tys, ins, outs, options)

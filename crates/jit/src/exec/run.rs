@@ -95,9 +95,9 @@ impl Run<'_> {
                     Step::Gemm { gemm, lhs, rhs, out, scratch } => {
                         gemm.run(frame.ptr(*lhs), frame.ptr(*rhs), frame.ptr(*out), frame.ptr(*scratch), plan.threads)
                     }
-                    Step::Opaque { op, ins, outs } => {
-                        op.run(&frame.ptrs(ins), &frame.ptrs(outs), &self.options).map_err(|m| at(p, s, m))?
-                    }
+                    Step::Opaque { op, ins, outs } => op
+                        .run(&frame.ptrs(ins), &frame.ptrs(outs), &self.options, plan.threads)
+                        .map_err(|m| at(p, s, m))?,
                     Step::Cond { index, is_bool, branches, ins, outs } => {
                         let i = if *is_bool {
                             usize::from(*frame.ptr(*index) != 0)

@@ -156,7 +156,8 @@ impl Analysis<'_> {
             | Prim::Random(_)
             | Prim::Memory(_)
             | Prim::Sort(_)
-            | Prim::Control(_) => false,
+            | Prim::Control(_)
+            | Prim::Conv(_) => false,
         };
         prim_ok && eqn.inputs.iter().all(|&i| self.contiguous(i, off))
     }
@@ -282,7 +283,8 @@ impl Lower<'_, '_> {
             | Prim::Random(_)
             | Prim::Memory(_)
             | Prim::Sort(_)
-            | Prim::Control(_) => Err(self.no_vector_form(&q)),
+            | Prim::Control(_)
+            | Prim::Conv(_) => Err(self.no_vector_form(&q)),
         }
     }
 

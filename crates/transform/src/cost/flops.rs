@@ -7,7 +7,8 @@
 //! [`FuncCost::transcendentals`](super::FuncCost::transcendentals), as XLA's cost
 //! analysis does, so a reader can weigh them as the target makes them cost;
 //! `integer_pow[y]` costs the multiplications of exponentiation by squaring;
-//! `dot_general` costs 2·M·N·K (a multiply and an add per term), `cholesky` n³/3 a
+//! `dot_general` costs 2·M·N·K (a multiply and an add per term), `conv_general_dilated`
+//! 2·out·window·I (the kernel's taps times its input features per group), `cholesky` n³/3 a
 //! matrix and `triangular_solve` m²·n (as 2·out·K with K = n/6 and m/2); reductions, `argmax`,
 //! `argmin` and `cumsum` one flop per input element; `scatter_add` one per update
 //! element; `random_bits` [`RANDOM_BITS_FLOPS`] per element (the Threefry rounds);
@@ -42,7 +43,8 @@ pub(super) fn eqn_flops(func: &Func, eqn: &Eqn) -> (u64, u64) {
             (out.saturating_mul((mults + recip).max(1)), 0)
         }
         Flops::Contraction => {
-            let k = eqn.inputs.first().map_or(0, |&lhs| eqn.prim.contracted_size(func.ty(lhs)));
+            let rhs = eqn.inputs.get(1).map(|&v| func.ty(v));
+            let k = eqn.inputs.first().map_or(0, |&lhs| eqn.prim.contracted_size(func.ty(lhs), rhs));
             (out.saturating_mul(k).saturating_mul(2), 0)
         }
         Flops::PerInputElement(k) => (input(k), 0),
