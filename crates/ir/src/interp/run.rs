@@ -194,6 +194,7 @@ impl<'m> Interp<'m> {
             Prim::Random(op) => leaf(&|a| random::eval(op, a)),
             Prim::Sort(op) => self.leaves(at, func, eqn, &xs, &|a| sort::eval(*op, a)),
             Prim::Control(op) => self.control(at, op, xs.into_vec()),
+            Prim::Window(op) => leaf(&|a| crate::prim::window::eval(op, a)),
         }
     }
 

@@ -22,6 +22,7 @@ pub mod shape;
 pub mod sort;
 pub mod sum_order;
 pub mod unary;
+pub mod window;
 
 pub use binary::{BinaryOp, CompareOp, TernaryOp};
 pub use control::{ControlOp, LinearSolveParams, RematPolicy, RootParams, ScanParams};
@@ -34,6 +35,7 @@ pub use reduce::{ArgOp, ReduceOp, ReductionOp};
 pub use shape::ShapeOp;
 pub use sort::SortOp;
 pub use unary::UnaryOp;
+pub use window::{Select, Window, WindowOp, WindowReduce};
 
 use crate::attr::{AttrReader, AttrValue, AttrVisitor, AttrWriter};
 use crate::{Module, Type};
@@ -73,6 +75,8 @@ pub enum Prim {
     Sort(SortOp),
     /// Calls, branches, loops, custom rules and remat regions (`control/`).
     Control(ControlOp),
+    /// Windowed reductions (pooling) and their derivatives' selections (`window/`).
+    Window(WindowOp),
 }
 
 /// Each family's op is a primitive, so rules and builders can emit a family op (a
@@ -100,6 +104,7 @@ family_into_prim!(
     MemoryOp => Memory,
     SortOp => Sort,
     ControlOp => Control,
+    WindowOp => Window,
 );
 
 impl Prim {
@@ -119,6 +124,7 @@ impl Prim {
             Prim::Memory(op) => op.name(),
             Prim::Sort(op) => op.name(),
             Prim::Control(op) => op.name(),
+            Prim::Window(op) => op.name(),
         }
     }
 
@@ -146,6 +152,7 @@ impl Prim {
             .or_else(|| MemoryOp::blank(name).map(Prim::Memory))
             .or_else(|| SortOp::blank(name).map(Prim::Sort))
             .or_else(|| ControlOp::blank(name).map(Prim::Control))
+            .or_else(|| WindowOp::blank(name).map(Prim::Window))
     }
 
     /// Hands every attribute to `v` in declared order: the one declaration of a
@@ -163,6 +170,7 @@ impl Prim {
             Prim::Random(op) => op.visit_attrs(v),
             Prim::Sort(op) => op.visit_attrs(v),
             Prim::Control(op) => op.visit_attrs(v),
+            Prim::Window(op) => op.visit_attrs(v),
         }
     }
 
@@ -226,6 +234,7 @@ impl Prim {
             Prim::Memory(op) => memory::infer(*op, inputs),
             Prim::Sort(op) => sort::infer(*op, inputs),
             Prim::Control(op) => control::infer(op, inputs, module),
+            Prim::Window(op) => window::infer(op, inputs),
         }
     }
 }

@@ -128,6 +128,7 @@ impl Prim {
             Prim::Memory(op) => super::memory::props(*op),
             Prim::Sort(op) => super::sort::props(*op),
             Prim::Control(_) => Props { flops: Flops::Bodies, ..Props::movement(Class::Launch) },
+            Prim::Window(op) => super::window::props(op),
         }
     }
 }

@@ -380,7 +380,8 @@ impl Builder<'_> {
             | Prim::Index(_)
             | Prim::Reduction(_)
             | Prim::Random(_)
-            | Prim::Sort(_) => opaque_step(at, &at.eqn.prim),
+            | Prim::Sort(_)
+            | Prim::Window(_) => opaque_step(at, &at.eqn.prim),
             Prim::Memory(_) => Err(at.fail("jit: offload and reload have steps of their own".into())),
         }
     }

@@ -156,6 +156,7 @@ impl Analysis<'_> {
             | Prim::Random(_)
             | Prim::Memory(_)
             | Prim::Sort(_)
+            | Prim::Window(_)
             | Prim::Control(_) => false,
         };
         prim_ok && eqn.inputs.iter().all(|&i| self.contiguous(i, off))
@@ -282,6 +283,7 @@ impl Lower<'_, '_> {
             | Prim::Random(_)
             | Prim::Memory(_)
             | Prim::Sort(_)
+            | Prim::Window(_)
             | Prim::Control(_) => Err(self.no_vector_form(&q)),
         }
     }
