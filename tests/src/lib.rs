@@ -575,6 +575,7 @@ pub fn all_primitive_names() -> Vec<&'static str> {
 mod implicit_rows;
 mod linalg_rows;
 mod rows;
+mod window_rows;
 
 pub use rows::{F32_PRIMS, F32_TOLERANCE, table};
 

@@ -111,6 +111,7 @@ pub fn table() -> Vec<Row> {
     rows.extend(crate::linalg_rows::linalg_rows());
     rows.extend(control_rows());
     rows.extend(crate::implicit_rows::implicit_rows());
+    rows.extend(crate::window_rows::window_rows());
     let f32_rows = f32_rows(&rows);
     rows.extend(f32_rows);
     rows
@@ -118,7 +119,7 @@ pub fn table() -> Vec<Row> {
 
 /// The primitives that also get an f32 row (every smooth family: unary, binary,
 /// structural, indexing, reductions, dot, control and custom rules).
-pub const F32_PRIMS: [&str; 38] = [
+pub const F32_PRIMS: [&str; 41] = [
     "exp",
     "log",
     "log1p",
@@ -157,6 +158,9 @@ pub const F32_PRIMS: [&str; 38] = [
     "custom_vjp",
     "remat",
     "dynamic_update_slice",
+    "reduce_window",
+    "select_and_gather_add",
+    "select_and_scatter_add",
 ];
 
 /// f32 copies of the smooth rows of [`F32_PRIMS`]: the same templates and cases with
