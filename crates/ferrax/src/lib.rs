@@ -42,6 +42,12 @@ mod tracer;
 pub mod transforms;
 pub mod tree;
 
+/// `jax.lax`-style operations with no `Tensor` method: windowed reductions and
+/// pooling (`ops/window.rs`).
+pub mod lax {
+    pub use crate::ops::window::{Padding, WindowReduce, WindowSpec, avg_pool, max_pool, min_pool, reduce_window};
+}
+
 pub use api::{Error, Traced, eval, make_ir, trace, trace_with_consts};
 #[allow(deprecated)]
 pub use autodiff::jvp_apply;

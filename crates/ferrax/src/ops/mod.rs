@@ -21,6 +21,7 @@ pub mod operand;
 mod reduce;
 pub mod shape;
 pub mod sort;
+pub mod window;
 
 pub use arith::Scalar;
 pub use reduce::Axes;
