@@ -17,12 +17,22 @@ use ferrax_array::{Array, Data};
 /// Which operand elements each window covers: per axis and per result index along it,
 /// the operand indices in window order. The windows of several axes cover the
 /// cartesian product of their axes' lists.
+///
+/// Trailing axes the window leaves alone (one tap, stride 1, no padding or dilation:
+/// the channels of a pooling) are not listed: each window of the other axes then stands
+/// for a contiguous block of `inner` windows, one per element of those axes, and the
+/// loops run over the block's elements innermost (the same per-element order, so the
+/// same results, and a loop the compiler vectorises).
 #[derive(Clone, Debug)]
 pub struct Geometry {
     /// The result shape (one element per window).
     pub out_shape: Vec<usize>,
     /// Elements of the operand.
     pub in_len: usize,
+    /// Elements of the trailing axes the window leaves alone (a block).
+    pub inner: usize,
+    /// Axes before the trailing ones.
+    split: usize,
     taps: Vec<Vec<Vec<usize>>>,
     in_strides: Vec<usize>,
 }
@@ -36,6 +46,18 @@ impl Geometry {
         let (Some(windows), Some(in_len)) = (windows, in_len) else {
             return Err(format!("{op}: the element count of {shape:?} or of its windows {out_shape:?} overflows"));
         };
+        let trivial = |a: usize| {
+            window.dimensions[a] == 1
+                && window.strides[a] == 1
+                && window.padding[a] == [0, 0]
+                && window.base_dilation[a] == 1
+                && window.window_dilation[a] == 1
+        };
+        let mut split = shape.len();
+        while split > 0 && trivial(split - 1) {
+            split -= 1;
+        }
+        let inner = shape[split..].iter().product();
         let mut in_strides = vec![1usize; shape.len()];
         for a in (0..shape.len().saturating_sub(1)).rev() {
             in_strides[a] = in_strides[a + 1] * shape[a + 1];
@@ -44,9 +66,9 @@ impl Geometry {
         let taps = if windows == 0 {
             vec![]
         } else {
-            (0..shape.len()).map(|a| axis_taps(window, a, shape[a], out_shape[a])).collect()
+            (0..split).map(|a| axis_taps(window, a, shape[a], out_shape[a])).collect()
         };
-        Ok(Geometry { out_shape, in_len, taps, in_strides })
+        Ok(Geometry { out_shape, in_len, inner, split, taps, in_strides })
     }
 
     /// The number of windows (result elements).
@@ -54,17 +76,19 @@ impl Geometry {
         self.out_shape.iter().product()
     }
 
-    /// Calls `f(w, offsets)` for each window `w` in row-major order with the C-order
-    /// offsets of the operand elements it covers, in window order.
+    /// Calls `f(b, offsets)` for each block `b` of windows (results `b·inner ..
+    /// (b+1)·inner`) in row-major order with the C-order offsets of the first operand
+    /// element of each block it covers, in window order: the block's `j`-th window
+    /// covers `offset + j` for each offset.
     pub fn for_each(&self, mut f: impl FnMut(usize, &[usize])) {
-        let windows = self.windows();
-        if windows == 0 {
+        if self.windows() == 0 {
             return;
         }
-        let rank = self.out_shape.len();
+        let rank = self.split;
+        let blocks: usize = self.out_shape[..rank].iter().product();
         let mut idx = vec![0usize; rank];
         let (mut offsets, mut next) = (Vec::new(), Vec::new());
-        for w in 0..windows {
+        for b in 0..blocks {
             offsets.clear();
             offsets.push(0usize);
             for a in 0..rank {
@@ -75,7 +99,7 @@ impl Geometry {
                 }
                 std::mem::swap(&mut offsets, &mut next);
             }
-            f(w, &offsets);
+            f(b, &offsets);
             for a in (0..rank).rev() {
                 idx[a] += 1;
                 if idx[a] < self.out_shape[a] {
@@ -144,37 +168,72 @@ pub fn reduce_window_slice<T: Num>(g: &Geometry, op: WindowReduce, x: &[T], init
         WindowReduce::Max => T::max,
         WindowReduce::Min => T::min,
     };
-    g.for_each(|w, offsets| out[w] = offsets.iter().fold(init, |acc, &i| f(acc, x[i])));
+    let n = g.inner;
+    g.for_each(|b, offsets| {
+        let block = &mut out[b * n..(b + 1) * n];
+        block.fill(init);
+        for &o in offsets {
+            for (acc, &v) in block.iter_mut().zip(&x[o..o + n]) {
+                *acc = f(*acc, v);
+            }
+        }
+    });
 }
 
-/// The offset a window selects among `offsets` of `x` (see the module docs).
-fn selected<T: Num>(select: Select, x: &[T], offsets: &[usize]) -> Option<usize> {
-    let (&first, rest) = offsets.split_first()?;
-    let mut best = first;
-    for &i in rest {
-        let (c, b) = (x[i], x[best]);
-        let better = match select {
-            Select::Max => c > b,
-            Select::Min => c < b,
-        };
-        if better || (c.is_nan() && !b.is_nan()) {
-            best = i;
+/// Whether `c` replaces the selection `b` (see the module docs).
+fn better<T: Num>(select: Select, c: T, b: T) -> bool {
+    let strictly = match select {
+        Select::Max => c > b,
+        Select::Min => c < b,
+    };
+    strictly || (c.is_nan() && !b.is_nan())
+}
+
+/// Per window of the block at `offsets`, the operand offset it selects in `x` (`None`
+/// when the windows cover nothing), written into `at` (one per window of the block).
+fn select_block<T: Num>(select: Select, x: &[T], offsets: &[usize], at: &mut [usize]) -> bool {
+    let Some((&first, rest)) = offsets.split_first() else {
+        return false;
+    };
+    for (j, a) in at.iter_mut().enumerate() {
+        *a = first + j;
+    }
+    for &o in rest {
+        for (j, a) in at.iter_mut().enumerate() {
+            if better(select, x[o + j], x[*a]) {
+                *a = o + j;
+            }
         }
     }
-    Some(best)
+    true
 }
 
 /// `select_and_gather_add` of `t` by the windows of `x` into `out`.
 pub fn select_and_gather_slice<T: Num>(g: &Geometry, select: Select, t: &[T], x: &[T], out: &mut [T]) {
-    g.for_each(|w, offsets| out[w] = selected(select, x, offsets).map_or(T::ZERO, |i| t[i]));
+    let n = g.inner;
+    let mut at = vec![0usize; n];
+    g.for_each(|b, offsets| {
+        let block = &mut out[b * n..(b + 1) * n];
+        if select_block(select, x, offsets, &mut at) {
+            for (o, &a) in block.iter_mut().zip(&at) {
+                *o = t[a];
+            }
+        } else {
+            block.fill(T::ZERO);
+        }
+    });
 }
 
 /// `select_and_scatter_add` of `s` by the windows of `x` into `out` (shaped like `x`).
 pub fn select_and_scatter_slice<T: Num>(g: &Geometry, select: Select, s: &[T], x: &[T], out: &mut [T]) {
     out.fill(T::ZERO);
-    g.for_each(|w, offsets| {
-        if let Some(i) = selected(select, x, offsets) {
-            out[i] = T::add(out[i], s[w]);
+    let n = g.inner;
+    let mut at = vec![0usize; n];
+    g.for_each(|b, offsets| {
+        if select_block(select, x, offsets, &mut at) {
+            for (j, &a) in at.iter().enumerate() {
+                out[a] = T::add(out[a], s[b * n + j]);
+            }
         }
     });
 }
@@ -184,10 +243,7 @@ fn eval_typed<T: Num>(op: &WindowOp, g: &Geometry, a: &[T], b: &[T]) -> Result<V
     match op {
         WindowOp::ReduceWindow { op, .. } => {
             let init = b[0];
-            if init != identity::<T>(*op) {
-                let want = identity::<T>(*op);
-                return Err(format!("init must be the identity of {op} ({}), got {}", show(want), show(init)));
-            }
+            check_init(*op, init)?;
             let mut out = vec![T::ZERO; g.windows()];
             reduce_window_slice(g, *op, a, init, &mut out);
             Ok(out)
@@ -202,6 +258,16 @@ fn eval_typed<T: Num>(op: &WindowOp, g: &Geometry, a: &[T], b: &[T]) -> Result<V
             select_and_scatter_slice(g, *select, a, b, &mut out);
             Ok(out)
         }
+    }
+}
+
+/// Checks that `init` is the identity of `op`, as `reduce_window` requires.
+pub fn check_init<T: Num>(op: WindowReduce, init: T) -> Result<(), String> {
+    let want = identity::<T>(op);
+    if init == want {
+        Ok(())
+    } else {
+        Err(format!("init must be the identity of {op} ({}), got {}", show(want), show(init)))
     }
 }
 

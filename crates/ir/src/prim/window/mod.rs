@@ -43,7 +43,7 @@
 mod eval;
 mod rules;
 
-pub use eval::{Geometry, eval, reduce_window_slice, select_and_gather_slice, select_and_scatter_slice};
+pub use eval::{Geometry, check_init, eval, reduce_window_slice, select_and_gather_slice, select_and_scatter_slice};
 pub(crate) use rules::{batch, jvp, transpose};
 
 use super::props::{Class, Flops, Props};
