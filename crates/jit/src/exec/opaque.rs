@@ -3,6 +3,9 @@
 //! `eigh`, `qr`, `svd`, and anything else fuse leaves; the linear algebra runs faer's routines,
 //! `crate::factor`).
 //!
+//! `reduce_window`, `select_and_gather_add` and `select_and_scatter_add` run the
+//! interpreter's window loops on the buffers (bit-identical results, no copy through
+//! the interpreter's arrays).
 //! `random_bits` (the public Threefry helpers of `ferrax_ir`), `cumsum` (the
 //! interpreter's summation order: each running sum starts from 0 and adds one element
 //! at a time, i32 wrapping) and `dynamic_update_slice` (clamped starts) are native;

@@ -163,11 +163,16 @@ fn identity<T: Num>(op: WindowReduce) -> T {
 
 /// `reduce_window` of `x` into `out` (one element per window), from `init`.
 pub fn reduce_window_slice<T: Num>(g: &Geometry, op: WindowReduce, x: &[T], init: T, out: &mut [T]) {
-    let f: fn(T, T) -> T = match op {
-        WindowReduce::Sum => T::add,
-        WindowReduce::Max => T::max,
-        WindowReduce::Min => T::min,
-    };
+    // One loop per combination, so that each is inlined (and vectorised) rather than
+    // called through a pointer per element.
+    match op {
+        WindowReduce::Sum => reduce_blocks(g, x, init, out, T::add),
+        WindowReduce::Max => reduce_blocks(g, x, init, out, T::max),
+        WindowReduce::Min => reduce_blocks(g, x, init, out, T::min),
+    }
+}
+
+fn reduce_blocks<T: Num>(g: &Geometry, x: &[T], init: T, out: &mut [T], f: impl Fn(T, T) -> T) {
     let n = g.inner;
     g.for_each(|b, offsets| {
         let block = &mut out[b * n..(b + 1) * n];
