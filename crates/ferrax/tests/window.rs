@@ -180,7 +180,7 @@ fn vmap_matches_a_loop_over_the_batch() {
                 shape.insert(axis, 3);
                 let xs = distinct(&shape, k + 11);
                 let batched = vmap(&m, &[Some(axis as isize)], &[axis as isize], 3).unwrap();
-                let got = eval_entry(&batched, &[xs.clone()], &EvalOptions::default()).unwrap().remove(0);
+                let got = eval_entry(&batched, std::slice::from_ref(&xs), &EvalOptions::default()).unwrap().remove(0);
                 assert_eq!(got.to_f64_vec(), looped(&m, &xs, axis), "config {k} {op} batch axis {axis}");
             }
         }

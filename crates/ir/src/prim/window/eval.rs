@@ -91,11 +91,10 @@ impl Geometry {
         for b in 0..blocks {
             offsets.clear();
             offsets.push(0usize);
-            for a in 0..rank {
-                let list = &self.taps[a][idx[a]];
+            for ((taps, &i), &stride) in self.taps.iter().zip(&idx).zip(&self.in_strides) {
                 next.clear();
                 for &base in &offsets {
-                    next.extend(list.iter().map(|&i| base + i * self.in_strides[a]));
+                    next.extend(taps[i].iter().map(|&t| base + t * stride));
                 }
                 std::mem::swap(&mut offsets, &mut next);
             }
