@@ -24,6 +24,7 @@ use ferrax_ir::prim::{ArgOp, BinaryOp, CompareOp, ReduceOp, UnaryOp};
 use ferrax_ir::prim::{
     ControlOp, ConvOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, SortOp, TernaryOp,
 };
+use ferrax_ir::prim::{Select, Window, WindowOp, WindowReduce};
 use ferrax_ir::{Array, DType, Module, Prim, Shape, Type};
 use ferrax_transform::Tolerance;
 
@@ -417,6 +418,13 @@ pub fn all_primitives() -> Vec<Prim> {
             num_consts: 0,
         })),
     ]);
+    let window = || Window::new(&[1]);
+    all.extend(
+        [WindowReduce::Sum, WindowReduce::Max, WindowReduce::Min]
+            .map(|op| Prim::Window(WindowOp::ReduceWindow { op, window: window() })),
+    );
+    all.push(Prim::Window(WindowOp::SelectAndGatherAdd { select: Select::Max, window: window() }));
+    all.push(Prim::Window(WindowOp::SelectAndScatterAdd { select: Select::Max, window: window() }));
     all
 }
 
@@ -546,6 +554,17 @@ pub fn op_ordinal(prim: &Prim) -> (&'static str, usize, usize) {
             },
             1,
         ),
+        Prim::Window(op) => (
+            "window",
+            match op {
+                WindowOp::ReduceWindow { op: WindowReduce::Sum, .. } => 0,
+                WindowOp::ReduceWindow { op: WindowReduce::Max, .. } => 1,
+                WindowOp::ReduceWindow { op: WindowReduce::Min, .. } => 2,
+                WindowOp::SelectAndGatherAdd { .. } => 3,
+                WindowOp::SelectAndScatterAdd { .. } => 4,
+            },
+            5,
+        ),
     }
 }
 
@@ -576,6 +595,7 @@ mod conv_rows;
 mod implicit_rows;
 mod linalg_rows;
 mod rows;
+mod window_rows;
 
 pub use conv_rows::{ConvCase, conv_cases};
 pub use rows::{F32_PRIMS, F32_TOLERANCE, table};

@@ -112,6 +112,7 @@ pub fn table() -> Vec<Row> {
     rows.extend(control_rows());
     rows.extend(crate::implicit_rows::implicit_rows());
     rows.extend(crate::conv_rows::conv_rows());
+    rows.extend(crate::window_rows::window_rows());
     let f32_rows = f32_rows(&rows);
     rows.extend(f32_rows);
     rows
@@ -119,7 +120,7 @@ pub fn table() -> Vec<Row> {
 
 /// The primitives that also get an f32 row (every smooth family: unary, binary,
 /// structural, indexing, reductions, dot, control and custom rules).
-pub const F32_PRIMS: [&str; 39] = [
+pub const F32_PRIMS: [&str; 42] = [
     "exp",
     "log",
     "log1p",
@@ -159,6 +160,9 @@ pub const F32_PRIMS: [&str; 39] = [
     "custom_vjp",
     "remat",
     "dynamic_update_slice",
+    "reduce_window",
+    "select_and_gather_add",
+    "select_and_scatter_add",
 ];
 
 /// f32 copies of the smooth rows of [`F32_PRIMS`]: the same templates and cases with

@@ -69,7 +69,7 @@ const NOT_DIFFERENTIABLE: [(&str, &str); 2] = [
 /// Primitives whose derivative can cost more than [`WORK_FACTOR`] times their own
 /// work, with the reason. `broadcast_in_dim` counts only where f broadcasts to more
 /// elements than WORK_FACTOR times its whole work (see [`discards_a_broadcast`]).
-const OVER_WORK: [(&str, &str); 5] = [
+const OVER_WORK: [(&str, &str); 6] = [
     (
         "lu",
         "a factorisation is outside the structural bound (as in JAX): its jvp gathers the tangent's rows, solves \
@@ -94,6 +94,12 @@ const OVER_WORK: [(&str, &str); 5] = [
         "its transpose sums the cotangent over the broadcast axes, one flop per broadcast element, while the \
          broadcast itself is free data movement: a function that broadcasts and then keeps a slice pays for the \
          whole sum in its gradient (as in JAX)",
+    ),
+    (
+        "reduce_window",
+        "sum pooling's transpose (JAX's rule) sums the windows of the cotangent spread out by the strides: one \
+         window per operand element, against the forward's one per result element, so a stride s over d axes \
+         costs up to s^d times the forward's flops",
     ),
 ];
 

@@ -14,7 +14,7 @@
 
 use crate::eval::{Run, collect_runs, parse_array};
 use ferrax_array::{Array, DType, Data};
-use ferrax_ir::prim::{LinalgOp, ReductionOp, UnaryOp};
+use ferrax_ir::prim::{LinalgOp, ReductionOp, UnaryOp, WindowOp, WindowReduce};
 use ferrax_ir::{EvalOptions, Func, Prim, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -124,6 +124,14 @@ pub fn tolerance_of(func: &Func, eqn_index: usize) -> Tolerance {
             _ => Tolerance::Exact,
         },
         Prim::Reduction(ReductionOp::Cumsum { axis, .. }) => Tolerance::Sum { terms: extent(&[*axis], eqn.inputs[0]) },
+        // A window's sum has at most its taps as terms; a scattered element at most
+        // one term per source element.
+        Prim::Window(WindowOp::ReduceWindow { op: WindowReduce::Sum, window }) => {
+            Tolerance::Sum { terms: window.dimensions.iter().map(|&d| d as u64).product() }
+        }
+        Prim::Window(WindowOp::SelectAndScatterAdd { .. }) => {
+            Tolerance::Sum { terms: func.value_types[eqn.inputs[0].index()].shape.iter().map(|&d| d as u64).product() }
+        }
         Prim::Linalg(LinalgOp::DotGeneral(dims)) => {
             Tolerance::Sum { terms: extent(&dims.lhs_contract, eqn.inputs[0]) + 1 }
         }

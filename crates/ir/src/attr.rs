@@ -305,6 +305,14 @@ pub trait AttrVisitor {
     fn opt_usize(&mut self, name: &'static str, v: &mut Option<usize>) -> Result<(), String>;
     /// A list of non-negative integers; `default` when omitted (required when `None`).
     fn usizes(&mut self, name: &'static str, v: &mut Vec<usize>, default: Option<Vec<usize>>) -> Result<(), String>;
+    /// A list of `[low, high]` pairs of non-negative integers (a window's padding);
+    /// `default` when omitted (required when `None`).
+    fn pairs(
+        &mut self,
+        name: &'static str,
+        v: &mut Vec<[usize; 2]>,
+        default: Option<Vec<[usize; 2]>>,
+    ) -> Result<(), String>;
     /// A required shape (a list of non-negative integers).
     fn shape(&mut self, name: &'static str, v: &mut Shape) -> Result<(), String>;
     /// A required list of integers.
@@ -368,6 +376,9 @@ impl AttrVisitor for AttrWriter {
     }
     fn usizes(&mut self, name: &'static str, v: &mut Vec<usize>, _: Option<Vec<usize>>) -> Result<(), String> {
         self.put(name, AttrValue::ints(v))
+    }
+    fn pairs(&mut self, name: &'static str, v: &mut Vec<[usize; 2]>, _: Option<Vec<[usize; 2]>>) -> Result<(), String> {
+        self.put(name, AttrValue::List(v.iter().map(|p| AttrValue::ints(p)).collect()))
     }
     fn shape(&mut self, name: &'static str, v: &mut Shape) -> Result<(), String> {
         self.put(name, AttrValue::ints(v))
@@ -436,6 +447,27 @@ impl AttrVisitor for AttrReader<'_> {
     }
     fn usizes(&mut self, name: &'static str, v: &mut Vec<usize>, default: Option<Vec<usize>>) -> Result<(), String> {
         *v = AttrReader::usizes(self, name, default)?;
+        Ok(())
+    }
+    fn pairs(
+        &mut self,
+        name: &'static str,
+        v: &mut Vec<[usize; 2]>,
+        default: Option<Vec<[usize; 2]>>,
+    ) -> Result<(), String> {
+        let value = match (self.take_opt(name), default) {
+            (Some(value), _) => value,
+            (None, Some(d)) => {
+                *v = d;
+                return Ok(());
+            }
+            (None, None) => return Err(format!("{}: missing attribute '{name}'", self.op)),
+        };
+        *v = self.list_of(name, value, |r, item| {
+            let pair = r.list_of(name, item.clone(), |r, x| r.to_usize(name, x))?;
+            <[usize; 2]>::try_from(pair.as_slice())
+                .map_err(|_| format!("{}: attribute '{name}' must list [low, high] pairs, got `{item}`", r.op))
+        })?;
         Ok(())
     }
     fn shape(&mut self, name: &'static str, v: &mut Shape) -> Result<(), String> {

@@ -367,7 +367,8 @@ impl Memo<'_> {
             | Prim::Reduction(_)
             | Prim::Linalg(_)
             | Prim::Random(_)
-            | Prim::Conv(_) => simple(flops::eqn_flops(func, eqn)),
+            | Prim::Conv(_)
+            | Prim::Window(_) => simple(flops::eqn_flops(func, eqn)),
             Prim::Memory(MemoryOp::Offload) => Step { written: 0, offloaded: read, ..simple((0, 0)) },
             Prim::Memory(MemoryOp::Reload) => Step { read: 0, ..simple((0, 0)) },
             Prim::Sort(op) => simple((flops::sort_flops(func, eqn, *op), 0)),

@@ -10,25 +10,11 @@
 //! recorded at the caller's line.
 
 use super::lax;
+pub use super::padding::Padding;
 use crate::Tensor;
 use ferrax_ir::DType;
 use ferrax_ir::prim::{Conv, conv::specs};
 use std::panic::Location;
-
-/// How the input is padded along each spatial axis.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub enum Padding {
-    /// No padding: only windows that fit entirely in the input.
-    #[default]
-    Valid,
-    /// The output has `ceil(input / stride)` positions, the padding split evenly with
-    /// the odd element after (JAX's `"SAME"`).
-    Same,
-    /// As `Same`, with the odd element before (JAX's `"SAME_LOWER"`).
-    SameLower,
-    /// `(lo, hi)` per spatial axis, in the kernel layout's order; negative amounts crop.
-    Explicit(Vec<(i64, i64)>),
-}
 
 /// The parameters of a [`conv_general_dilated`], as `jax.lax`'s keyword arguments.
 ///
@@ -147,7 +133,7 @@ impl ConvSpec {
         let padding = match &self.padding {
             Padding::Explicit(p) => p.clone(),
             Padding::Valid => vec![(0, 0); n],
-            Padding::Same | Padding::SameLower => {
+            same => {
                 let [ls, rs, _] = specs(&dn)?;
                 if lhs.len() != ls.spatial.len() + 2 || rhs.len() != rs.spatial.len() + 2 {
                     return Err(format!(
@@ -161,22 +147,19 @@ impl ConvSpec {
                         "window_strides {strides:?} and rhs_dilation {rhs_dilation:?} need {n} entries for SAME padding"
                     ));
                 }
-                let mut pads = Vec::with_capacity(n);
-                for k in 0..n {
-                    // i128: no product of sizes, strides and dilations overflows.
-                    let input = wide(lhs[ls.spatial[k]]);
-                    let taps = wide(rhs[rs.spatial[k]]);
-                    let (stride, rd) = (wide(strides[k]), wide(rhs_dilation[k]));
-                    if stride == 0 {
-                        return Err(format!("window_strides must be at least 1, got {strides:?}"));
-                    }
-                    let window = if taps == 0 { 0 } else { (taps - 1) * rd + 1 };
-                    let out = (input + stride - 1) / stride;
-                    let total = ((out - 1) * stride + window - input).max(0);
-                    let (small, large) = (to_i64(total / 2)?, to_i64(total - total / 2)?);
-                    pads.push(if self.padding == Padding::Same { (small, large) } else { (large, small) });
+                let input: Vec<usize> = ls.spatial.iter().map(|&a| lhs[a]).collect();
+                // The dilated kernel's extent (saturating: the type rule refuses sizes
+                // that overflow).
+                let window: Vec<usize> = (0..n)
+                    .map(|k| match rhs[rs.spatial[k]] {
+                        0 => 0,
+                        taps => (taps - 1).saturating_mul(rhs_dilation[k]).saturating_add(1),
+                    })
+                    .collect();
+                if let Some(k) = strides.iter().position(|&s| s == 0) {
+                    return Err(format!("window_strides must be at least 1, got {strides:?} (axis {k})"));
                 }
-                pads
+                same.resolve(&input, &window, &strides)?
             }
         };
         Ok(Conv {
@@ -190,16 +173,6 @@ impl ConvSpec {
             preferred: self.preferred,
         })
     }
-}
-
-/// A size or attribute as a wide integer for the padding arithmetic.
-fn wide(n: usize) -> i128 {
-    i128::try_from(n).unwrap_or(i128::MAX)
-}
-
-/// A padding amount as the attribute's integer.
-fn to_i64(n: i128) -> Result<i64, String> {
-    i64::try_from(n).map_err(|_| format!("the padding {n} does not fit an i64"))
 }
 
 /// JAX's default layouts for `n` spatial axes: `NC...`, `OI...`, `NC...`.

@@ -236,3 +236,16 @@ pub(crate) fn conv_general_dilated(lhs: &Tensor, rhs: &Tensor, conv: ferrax_ir::
         .unwrap_or_else(|| lhs.ty().clone());
     emit1(Prim::Conv(ferrax_ir::prim::ConvOp::ConvGeneralDilated(Box::new(conv))), &[lhs, rhs], location, fallback)
 }
+
+/// `reduce_window[op, window](x, init)`: each window of `x` combined by `op` from `init`.
+pub(crate) fn reduce_window(
+    x: &Tensor,
+    init: &Tensor,
+    op: ferrax_ir::prim::WindowReduce,
+    window: ferrax_ir::prim::Window,
+    location: Loc,
+) -> Tensor {
+    let shape = window.out_shape("reduce_window", x.shape()).unwrap_or_else(|_| x.shape().into());
+    let ty = Type { dtype: x.dtype(), shape };
+    emit1(Prim::Window(ferrax_ir::prim::WindowOp::ReduceWindow { op, window }), &[x, init], location, ty)
+}

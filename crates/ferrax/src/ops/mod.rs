@@ -19,9 +19,11 @@ pub(crate) mod lax;
 mod linalg;
 mod math;
 pub mod operand;
+pub mod padding;
 mod reduce;
 pub mod shape;
 pub mod sort;
+pub mod window;
 
 pub use arith::Scalar;
 pub use reduce::Axes;

@@ -195,6 +195,7 @@ impl<'m> Interp<'m> {
             Prim::Sort(op) => self.leaves(at, func, eqn, &xs, &|a| sort::eval(*op, a)),
             Prim::Control(op) => self.control(at, op, xs.into_vec()),
             Prim::Conv(op) => leaf(&|a| conv::eval(op, a)),
+            Prim::Window(op) => leaf(&|a| crate::prim::window::eval(op, a)),
         }
     }
 

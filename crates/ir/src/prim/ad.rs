@@ -15,7 +15,7 @@
 //! Structured primitives recurse into their bodies through the context traits, which
 //! the transform crate implements.
 
-use super::{binary, control, conv, index, linalg, memory, reduce, shape, sort, unary};
+use super::{binary, control, conv, index, linalg, memory, reduce, shape, sort, unary, window};
 use crate::{Emitter, Func, Module, Prim, Type, Value};
 
 /// What a jvp rule of a structured primitive needs from the pass driving it.
@@ -138,6 +138,7 @@ impl Prim {
             Prim::Memory(op) => memory::jvp(em, *op, t),
             Prim::Sort(op) => sort::jvp(em, *op, p, o, t),
             Prim::Conv(op) => conv::jvp(em, op, p, o, t),
+            Prim::Window(op) => window::jvp(em, op, p, t),
             Prim::Control(_) => {
                 let _ = cx;
                 Err(format!("{}: structured primitives are differentiated by Prim::jvp_full", self.name()))
@@ -190,6 +191,7 @@ impl Prim {
             Prim::Sort(op) => sort::transpose(*op),
             Prim::Control(op) => control::transpose(em, cx, op, inputs, cts),
             Prim::Conv(op) => conv::transpose(em, op, inputs, cts),
+            Prim::Window(op) => window::transpose(em, op, inputs, cts),
         }
     }
 }

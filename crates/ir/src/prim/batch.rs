@@ -11,7 +11,7 @@
 //! Structured primitives batch their bodies through [`BatchContext`]; bodies are
 //! batched with every batched parameter and output at axis 0.
 
-use super::{control, conv, index, linalg, memory, random, reduce, shape, sort, unary};
+use super::{control, conv, index, linalg, memory, random, reduce, shape, sort, unary, window};
 use crate::{Emitter, Func, Module, Prim, Value};
 
 /// What a batching rule of a structured primitive needs from the pass driving it.
@@ -66,6 +66,7 @@ impl Prim {
             Prim::Sort(op) => sort::batch(em, *op, size, inputs, dims),
             Prim::Control(op) => control::batch_control(em, cx, op, inputs, dims),
             Prim::Conv(op) => conv::batch(em, op, size, inputs, dims),
+            Prim::Window(op) => window::batch(em, op, size, inputs, dims),
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod shape;
 pub mod sort;
 pub mod sum_order;
 pub mod unary;
+pub mod window;
 
 pub use binary::{BinaryOp, CompareOp, TernaryOp};
 pub use control::{ControlOp, LinearSolveParams, RematPolicy, RootParams, ScanParams};
@@ -36,6 +37,7 @@ pub use reduce::{ArgOp, ReduceOp, ReductionOp};
 pub use shape::ShapeOp;
 pub use sort::SortOp;
 pub use unary::UnaryOp;
+pub use window::{Select, Window, WindowOp, WindowReduce};
 
 use crate::attr::{AttrReader, AttrValue, AttrVisitor, AttrWriter};
 use crate::{Module, Type};
@@ -77,6 +79,8 @@ pub enum Prim {
     Control(ControlOp),
     /// `conv_general_dilated` (`conv/`).
     Conv(ConvOp),
+    /// Windowed reductions (pooling) and their derivatives' selections (`window/`).
+    Window(WindowOp),
 }
 
 /// Each family's op is a primitive, so rules and builders can emit a family op (a
@@ -105,6 +109,7 @@ family_into_prim!(
     SortOp => Sort,
     ControlOp => Control,
     ConvOp => Conv,
+    WindowOp => Window,
 );
 
 impl Prim {
@@ -125,6 +130,7 @@ impl Prim {
             Prim::Sort(op) => op.name(),
             Prim::Control(op) => op.name(),
             Prim::Conv(op) => op.name(),
+            Prim::Window(op) => op.name(),
         }
     }
 
@@ -153,6 +159,7 @@ impl Prim {
             .or_else(|| SortOp::blank(name).map(Prim::Sort))
             .or_else(|| ControlOp::blank(name).map(Prim::Control))
             .or_else(|| ConvOp::blank(name).map(Prim::Conv))
+            .or_else(|| WindowOp::blank(name).map(Prim::Window))
     }
 
     /// Hands every attribute to `v` in declared order: the one declaration of a
@@ -171,6 +178,7 @@ impl Prim {
             Prim::Sort(op) => op.visit_attrs(v),
             Prim::Control(op) => op.visit_attrs(v),
             Prim::Conv(op) => op.visit_attrs(v),
+            Prim::Window(op) => op.visit_attrs(v),
         }
     }
 
@@ -235,6 +243,7 @@ impl Prim {
             Prim::Sort(op) => sort::infer(*op, inputs),
             Prim::Control(op) => control::infer(op, inputs, module),
             Prim::Conv(op) => conv::infer(op, inputs),
+            Prim::Window(op) => window::infer(op, inputs),
         }
     }
 }

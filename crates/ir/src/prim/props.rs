@@ -129,6 +129,7 @@ impl Prim {
             Prim::Sort(op) => super::sort::props(*op),
             Prim::Control(_) => Props { flops: Flops::Bodies, ..Props::movement(Class::Launch) },
             Prim::Conv(op) => super::conv::props(op),
+            Prim::Window(op) => super::window::props(op),
         }
     }
 }

@@ -7,6 +7,7 @@ use crate::prim::{ControlOp, IndexOp, LinalgOp, RandomOp, ReductionOp, ShapeOp, 
 #[path = "smooth.rs"]
 mod smooth;
 use crate::prim::{ArgOp, BinaryOp, CompareOp, DotDims, ReduceOp, RematPolicy, ScanParams, UnaryOp};
+use crate::prim::{Select, Window, WindowOp, WindowReduce};
 use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Shape};
 use smallvec::SmallVec;
@@ -357,7 +358,8 @@ impl Gen {
     fn reduce_eqn(&mut self, func: &mut Func) -> Option<()> {
         let x = self.any_value(func, |t| t.dtype != DType::Bool)?;
         let rank = func.ty(x).rank();
-        let prim = match self.rng.below(4) {
+        let prim = match self.rng.below(5) {
+            4 => return self.window_eqn(func, x),
             3 if rank > 0 => {
                 let (axis, reverse) = (self.rng.below(rank), self.rng.chance(50));
                 Prim::Reduction(if self.rng.chance(50) {
@@ -381,6 +383,44 @@ impl Gen {
             _ => return None,
         };
         self.emit(func, prim, &[x]).map(|_| ())
+    }
+
+    /// A `reduce_window` of `x` from its op's identity (small windows, strides 1-2,
+    /// padding 0-1, dilations 1-2), and sometimes a selection on the same windows.
+    fn window_eqn(&mut self, func: &mut Func, x: Value) -> Option<()> {
+        let ty = func.ty(x).clone();
+        let rank = ty.rank();
+        let mut pick = |hi: usize| -> Vec<usize> { (0..rank).map(|_| 1 + self.rng.below(hi)).collect() };
+        let (dimensions, strides, base_dilation, window_dilation) = (pick(3), pick(2), pick(2), pick(2));
+        let padding = (0..rank).map(|_| [self.rng.below(2), self.rng.below(2)]).collect();
+        let window = Window { dimensions, strides, padding, base_dilation, window_dilation };
+        let op = self.rng.pick(&[WindowReduce::Sum, WindowReduce::Max, WindowReduce::Min]);
+        let identity = match op {
+            WindowReduce::Sum => 0.0,
+            WindowReduce::Max => f64::NEG_INFINITY,
+            WindowReduce::Min => f64::INFINITY,
+        };
+        let value = match ty.dtype {
+            DType::I32 => Array::scalar_i32(identity as i32),
+            DType::F32 => Array::scalar_f32(identity as f32),
+            DType::F64 => Array::scalar_f64(identity),
+            DType::Bool | DType::BF16 | DType::F16 => return None,
+        };
+        let init = self.emit(func, Prim::Shape(ShapeOp::Constant { value, shape: Shape::new() }), &[])?[0];
+        let pooled =
+            self.emit(func, Prim::Window(WindowOp::ReduceWindow { op, window: window.clone() }), &[x, init])?;
+        if ty.dtype.is_float() && self.rng.chance(50) {
+            let select = self.rng.pick(&[Select::Max, Select::Min]);
+            let y = self.any_value(func, |t| *t == ty)?;
+            let gathered = self.emit(
+                func,
+                Prim::Window(WindowOp::SelectAndGatherAdd { select, window: window.clone() }),
+                &[y, x],
+            )?;
+            let source = if self.rng.chance(50) { gathered[0] } else { pooled[0] };
+            self.emit(func, Prim::Window(WindowOp::SelectAndScatterAdd { select, window }), &[source, x])?;
+        }
+        Some(())
     }
 
     fn dot_eqn(&mut self, func: &mut Func) -> Option<()> {
@@ -780,6 +820,9 @@ mod tests {
             "cummax",
             "cummin",
             "argmax",
+            "reduce_window",
+            "select_and_gather_add",
+            "select_and_scatter_add",
             "dynamic_update_slice",
             "random_bits",
             "broadcast_in_dim",

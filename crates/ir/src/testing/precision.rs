@@ -17,6 +17,7 @@ use super::Rng;
 use crate::attr::AttrValue;
 use crate::prim::{BinaryOp, UnaryOp};
 use crate::prim::{ControlOp, ConvOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, SortOp, TernaryOp};
+use crate::prim::{WindowOp, WindowReduce};
 use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Data};
 use smallvec::SmallVec;
@@ -129,7 +130,10 @@ fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DTyp
         | Prim::Control(ControlOp::Remat { .. })
         | Prim::Control(ControlOp::CustomLinearSolve(_))
         | Prim::Control(ControlOp::CustomRoot(_))
-        | Prim::Conv(ConvOp::ConvGeneralDilated(_)) => prim.clone(),
+        | Prim::Conv(ConvOp::ConvGeneralDilated(_))
+        | Prim::Window(WindowOp::ReduceWindow { .. })
+        | Prim::Window(WindowOp::SelectAndGatherAdd { .. })
+        | Prim::Window(WindowOp::SelectAndScatterAdd { .. }) => prim.clone(),
     }
 }
 
@@ -161,6 +165,11 @@ fn rounding(prim: &Prim) -> (bool, &'static [usize]) {
             ),
             &[],
         ),
+        // Sums of window terms in one fixed order: their rounding is relative to the
+        // terms, as a reassociated sum's is.
+        Prim::Window(WindowOp::ReduceWindow { op: WindowReduce::Sum, .. } | WindowOp::SelectAndScatterAdd { .. }) => {
+            (true, &[0])
+        }
         _ if !prim.props().reassociates_over.is_empty() => (true, prim.props().reassociates_over),
         _ => (false, &[]),
     }

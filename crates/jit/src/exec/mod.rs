@@ -383,7 +383,8 @@ impl Builder<'_> {
             | Prim::Reduction(_)
             | Prim::Random(_)
             | Prim::Sort(_)
-            | Prim::Conv(_) => opaque_step(at, &at.eqn.prim),
+            | Prim::Conv(_)
+            | Prim::Window(_) => opaque_step(at, &at.eqn.prim),
             Prim::Memory(_) => Err(at.fail("jit: offload and reload have steps of their own".into())),
         }
     }

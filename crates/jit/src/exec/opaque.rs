@@ -4,6 +4,9 @@
 //! algebra runs faer's routines, `crate::factor`; convolutions are im2col blocks and faer's
 //! GEMM, `crate::conv`).
 //!
+//! `reduce_window`, `select_and_gather_add` and `select_and_scatter_add` run the
+//! interpreter's window loops on the buffers (bit-identical results, no copy through
+//! the interpreter's arrays).
 //! `random_bits` (the public Threefry helpers of `ferrax_ir`), `cumsum` (the
 //! interpreter's summation order: each running sum starts from 0 and adds one element
 //! at a time, i32 wrapping) and `dynamic_update_slice` (clamped starts) are native;
@@ -47,6 +50,9 @@ pub(crate) enum Opaque {
     /// `conv_general_dilated`: im2col blocks and faer (`crate::conv`), or the
     /// interpreter's rule (this one-equation module) when the kernel is not finite.
     Conv { plan: crate::conv::ConvPlan, module: Module, ins: Vec<Type>, outs: Vec<Type> },
+    /// `reduce_window` and the two selections: the interpreter's loops
+    /// (`ferrax_ir::prim::window`) on the buffers.
+    Window { op: ferrax_ir::prim::WindowOp, geometry: ferrax_ir::prim::window::Geometry, dtype: ferrax_ir::DType },
     /// Any other primitive, through the interpreter.
     Interp { module: Module, ins: Vec<Type>, outs: Vec<Type> },
 }
@@ -56,6 +62,17 @@ impl Opaque {
         if let Prim::Random(RandomOp::RandomBits { shape }) = prim {
             let count = ferrax_array::element_count(shape).map_err(|e| format!("random_bits: {e}"))?;
             return Ok(Opaque::RandomBits { count });
+        }
+        if let Prim::Window(op) = prim
+            && let [a, b] = &ins[..]
+            && matches!(a.dtype, ferrax_ir::DType::F32 | ferrax_ir::DType::F64 | ferrax_ir::DType::I32)
+            && prim.infer(&ins, &Module::new()).is_ok()
+        {
+            // The operand whose windows are taken: `x` first for reduce_window, second
+            // for the selections.
+            let x = if matches!(op, ferrax_ir::prim::WindowOp::ReduceWindow { .. }) { a } else { b };
+            let geometry = ferrax_ir::prim::window::Geometry::new(op.name(), op.window(), &x.shape)?;
+            return Ok(Opaque::Window { op: op.clone(), geometry, dtype: a.dtype });
         }
         match prim {
             Prim::Reduction(
@@ -249,6 +266,17 @@ impl Opaque {
                 } else {
                     // SAFETY: as above.
                     unsafe { interpret(module, tys, out_tys, ins, outs, options) }
+                }
+            }
+            Opaque::Window { op, geometry, dtype } => {
+                // SAFETY: by the caller's contract (the operands have the types `new` saw).
+                unsafe {
+                    match dtype {
+                        ferrax_ir::DType::F32 => window::<f32>(op, geometry, ins, outs[0]),
+                        ferrax_ir::DType::F64 => window::<f64>(op, geometry, ins, outs[0]),
+                        ferrax_ir::DType::I32 => window::<i32>(op, geometry, ins, outs[0]),
+                        other => Err(format!("{}: {other} operand", op.name())),
+                    }
                 }
             }
             // SAFETY: by the caller's contract.
@@ -456,4 +484,68 @@ unsafe fn scatter_add<T: Copy>(ins: &[*mut u8], out: *mut u8, r: &Rows, add: imp
             }
         }
     }
+}
+
+/// `n` elements of `T` at `p`: the buffer itself when it is aligned for `T`, else a copy.
+///
+/// # Safety
+/// `p` holds `n` elements of `T`, alive and unwritten while the result is.
+unsafe fn elements<'a, T: Copy>(p: *const u8, n: usize) -> std::borrow::Cow<'a, [T]> {
+    if n == 0 {
+        return std::borrow::Cow::Borrowed(&[]);
+    }
+    let p = p as *const T;
+    if p.is_aligned() {
+        // SAFETY: by the caller's contract, and aligned.
+        std::borrow::Cow::Borrowed(unsafe { std::slice::from_raw_parts(p, n) })
+    } else {
+        // SAFETY: by the caller's contract.
+        std::borrow::Cow::Owned((0..n).map(|i| unsafe { p.add(i).read_unaligned() }).collect())
+    }
+}
+
+/// A window-family op on `T` buffers: the interpreter's loops, so the results are
+/// bit-identical to its (the identity check of `reduce_window`'s `init` included).
+///
+/// # Safety
+/// `ins` are the two operands' buffers and `out` the result's, of the types the
+/// geometry was made for; `out` does not overlap them.
+unsafe fn window<T: Num>(
+    op: &ferrax_ir::prim::WindowOp,
+    g: &ferrax_ir::prim::window::Geometry,
+    ins: &[*mut u8],
+    out: *mut u8,
+) -> Result<(), String> {
+    use ferrax_ir::prim::WindowOp;
+    use ferrax_ir::prim::window::{reduce_window_slice, select_and_gather_slice, select_and_scatter_slice};
+    let windows = g.windows();
+    let (first_len, out_len) = match op {
+        WindowOp::ReduceWindow { .. } => (g.in_len, windows),
+        WindowOp::SelectAndGatherAdd { .. } => (g.in_len, windows),
+        WindowOp::SelectAndScatterAdd { .. } => (windows, g.in_len),
+    };
+    // SAFETY: by the caller's contract.
+    let a = unsafe { elements::<T>(ins[0], first_len) };
+    let mut result = vec![T::ZERO; out_len];
+    match op {
+        WindowOp::ReduceWindow { op: reduce, .. } => {
+            // SAFETY: init is a scalar.
+            let init = unsafe { elements::<T>(ins[1], 1) }[0];
+            ferrax_ir::prim::window::check_init(*reduce, init)?;
+            reduce_window_slice(g, *reduce, &a, init, &mut result);
+        }
+        WindowOp::SelectAndGatherAdd { select, .. } => {
+            // SAFETY: x has the operand's elements.
+            let x = unsafe { elements::<T>(ins[1], g.in_len) };
+            select_and_gather_slice(g, *select, &a, &x, &mut result);
+        }
+        WindowOp::SelectAndScatterAdd { select, .. } => {
+            // SAFETY: as above.
+            let x = unsafe { elements::<T>(ins[1], g.in_len) };
+            select_and_scatter_slice(g, *select, &a, &x, &mut result);
+        }
+    }
+    // SAFETY: the result buffer holds `out_len` elements.
+    unsafe { std::ptr::copy_nonoverlapping(result.as_ptr() as *const u8, out, out_len * std::mem::size_of::<T>()) };
+    Ok(())
 }

@@ -58,9 +58,13 @@ impl Lower<'_, '_> {
             Prim::Shape(op) => self.shape_at(e, op, &ty, idx),
             Prim::Index(op) => self.index_at(e, op, ty.dtype, idx),
             Prim::Reduction(op) => Err(self.reduction_at(e, op)),
-            Prim::Linalg(_) | Prim::Random(_) | Prim::Memory(_) | Prim::Sort(_) | Prim::Control(_) | Prim::Conv(_) => {
-                Err(self.not_in_kernel(e))
-            }
+            Prim::Linalg(_)
+            | Prim::Random(_)
+            | Prim::Memory(_)
+            | Prim::Sort(_)
+            | Prim::Control(_)
+            | Prim::Conv(_)
+            | Prim::Window(_) => Err(self.not_in_kernel(e)),
         }
     }
 

@@ -156,8 +156,9 @@ impl Analysis<'_> {
             | Prim::Random(_)
             | Prim::Memory(_)
             | Prim::Sort(_)
-            | Prim::Control(_)
-            | Prim::Conv(_) => false,
+            | Prim::Conv(_)
+            | Prim::Window(_)
+            | Prim::Control(_) => false,
         };
         prim_ok && eqn.inputs.iter().all(|&i| self.contiguous(i, off))
     }
@@ -283,8 +284,9 @@ impl Lower<'_, '_> {
             | Prim::Random(_)
             | Prim::Memory(_)
             | Prim::Sort(_)
-            | Prim::Control(_)
-            | Prim::Conv(_) => Err(self.no_vector_form(&q)),
+            | Prim::Conv(_)
+            | Prim::Window(_)
+            | Prim::Control(_) => Err(self.no_vector_form(&q)),
         }
     }
 
