@@ -1,4 +1,4 @@
-"""The JAX side of ferrax's benchmark harness: DESIGN section 6's workloads W1-W7, W9 and W10.
+"""The JAX side of ferrax's benchmark harness: DESIGN section 6's workloads W1-W10.
 
 Same shapes, dtypes, inputs (the .npy files `ferrax-bench gen --data DIR` wrote),
 argument and result order, call counts and output format as `ferrax-bench run`:
@@ -156,6 +156,29 @@ def linalg_cg_grad():
     return f
 
 
+def cnn_loss(params, x, y):
+    # W8: conv3x3(32, SAME)-relu-maxpool2-conv3x3(64, SAME)-relu-maxpool2-dense(10), NHWC.
+    w1, b1, w2, b2, w3, b3 = params
+    dn = ("NHWC", "HWIO", "NHWC")
+
+    def block(h, w, b):
+        h = jax.lax.conv_general_dilated(h, w, (1, 1), "SAME", dimension_numbers=dn) + b
+        h = jax.nn.relu(h)
+        return jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+    h = block(block(x, w1, b1), w2, b2)
+    logits = h.reshape(h.shape[0], -1) @ w3 + b3
+    return -jnp.mean(jnp.sum(y * jax.nn.log_softmax(logits, axis=-1), axis=-1))
+
+
+def cnn_grad():
+    def f(x, y, *params):
+        value, grads = jax.value_and_grad(cnn_loss)(tuple(params), x, y)
+        return (value, *grads)
+
+    return f
+
+
 def rosenbrock(x):
     return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
 
@@ -228,6 +251,7 @@ TRANSFORMER = ["tf_x", "tf_y"] + [
     ]
 ]
 PER_SAMPLE = ["ps_w1", "ps_b1", "ps_w2", "ps_b2", "ps_x", "ps_y"]
+CNN = ["cnn_x", "cnn_y", "cnn_w1", "cnn_b1", "cnn_w2", "cnn_b2", "cnn_w3", "cnn_b3"]
 
 # (name, id, make function, input stems ("*" splits a stacked file), timed calls, dtype)
 # The call counts are ferrax-bench's (bench/src/w*.rs); keep them equal.
@@ -242,6 +266,7 @@ WORKLOADS = [
     ("compile_latency_grad", "W6", compile_latency_grad, ["deep_x", "*deep_ws"], 1000, np.float32),
     ("compile_latency_hvp", "W6", compile_latency_hvp, ["deep_x", "deep_v", "*deep_ws"], 1000, np.float32),
     ("mlp_grad_bf16", "W7", mlp_grad_bf16, MLP, 100, np.float32),
+    ("cnn_grad", "W8", cnn_grad, CNN, 20, np.float32),
     ("transformer_grad", "W9", transformer_grad, TRANSFORMER, 20, np.float32),
     ("linalg_grad", "W10", linalg_grad, ["la_a", "la_b"], 20, np.float64),
     ("linalg_cg_grad", "W10", linalg_cg_grad, ["la_a", "la_b"], 20, np.float64),

@@ -109,6 +109,7 @@ pub fn generate(scale: Scale) -> Result<Vec<(String, Array)>> {
     all.extend(crate::w4_per_sample::generate(scale)?);
     all.extend(crate::w5_dispatch::generate(scale)?);
     all.extend(crate::w6_chain::generate(scale)?);
+    all.extend(crate::w8_cnn::generate(scale)?);
     all.extend(crate::w9_transformer::generate(scale)?);
     all.extend(crate::w10_linalg::generate(scale)?);
     Ok(all)

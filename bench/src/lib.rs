@@ -1,6 +1,6 @@
 //! ferrax-bench: the side-by-side benchmark harness.
 //!
-//! The workloads W1-W7, W9 and W10 ([`workloads`]) are written as a user of the `ferrax` crate
+//! The workloads W1-W10 ([`workloads`]) are written as a user of the `ferrax` crate
 //! would write them: Rust closures over [`ferrax::Tensor`]s, differentiated and batched
 //! with `grad`/`jvp_apply`/`vmap` and compiled with `ferrax::jit`. [`data`] writes every
 //! workload's inputs once as `.npy` files (the same files `bench/jax/bench.py` loads),
@@ -29,6 +29,7 @@ mod w4_per_sample;
 mod w5_dispatch;
 mod w6_chain;
 mod w7_mixed;
+mod w8_cnn;
 mod w9_transformer;
 
 use std::fmt;

@@ -1,4 +1,4 @@
-//! The registry of workloads: W1-W7, W9 and W10 (the performance workloads of README.md's
+//! The registry of workloads: W1-W10 (the performance workloads of README.md's
 //! benchmark section) as named programs with their
 //! inputs, default call counts and tolerances.
 //!
@@ -54,6 +54,7 @@ pub fn all() -> Vec<Workload> {
     all.extend(crate::w5_dispatch::workloads());
     all.extend(crate::w6_chain::workloads());
     all.extend(crate::w7_mixed::workloads());
+    all.extend(crate::w8_cnn::workloads());
     all.extend(crate::w9_transformer::workloads());
     all.extend(crate::w10_linalg::workloads());
     all
@@ -66,10 +67,7 @@ pub fn select(only: &[String]) -> Result<Vec<Workload>> {
     for w in &wanted {
         if !every.iter().any(|k| k.name == *w || k.id.eq_ignore_ascii_case(w)) {
             let names: Vec<&str> = every.iter().map(|k| k.name).collect();
-            return Err(Error::at(
-                "--only",
-                format!("no workload `{w}` (W1-W7, W9, W10 or one of {})", names.join(", ")),
-            ));
+            return Err(Error::at("--only", format!("no workload `{w}` (W1-W10 or one of {})", names.join(", "))));
         }
     }
     Ok(every

@@ -100,6 +100,14 @@ fn implicit_layer_runs() {
 #[path = "../examples/transformer.rs"]
 mod transformer;
 
+#[path = "../examples/cnn.rs"]
+mod cnn;
+
+#[test]
+fn cnn_runs() {
+    cnn::main_with(&["--small".to_string()]).unwrap();
+}
+
 #[test]
 fn transformer_runs() {
     transformer::main_with(&["--small".to_string()]).unwrap();

@@ -57,9 +57,9 @@
 //! Layers with state beside their parameters do not fit that signature and are
 //! applied by hand: [`BatchNorm`] keeps its running statistics in a separate tree
 //! ([`BatchNormState`]) that `apply_train` returns updated, as flax's `batch_stats`
-//! collection. Convolution (`Conv1d/2d/3d`) and pooling (`MaxPool`/`AvgPool`) layers
-//! will join this module as layers of the same shape (a configuration, a params tree,
-//! `apply`) once their primitives exist.
+//! collection. Convolution ([`Conv1d`], [`Conv2d`], [`Conv3d`]), pooling ([`MaxPool2d`],
+//! [`AvgPool2d`] and the other ranks, one [`Pool`] type) and [`Flatten`] are layers of
+//! the same shape, channels last as flax's.
 //!
 //! # Differences from flax
 //!
@@ -74,16 +74,18 @@
 //! - A fully masked attention row gives zero weights, not flax's uniform ones.
 //! - Attention has no dropout on its weights; apply [`Dropout`] to its output instead.
 
-// Convolution (`Conv1d/2d/3d`) and pooling (`MaxPool`/`AvgPool`) layers belong in
-// `conv.rs` and `pool.rs` beside these, built on `conv_general_dilated` and
-// `reduce_window` in the same pattern (configuration, params struct, `Layer` impl).
 mod attention;
+mod conv;
 mod functional;
 mod init;
 mod layers;
 mod sequential;
 
 pub use attention::{MultiHeadAttention, MultiHeadAttentionParams, causal_mask, dot_product_attention};
+pub use conv::{
+    AvgPool1d, AvgPool2d, AvgPool3d, Conv, Conv1d, Conv2d, Conv3d, ConvParams, Flatten, MaxPool1d, MaxPool2d,
+    MaxPool3d, Pool, PoolKind,
+};
 pub use functional::{
     cross_entropy, gelu, log_softmax, logsumexp, masked_softmax, mse, one_hot, silu, softmax, sparse_cross_entropy,
 };
