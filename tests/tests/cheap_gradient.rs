@@ -69,7 +69,7 @@ const NOT_DIFFERENTIABLE: [(&str, &str); 2] = [
 /// Primitives whose derivative can cost more than [`WORK_FACTOR`] times their own
 /// work, with the reason. `broadcast_in_dim` counts only where f broadcasts to more
 /// elements than WORK_FACTOR times its whole work (see [`discards_a_broadcast`]).
-const OVER_WORK: [(&str, &str); 6] = [
+const OVER_WORK: [(&str, &str); 7] = [
     (
         "lu",
         "a factorisation is outside the structural bound (as in JAX): its jvp gathers the tangent's rows, solves \
@@ -100,6 +100,10 @@ const OVER_WORK: [(&str, &str); 6] = [
         "sum pooling's transpose (JAX's rule) sums the windows of the cotangent spread out by the strides: one \
          window per operand element, against the forward's one per result element, so a stride s over d axes \
          costs up to s^d times the forward's flops",
+    ),
+    (
+        "conv_general_dilated",
+        "its transposes (JAX's rules) are convolutions over the dilated cotangent or input: a forward with          strides or dilation becomes a transpose that also multiplies the holes' zeros and the padding, so a          kernel dilation d or stride s costs up to d (or s) times the forward's flops per axis",
     ),
 ];
 
