@@ -53,27 +53,31 @@ struct Set {
     y: Array,
 }
 
+/// A small xorshift generator: the synthetic data needs no more.
+struct XorShift(u64);
+
+impl XorShift {
+    fn new(seed: u64) -> XorShift {
+        XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// Uniform in [0, 1).
+    fn uniform(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// The synthetic task: `n` noisy `side`×`side`×3 images with one of 10 patterns each.
 fn synthetic(n: usize, side: usize, seed: u64) -> Result<Set, Box<dyn std::error::Error>> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut uniform = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
-    // Ten fixed 5×5 patterns of ±1 (the same for every set: drawn from seed 0).
-    let mut pattern_rng = {
-        let mut s = 0x2545_F491_4F6C_DD1Du64;
-        move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s & 1 == 1
-        }
-    };
+    let mut rng = XorShift::new(seed);
+    let mut uniform = move || rng.uniform();
+    // Ten fixed 5×5 patterns of ±1 (the same for every set).
+    let mut pattern_rng = XorShift::new(0);
     let patterns: Vec<Vec<f32>> =
-        (0..10).map(|_| (0..25).map(|_| if pattern_rng() { 1.0 } else { -1.0 }).collect()).collect();
+        (0..10).map(|_| (0..25).map(|_| if pattern_rng.uniform() < 0.5 { 1.0 } else { -1.0 }).collect()).collect();
     let mut x = vec![0f32; n * side * side * 3];
     let mut labels = Vec::with_capacity(n);
     for image in x.chunks_mut(side * side * 3) {

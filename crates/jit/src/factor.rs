@@ -553,8 +553,9 @@ mod tests {
         }
     }
 
-    /// The interpreter's results of the one-operand `prim` on `a`.
-    fn interp_all(prim: Prim, a: &Array) -> Vec<Array> {
+    /// The interpreter's results of the one-operand `prim` on `a` (also the
+    /// reference of `factor/lu.rs`'s tests).
+    pub(super) fn interp_all(prim: Prim, a: &Array) -> Vec<Array> {
         let ty = Type::new(a.dtype(), a.shape());
         let outs = prim.infer(std::slice::from_ref(&ty), &Module::new()).unwrap();
         let mut f = Func::new("f");

@@ -328,10 +328,11 @@ impl Builder<'_> {
     /// [`Buffers`] places by liveness, so an arena byte is reused as soon as the value in
     /// it is dead.
     fn lower(&mut self, func: &Func) -> Result<Program, Error> {
-        let mut bufs = Buffers::new(func);
+        let last = func.last_uses();
+        let mut bufs = Buffers::new(func, &last);
         let mut steps = Vec::with_capacity(func.eqns.len());
         for (i, eqn) in func.eqns.iter().enumerate() {
-            let mut at = At { func, i, eqn, ins: Vec::new(), outs: Vec::new() };
+            let mut at = At { func, last: &last, i, eqn, ins: Vec::new(), outs: Vec::new() };
             if let Prim::Memory(op) = &eqn.prim {
                 let step = self.memory_step(&mut bufs, &mut at, *op)?;
                 steps.push(StepAt { eqn: i, prim: eqn.prim.name(), step });
@@ -489,8 +490,7 @@ impl Builder<'_> {
         // Programs never write their parameters' buffers, so the loop can read such a
         // carry where its initial value already is: a solver's 8 MB matrix is then not
         // copied in, nor out when nothing reads the loop's copy of it.
-        let last = at.func.last_uses();
-        let used = at.eqn.outputs.iter().map(|o| last[o.index()] != LastUse::Unused).collect();
+        let used = at.eqn.outputs.iter().map(|o| at.last[o.index()] != LastUse::Unused).collect();
         let (cond, body) = (self.program(cond)?, self.program(body)?);
         let sizes: Vec<usize> = (0..at.outs.len()).map(|k| at.out_bytes(k)).collect::<Result<_, _>>()?;
         let spare = sizes.iter().zip(&through).map(|(&b, &t)| scratch.take(if t { 0 } else { b })).collect();
@@ -559,6 +559,8 @@ fn opaque_step(at: &At, prim: &Prim) -> Result<Step, Error> {
 /// and results.
 struct At<'f> {
     func: &'f Func,
+    /// When each value of `func` is last read.
+    last: &'f [LastUse],
     i: usize,
     eqn: &'f Eqn,
     ins: Vec<Loc>,
@@ -618,7 +620,7 @@ struct Buffers<'f> {
     func: &'f Func,
     loc: Vec<Option<Loc>>,
     /// When each value is last read ([`Func::last_uses`]).
-    last: Vec<LastUse>,
+    last: &'f [LastUse],
     /// The first result position of each value returned (written in place there).
     result_pos: Vec<Option<usize>>,
     /// Values read only by `reload`s and not returned: an `offload` of one spills it.
@@ -630,13 +632,12 @@ struct Buffers<'f> {
 
 impl<'f> Buffers<'f> {
     /// The parameters in the caller's buffers and the liveness of every value.
-    fn new(func: &'f Func) -> Buffers<'f> {
+    fn new(func: &'f Func, last: &'f [LastUse]) -> Buffers<'f> {
         let n = func.value_types.len();
         let mut loc: Vec<Option<Loc>> = vec![None; n];
         for (i, p) in func.params.iter().enumerate() {
             loc[p.index()] = Some(Loc::Param(i));
         }
-        let last = func.last_uses();
         let mut result_pos: Vec<Option<usize>> = vec![None; n];
         for (k, r) in func.results.iter().enumerate() {
             result_pos[r.index()].get_or_insert(k);

@@ -117,26 +117,11 @@ impl Lu {
 mod tests {
     use super::Lu;
     use ferrax_ir::prim::{LinalgOp, Prim};
-    use ferrax_ir::{Array, DType, EvalOptions, Func, Module, Type};
+    use ferrax_ir::{Array, DType};
 
     /// The interpreter's `lu` of `a`.
     fn interp(a: &Array) -> Vec<Array> {
-        let mut f = Func::new("f");
-        let x = f.new_value(Type::new(a.dtype(), a.shape()));
-        let outs = Prim::Linalg(LinalgOp::Lu).infer(&[Type::new(a.dtype(), a.shape())], &Module::new()).unwrap();
-        let results: Vec<_> = outs.iter().map(|t| f.new_value(t.clone())).collect();
-        f.params = vec![x];
-        f.results = results.clone();
-        f.result_types = outs;
-        f.eqns.push(ferrax_ir::Eqn {
-            prim: Prim::Linalg(LinalgOp::Lu),
-            inputs: [x].into_iter().collect(),
-            outputs: results.into_iter().collect(),
-            loc: None,
-        });
-        let mut m = Module::new();
-        m.push(f);
-        ferrax_ir::eval(&m, "f", std::slice::from_ref(a), &EvalOptions::default()).unwrap()
+        crate::factor::tests::interp_all(Prim::Linalg(LinalgOp::Lu), a)
     }
 
     /// The host routine's `(lu, pivots, permutation)` of the f64 batch `a`.
