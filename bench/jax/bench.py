@@ -1,4 +1,4 @@
-"""The JAX side of ferrax's benchmark harness: DESIGN section 6's workloads W1-W10.
+"""The JAX side of ferrax's benchmark harness: the workloads W1-W10 of README.md's Benchmarks section.
 
 Same shapes, dtypes, inputs (the .npy files `ferrax-bench gen --data DIR` wrote),
 argument and result order, call counts and output format as `ferrax-bench run`:
@@ -13,10 +13,10 @@ Figures:
                time, a fresh function object each round (no trace cache hit); the
                persistent compilation cache is off.
   first_call   ms, the first call of a fresh `jax.jit(f)` (trace, compile, one run).
-  call_*       us, median/min/max of `compiled(*args)` + `block_until_ready`, each call
+  call_*       us, median/quartiles (p25, p75)/min/max of `compiled(*args)` + `block_until_ready`, each call
                timed on its own after calls/10 (at least 3) warm-up calls.
-  peak_bytes   bytes, `compiled.memory_analysis()` temp + argument bytes (DESIGN
-               section 6's memory target); the parts as temp_bytes, arg_bytes,
+  peak_bytes   bytes, `compiled.memory_analysis()` temp + argument bytes (the
+               memory target); the parts as temp_bytes, arg_bytes,
                result_bytes, and total_bytes = temp + argument + result (ferrax's
                peak_bytes is argument + workspace, its total_bytes adds the results).
 
@@ -334,6 +334,9 @@ def run_one(name, make, args, calls, rounds, write_dir, dtype):
 
     times = timed_calls(compiled, args, max(calls // 10, 3), calls)
     figure(name, "call_median", statistics.median(times) * 1e6, "us")
+    q1, q3 = np.percentile(times, [25, 75])
+    figure(name, "call_p25", q1 * 1e6, "us")
+    figure(name, "call_p75", q3 * 1e6, "us")
     figure(name, "call_min", min(times) * 1e6, "us")
     figure(name, "call_max", max(times) * 1e6, "us")
 

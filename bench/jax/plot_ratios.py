@@ -38,7 +38,7 @@ def main():
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=9)
     ax.set_xlabel("ferrax / JAX (log scale; lower is better; black ticks: targets)")
-    ax.set_title(f"ferrax vs JAX, DESIGN section 6 workloads ({note})", fontsize=10)
+    ax.set_title(f"ferrax vs JAX, the README benchmark workloads ({note})", fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 

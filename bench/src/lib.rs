@@ -7,11 +7,14 @@
 //! [`run`] measures compile latency, steady-state call times and buffer bytes, after
 //! the correctness gate of [`gate`] has compared the results with JAX's (or, without
 //! them, with ferrax's interpreter). [`report`] prints the figures as
-//! `workload<TAB>metric<TAB>value<TAB>unit` lines, the format `bench/compare` reads.
+//! `workload<TAB>metric<TAB>value<TAB>unit` lines, the format `bench/compare` reads;
+//! [`calibrate`] measures the machine's own limits (GEMM FLOP/s, copy and triad
+//! bandwidth) that `bench/compare` holds each workload's FLOPs and bytes against.
 //!
 //! With the feature `candle`, the module `candle` runs the W1 and W3 gradients with candle-core
 //! on the same inputs.
 
+pub mod calibrate;
 #[cfg(feature = "candle")]
 pub mod candle;
 pub mod data;

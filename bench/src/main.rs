@@ -1,4 +1,5 @@
-//! `ferrax-bench`: `gen` writes the workloads' inputs, `run` measures them (see the
+//! `ferrax-bench`: `gen` writes the workloads' inputs, `run` measures them, `calibrate`
+//! the machine's limits (see the
 //! crate docs of `ferrax_bench` and README.md's "Benchmarks"); `passes` times the
 //! passes of the `ferrax` command on long chains (`ferrax_bench::passes`).
 
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   ferrax-bench gen --data DIR [--scale full|small]
   ferrax-bench run --data DIR [--only W1,W3|NAME,...] [--rounds N] [--calls N]
+  ferrax-bench calibrate [--quick]
   ferrax-bench passes [--sizes 1000,10000,100000] [--chains sin,two] [--passes fuse,cost,...]
 
 gen writes every workload's inputs as DIR/*.npy; run prints one
@@ -19,7 +21,8 @@ gen writes every workload's inputs as DIR/*.npy; run prints one
 stderr) and exits 1 if a workload failed its correctness gate. passes times every
 pass of the `ferrax` command on chains of the given numbers of equations (one
 `passes<TAB>chain/pass/equations<TAB>seconds<TAB>s` line each) and prints each
-pass's growth exponent on stderr.";
+pass's growth exponent on stderr. calibrate prints the machine's limits (GEMM
+GFLOP/s and copy/triad GB/s on 1 thread and on every core) as `machine` lines.";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -39,6 +42,15 @@ fn dispatch(args: &[String]) -> Result<bool> {
     };
     if command == "passes" {
         return passes(rest);
+    }
+    if command == "calibrate" {
+        let quick = match rest {
+            [] => false,
+            [q] if q == "--quick" => true,
+            _ => return Err(Error::at(command, "takes only --quick")),
+        };
+        ferrax_bench::calibrate::calibrate(quick);
+        return Ok(true);
     }
     let mut data: Option<PathBuf> = None;
     let mut scale = Scale::Full;
@@ -70,7 +82,7 @@ fn dispatch(args: &[String]) -> Result<bool> {
             options.data = data;
             run(&options)
         }
-        other => Err(Error::at(other, "unknown command (gen or run)")),
+        other => Err(Error::at(other, "unknown command (gen, run, calibrate or passes)")),
     }
 }
 

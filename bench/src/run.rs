@@ -100,6 +100,18 @@ pub fn compile(w: &Workload, types: &[Type]) -> Result<(Executable, Vec<Array>, 
     Ok((exe, traced.consts, start.elapsed()))
 }
 
+/// The work of one call by `ferrax_transform::cost` on the program as the JIT runs it
+/// (optimised and fused): its FLOPs, and the bytes its steps read and write outside
+/// the kernels (a kernel's temporaries live in registers and are not counted), which
+/// is the memory traffic a memory-bound workload is held to.
+pub fn work(w: &Workload, types: &[Type]) -> Result<(u64, u64)> {
+    let traced = ferrax::trace_with_consts((w.program)(), &types.to_vec())?;
+    let fused = ferrax_fuse::fuse(&ferrax_transform::opt(&traced.module)?)?;
+    let cost = ferrax_transform::cost(&fused)?;
+    let entry = cost.entry().ok_or_else(|| Error::at(w.name, "cost: no entry"))?;
+    Ok((entry.flops, entry.bytes_read + entry.bytes_written))
+}
+
 /// JAX's saved results `DIR/<name>_<i>.npy` for `count` results.
 pub fn jax_results(dir: &Path, name: &str, count: usize) -> Result<Vec<Array>> {
     (0..count).map(|i| read_npy(&dir.join(format!("{name}_{i}.npy")))).collect()
@@ -167,6 +179,9 @@ fn run_one(w: &Workload, inputs: &mut Inputs, options: &Options, jax_dir: Option
     let (exe, consts) = compiled.ok_or_else(|| Error::at(w.name, "no compile round"))?;
     let compile = Stats::of(&compiles).ok_or_else(|| Error::at(w.name, "no compile round"))?;
     figure(w.name, "compile", compile.median.as_secs_f64() * 1e3, "ms");
+    let (flops, moved) = work(w, &types)?;
+    figure(w.name, "flops", flops as f64, "flop");
+    figure(w.name, "moved_bytes", moved as f64, "bytes");
     figure(w.name, "first_call", first_call.as_secs_f64() * 1e3, "ms");
 
     let calls = options.calls.unwrap_or(w.calls).max(1);

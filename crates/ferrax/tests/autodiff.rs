@@ -283,7 +283,7 @@ fn value_and_grad_gives_the_value_on_arrays_and_in_a_trace() {
     let x = Array::from(vec![1.0f64, -2.0]);
     let (value, g) = value_and_grad(f).call(&x).unwrap();
     assert_eq!((value.to_f64_vec(), g.to_f64_vec()), (vec![5.0], vec![2.0, -4.0]));
-    // Inside a trace `apply` emits both (it used to give only the gradient).
+    // Inside a trace `apply` emits both the value and the gradient.
     let vg = value_and_grad(f);
     let traced = ferrax::eval(|x: Tensor| vg.apply(&x), &x).unwrap();
     assert_eq!((traced.0.to_f64_vec(), traced.1.to_f64_vec()), (vec![5.0], vec![2.0, -4.0]));

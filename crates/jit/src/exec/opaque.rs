@@ -108,49 +108,10 @@ impl Opaque {
                     idx: idx[*batch_dims..].iter().product(),
                 });
             }
-            Prim::Linalg(LinalgOp::Cholesky) if ins.len() == 1 && ins[0].rank() >= 2 => {
-                let sh = &ins[0].shape;
-                let r = sh.len();
-                let n = sh[r - 1];
-                return Ok(Opaque::Cholesky(Factor { dtype: ins[0].dtype, batch: sh[..r - 2].iter().product(), n }));
-            }
-            Prim::Linalg(LinalgOp::Eigh(p)) if ins.len() == 1 && ins[0].rank() >= 2 => {
-                let sh = &ins[0].shape;
-                let r = sh.len();
-                let (dtype, lower, n) = (ins[0].dtype, p.lower, sh[r - 1]);
-                return Ok(Opaque::Eigh(Eig { dtype, lower, batch: sh[..r - 2].iter().product(), n }));
-            }
-            Prim::Linalg(LinalgOp::Lu) if ins.len() == 1 && ins[0].rank() >= 2 => {
-                let sh = &ins[0].shape;
-                let r = sh.len();
-                let (dtype, m, n) = (ins[0].dtype, sh[r - 2], sh[r - 1]);
-                return Ok(Opaque::Lu(Lu { dtype, batch: sh[..r - 2].iter().product(), m, n }));
-            }
-            Prim::Linalg(LinalgOp::Qr(p)) if ins.len() == 1 && ins[0].rank() >= 2 => {
-                let sh = &ins[0].shape;
-                let r = sh.len();
-                let (dtype, m, n) = (ins[0].dtype, sh[r - 2], sh[r - 1]);
-                let batch = sh[..r - 2].iter().product();
-                return Ok(Opaque::Qr(Qr { dtype, batch, m, n, full: p.full_matrices }));
-            }
-            Prim::Linalg(LinalgOp::Svd(p)) if ins.len() == 1 && ins[0].rank() >= 2 => {
-                let sh = &ins[0].shape;
-                let r = sh.len();
-                let (dtype, m, n) = (ins[0].dtype, sh[r - 2], sh[r - 1]);
-                let batch = sh[..r - 2].iter().product();
-                return Ok(Opaque::Svd(Svd { dtype, batch, m, n, p: *p }));
-            }
-            Prim::Linalg(LinalgOp::TriangularSolve(p)) if ins.len() == 2 && ins[1].rank() >= 2 => {
-                let (a, b) = (&ins[0].shape, &ins[1].shape);
-                let r = b.len();
-                return Ok(Opaque::TriangularSolve(Solve {
-                    dtype: ins[1].dtype,
-                    p: *p,
-                    batch: b[..r - 2].iter().product(),
-                    m: a[r - 1],
-                    rows: b[r - 2],
-                    cols: b[r - 1],
-                }));
+            Prim::Linalg(op) => {
+                if let Some(native) = Opaque::linalg(op, &ins) {
+                    return Ok(native);
+                }
             }
             Prim::Index(IndexOp::DynamicUpdateSlice)
                 if ins.len() == 2 + ins[0].rank() && ins[0].rank() == ins[1].rank() =>
@@ -174,6 +135,50 @@ impl Opaque {
             _ => {}
         }
         Ok(Opaque::interp(prim, ins, outs))
+    }
+
+    /// A linear-algebra equation on faer's routines (`crate::factor`), or `None`
+    /// for operands of the wrong arity or rank (left to the interpreter's rule and
+    /// its error).
+    fn linalg(op: &LinalgOp, ins: &[Type]) -> Option<Opaque> {
+        // Leading batch axes and the two matrix axes of an operand of rank >= 2.
+        let split = |t: &Type| {
+            let r = t.rank();
+            (r >= 2).then(|| (t.shape[..r - 2].iter().product::<usize>(), t.shape[r - 2], t.shape[r - 1]))
+        };
+        let one = match ins {
+            [a] => split(a).map(|(batch, m, n)| (a.dtype, batch, m, n)),
+            _ => None,
+        };
+        Some(match op {
+            LinalgOp::Cholesky => {
+                let (dtype, batch, _, n) = one?;
+                Opaque::Cholesky(Factor { dtype, batch, n })
+            }
+            LinalgOp::Eigh(p) => {
+                let (dtype, batch, _, n) = one?;
+                Opaque::Eigh(Eig { dtype, lower: p.lower, batch, n })
+            }
+            LinalgOp::Lu => {
+                let (dtype, batch, m, n) = one?;
+                Opaque::Lu(Lu { dtype, batch, m, n })
+            }
+            LinalgOp::Qr(p) => {
+                let (dtype, batch, m, n) = one?;
+                Opaque::Qr(Qr { dtype, batch, m, n, full: p.full_matrices })
+            }
+            LinalgOp::Svd(p) => {
+                let (dtype, batch, m, n) = one?;
+                Opaque::Svd(Svd { dtype, batch, m, n, p: *p })
+            }
+            LinalgOp::TriangularSolve(p) => {
+                let [a, b] = ins else { return None };
+                let (batch, rows, cols) = split(b)?;
+                let m = *a.shape.last()?;
+                Opaque::TriangularSolve(Solve { dtype: b.dtype, p: *p, batch, m, rows, cols })
+            }
+            LinalgOp::DotGeneral(_) => return None,
+        })
     }
 
     /// The equation as a one-equation module run by the interpreter.
