@@ -21,10 +21,10 @@
 //! new primitive without a row fails.
 
 use ferrax_ir::prim::{ArgOp, BinaryOp, CompareOp, ReduceOp, UnaryOp};
+use ferrax_ir::prim::{CollectiveOp, Select, Window, WindowOp, WindowReduce};
 use ferrax_ir::prim::{
     ControlOp, ConvOp, IndexOp, LinalgOp, MemoryOp, RandomOp, ReductionOp, ShapeOp, SortOp, TernaryOp,
 };
-use ferrax_ir::prim::{Select, Window, WindowOp, WindowReduce};
 use ferrax_ir::{Array, DType, Module, Prim, Shape, Type};
 use ferrax_transform::Tolerance;
 
@@ -418,6 +418,27 @@ pub fn all_primitives() -> Vec<Prim> {
             num_consts: 0,
         })),
     ]);
+    let axes = || vec![f("i")];
+    let axis_name = f("i");
+    all.extend(
+        [
+            CollectiveOp::Psum { axes: axes() },
+            CollectiveOp::Pmax { axes: axes() },
+            CollectiveOp::Pmin { axes: axes() },
+            CollectiveOp::Pmean { axes: axes() },
+            CollectiveOp::AllGather { axis_name: axis_name.clone(), axis: 0, tiled: false, axis_size: 2 },
+            CollectiveOp::PsumScatter {
+                axis_name: axis_name.clone(),
+                scatter_dimension: 0,
+                tiled: false,
+                axis_size: 2,
+            },
+            CollectiveOp::Ppermute { axis_name: axis_name.clone(), perm: vec![[0, 1]] },
+            CollectiveOp::AllToAll { axis_name: axis_name.clone(), split_axis: 0, concat_axis: 0, axis_size: 2 },
+            CollectiveOp::AxisIndex { axis_name },
+        ]
+        .map(Prim::Collective),
+    );
     let window = || Window::new(&[1]);
     all.extend(
         [WindowReduce::Sum, WindowReduce::Max, WindowReduce::Min]
@@ -565,6 +586,21 @@ pub fn op_ordinal(prim: &Prim) -> (&'static str, usize, usize) {
             },
             5,
         ),
+        Prim::Collective(op) => (
+            "collective",
+            match op {
+                CollectiveOp::Psum { .. } => 0,
+                CollectiveOp::Pmax { .. } => 1,
+                CollectiveOp::Pmin { .. } => 2,
+                CollectiveOp::Pmean { .. } => 3,
+                CollectiveOp::AllGather { .. } => 4,
+                CollectiveOp::PsumScatter { .. } => 5,
+                CollectiveOp::Ppermute { .. } => 6,
+                CollectiveOp::AllToAll { .. } => 7,
+                CollectiveOp::AxisIndex { .. } => 8,
+            },
+            9,
+        ),
     }
 }
 
@@ -585,6 +621,11 @@ pub fn missing_samples() -> Vec<String> {
     }
     missing
 }
+
+/// The collectives' names: checked by `tests/tests/collectives.rs` (their axis bound
+/// by vmap) instead of the autodiff and vmap tables, which run primitives unbound.
+pub const COLLECTIVES: [&str; 9] =
+    ["psum", "pmax", "pmin", "pmean", "all_gather", "psum_scatter", "ppermute", "all_to_all", "axis_index"];
 
 /// The names of [`all_primitives`].
 pub fn all_primitive_names() -> Vec<&'static str> {

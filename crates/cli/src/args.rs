@@ -36,7 +36,7 @@ pub enum Command {
     },
     /// `ferrax run FILE ARGS.npy... [options]`.
     Run(RunArgs),
-    /// `ferrax vmap FILE --in-axes 0,none --axis-size N [--out-axes 0]`.
+    /// `ferrax vmap FILE --in-axes 0,none --axis-size N [--out-axes 0] [--axis-name i]`.
     Vmap {
         /// The module, or `-` for stdin.
         input: String,
@@ -46,6 +46,9 @@ pub enum Command {
         out_axes: Vec<isize>,
         /// The batch size.
         axis_size: usize,
+        /// The declared axis the batch binds (its collectives become operations
+        /// along the batch axis).
+        axis_name: Option<String>,
     },
     /// A transform subcommand: `grad`, `value-and-grad`, `jvp`, `vjp`, `hvp`,
     /// `linearize`, `transpose`, `jacfwd`, `jacrev`, `hessian`.
@@ -269,6 +272,10 @@ struct VmapArgs {
         action = ArgAction::Set
     )]
     out_axes: Vec<isize>,
+    /// Bind the module's declared axis NAME: its members are the batch's examples, so
+    /// `psum` over it sums over the batch, `axis_index` counts along it, and so on.
+    #[arg(long, value_name = "NAME")]
+    axis_name: Option<String>,
 }
 
 /// The arguments of `dot`.
@@ -414,9 +421,9 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         Sub::Jacfwd(args) => transform(Pass::Jacfwd, args),
         Sub::Jacrev(args) => transform(Pass::Jacrev, args),
         Sub::Hessian(args) => transform(Pass::Hessian, args),
-        Sub::Vmap(VmapArgs { file, in_axes, axis_size, out_axes }) => {
+        Sub::Vmap(VmapArgs { file, in_axes, axis_size, out_axes, axis_name }) => {
             let axis_size = usize::try_from(axis_size).map_err(|_| "--axis-size is too large".to_string())?;
-            Command::Vmap { input: file.input, in_axes, out_axes, axis_size }
+            Command::Vmap { input: file.input, in_axes, out_axes, axis_size, axis_name }
         }
         Sub::Opt(file) => Command::Opt { input: file.input },
         Sub::Cost(FloatParams { file, wrt }) => Command::Cost { input: file.input, wrt },
@@ -525,11 +532,33 @@ mod tests {
         assert_eq!((run.backend, run.dump_jit), (Backend::Interp, true));
         assert_eq!(
             parse("vmap - --in-axes none,-1 --axis-size 5 --out-axes -1"),
-            Ok(Command::Vmap { input: "-".into(), in_axes: vec![None, Some(-1)], out_axes: vec![-1], axis_size: 5 })
+            Ok(Command::Vmap {
+                input: "-".into(),
+                in_axes: vec![None, Some(-1)],
+                out_axes: vec![-1],
+                axis_size: 5,
+                axis_name: None
+            })
         );
         assert_eq!(
             parse("vmap f.fx --in-axes=0 --axis-size=2"),
-            Ok(Command::Vmap { input: "f.fx".into(), in_axes: vec![Some(0)], out_axes: vec![0], axis_size: 2 })
+            Ok(Command::Vmap {
+                input: "f.fx".into(),
+                in_axes: vec![Some(0)],
+                out_axes: vec![0],
+                axis_size: 2,
+                axis_name: None
+            })
+        );
+        assert_eq!(
+            parse("vmap f.fx --in-axes 0 --axis-size 3 --axis-name i"),
+            Ok(Command::Vmap {
+                input: "f.fx".into(),
+                in_axes: vec![Some(0)],
+                out_axes: vec![0],
+                axis_size: 3,
+                axis_name: Some("i".into())
+            })
         );
         assert_eq!(parse("completions zsh"), Ok(Command::Completions { shell: Shell::Zsh }));
     }

@@ -78,12 +78,15 @@ fn run_command(args: &[String], out: &mut impl Write) -> Result<(), Failure> {
                 ferrax_fuse::fuse(&module).map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
             write_out(out, ferrax_ir::print(&fused).trim_end())
         }
-        Command::Vmap { input, in_axes, out_axes, axis_size } => {
+        Command::Vmap { input, in_axes, out_axes, axis_size, axis_name } => {
             let (module, _) = load(&input)?;
-            let batched = ferrax_transform::vmap(&module, &in_axes, &out_axes, axis_size)
-                .map(|m| ferrax_transform::dce(&m))
-                .and_then(|m| ferrax_ir::verify(&m).map(|()| m))
-                .map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
+            let batched = match &axis_name {
+                Some(name) => ferrax_transform::vmap_named(&module, &in_axes, &out_axes, axis_size, name),
+                None => ferrax_transform::vmap(&module, &in_axes, &out_axes, axis_size),
+            }
+            .map(|m| ferrax_transform::dce(&m))
+            .and_then(|m| ferrax_ir::verify(&m).map(|()| m))
+            .map_err(|e| Failure::error(format!("{}: {e}", display_name(&input))))?;
             write_out(out, ferrax_ir::print(&batched).trim_end())
         }
         Command::Cost { input, wrt } => {

@@ -170,6 +170,30 @@ impl Func {
             None => self.attrs.push((name.to_string(), value)),
         }
     }
+
+    /// The axis names the Func declares (`axis_names=["i", ...]`): the named axes its
+    /// collectives (and its callees') refer to without binding them.
+    pub fn axis_names(&self) -> Vec<&str> {
+        match self.attr("axis_names") {
+            Some(AttrValue::List(names)) => names
+                .iter()
+                .filter_map(|n| match n {
+                    AttrValue::Str(s) => Some(s.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Declares exactly `names` as the Func's axis names (no attribute for none).
+    pub fn set_axis_names(&mut self, names: &[&str]) {
+        self.attrs.retain(|(n, _)| n != "axis_names");
+        if !names.is_empty() {
+            let list = names.iter().map(|n| AttrValue::Str(n.to_string())).collect();
+            self.attrs.push(("axis_names".to_string(), AttrValue::List(list)));
+        }
+    }
 }
 
 /// A list of Funcs by name; the first is the entry.

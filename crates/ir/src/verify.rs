@@ -50,8 +50,12 @@ pub fn verify_func(func: &Func, module: &Module) -> Result<(), Error> {
     for (i, &param) in func.params.iter().enumerate() {
         define(func, &mut defined, param).map_err(|m| Error::verify(at(None, None), format!("parameter {i}: {m}")))?;
     }
+    let mut declared_axes = func.axis_names();
+    declared_axes.extend(module.entry().map(Func::axis_names).unwrap_or_default());
+    let mut axis_sizes: Vec<(&str, usize)> = Vec::new();
     for (index, eqn) in func.eqns.iter().enumerate() {
         let place = || at(Some(index), Some(&eqn.prim));
+        check_axes(&declared_axes, &mut axis_sizes, &eqn.prim).map_err(|m| Error::verify(place(), m))?;
         let mut input_types = Vec::with_capacity(eqn.inputs.len());
         for (k, &input) in eqn.inputs.iter().enumerate() {
             use_value(func, &defined, input).map_err(|m| Error::verify(place(), format!("operand {k}: {m}")))?;
@@ -115,6 +119,33 @@ fn use_value(func: &Func, defined: &[bool], value: Value) -> Result<(), String> 
     }
 }
 
+/// A collective's axes must be declared by its Func or by the module's entry (so that
+/// the Funcs a transform derives from the entry's bodies need no declaration of their
+/// own), and the collectives over one axis must agree on its size.
+fn check_axes<'m>(declared: &[&str], sizes: &mut Vec<(&'m str, usize)>, prim: &'m Prim) -> Result<(), String> {
+    let Prim::Collective(op) = prim else { return Ok(()) };
+    for a in op.axis_names() {
+        if !declared.contains(&a) {
+            return Err(format!(
+                "names the axis `{a}`, which neither this Func nor the entry declares (declare it with \
+                 [axis_names=[\"{a}\"]] on the Func, or bind it with vmap and an axis name)"
+            ));
+        }
+        if let Some(n) = op.axis_size() {
+            match sizes.iter().find(|(b, _)| *b == a) {
+                Some(&(_, m)) if m != n => {
+                    return Err(format!(
+                        "axis_size {n} of the axis `{a}` differs from {m}, which another collective of this Func gives it"
+                    ));
+                }
+                Some(_) => {}
+                None => sizes.push((a, n)),
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_attrs(func: &Func) -> Result<(), String> {
     for (name, value) in &func.attrs {
         match (name.as_str(), value) {
@@ -127,6 +158,16 @@ fn check_attrs(func: &Func) -> Result<(), String> {
             }
             ("kind", AttrValue::Str(_)) => {}
             ("kind", other) => return Err(format!("Func attribute kind={other} must be a string")),
+            ("axis_names", AttrValue::List(names)) if names.iter().all(|n| matches!(n, AttrValue::Str(_))) => {
+                for (k, a) in func.axis_names().iter().enumerate() {
+                    if func.axis_names()[..k].contains(a) {
+                        return Err(format!("Func attribute axis_names declares `{a}` twice"));
+                    }
+                }
+            }
+            ("axis_names", other) => {
+                return Err(format!("Func attribute axis_names={other} must be a list of strings"));
+            }
             _ => {}
         }
     }

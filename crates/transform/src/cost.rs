@@ -372,6 +372,8 @@ impl Memo<'_> {
             Prim::Memory(MemoryOp::Offload) => Step { written: 0, offloaded: read, ..simple((0, 0)) },
             Prim::Memory(MemoryOp::Reload) => Step { read: 0, ..simple((0, 0)) },
             Prim::Sort(op) => simple((flops::sort_flops(func, eqn, *op), 0)),
+            // Data moved between members, not computed (binding turns them into sums).
+            Prim::Collective(_) => simple((0, 0)),
         };
         Ok(step)
     }

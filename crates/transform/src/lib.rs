@@ -93,7 +93,7 @@ pub use opt::{MAX_ROUNDS, opt};
 pub use residuals::{Residual, saved_residuals};
 pub use simplify::simplify;
 pub use vjp::{grad, hvp, value_and_grad, vjp};
-pub use vmap::vmap;
+pub use vmap::{vmap, vmap_named};
 pub use wrt::Wrt;
 
 use ferrax_ir::{Error, Func, Module, Place};
@@ -110,7 +110,14 @@ pub(crate) fn entry(module: &Module) -> Result<&Func, Error> {
 
 /// A module holding `entry` first, then every Func of `pool` it refers to,
 /// transitively, in first-reference order.
-pub(crate) fn assemble(entry: Func, pool: &Module) -> Module {
+pub(crate) fn assemble(mut entry: Func, pool: &Module) -> Module {
+    // A transformed entry keeps the axis names the original declares (its bodies'
+    // collectives may rely on them), unless the pass declared its own.
+    if entry.attr("axis_names").is_none()
+        && let Some(original) = pool.entry()
+    {
+        entry.set_axis_names(&original.axis_names());
+    }
     let mut module = Module::new();
     let mut queue: Vec<String> = Vec::new();
     let collect = |func: &Func, queue: &mut Vec<String>| {

@@ -28,9 +28,41 @@ fn resolve_axis(axis: isize, rank: usize, what: &str) -> Result<usize, String> {
 /// counting from the end, or `None`); `out_axes` one entry for every output or one per
 /// output; `axis_size` is the batch size.
 pub fn vmap(module: &Module, in_axes: &[Option<isize>], out_axes: &[isize], axis_size: usize) -> Result<Module, Error> {
+    vmap_inner(module, in_axes, out_axes, axis_size, None)
+}
+
+/// [`vmap`] that also binds the entry's declared axis `axis_name`: the members of
+/// that axis are the examples of the batch, so every collective over it becomes an
+/// operation along the batch axis (`psum` a sum over it, `axis_index` an iota, ...;
+/// `ferrax_ir::prim::collective`), which is what the collectives mean. The result
+/// declares the entry's other axis names only. The entry must declare `axis_name`,
+/// and collectives that carry an `axis_size` must agree with `axis_size`.
+pub fn vmap_named(
+    module: &Module,
+    in_axes: &[Option<isize>],
+    out_axes: &[isize],
+    axis_size: usize,
+    axis_name: &str,
+) -> Result<Module, Error> {
+    vmap_inner(module, in_axes, out_axes, axis_size, Some(axis_name))
+}
+
+fn vmap_inner(
+    module: &Module,
+    in_axes: &[Option<isize>],
+    out_axes: &[isize],
+    axis_size: usize,
+    axis_name: Option<&str>,
+) -> Result<Module, Error> {
     let f = crate::entry(module)?;
     let name = f.name.clone();
     let err = |e: String| crate::error(&name, format!("vmap: {e}"));
+    if let Some(a) = axis_name
+        && !f.axis_names().contains(&a)
+    {
+        let declared = f.axis_names();
+        return Err(err(format!("@{name} declares no axis `{a}` (it declares {declared:?}); nothing to bind")));
+    }
     if in_axes.len() != f.params.len() {
         return Err(err(format!(
             "in_axes has {} entries but @{name} has {} parameters",
@@ -45,8 +77,15 @@ pub fn vmap(module: &Module, in_axes: &[Option<isize>], out_axes: &[isize], axis
             f.results.len()
         )));
     }
-    let mut pass = VmapPass { out: module.clone(), size: axis_size, cache: HashMap::new(), depth: 0 };
+    let mut pass = VmapPass {
+        out: module.clone(),
+        size: axis_size,
+        axis: axis_name.map(str::to_string),
+        cache: HashMap::new(),
+        depth: 0,
+    };
     let mut em = Emitter::new(format!("{name}_vmap"));
+    pass.declare_axes(&mut em, f);
     let mut in_dims = Vec::with_capacity(f.params.len());
     let mut params = Vec::with_capacity(f.params.len());
     for (i, (&p, axis)) in f.params.iter().zip(in_axes).enumerate() {
@@ -73,18 +112,53 @@ pub fn vmap(module: &Module, in_axes: &[Option<isize>], out_axes: &[isize], axis
         let at = resolve_axis(axis, rank, &format!("out_axes for output {k}")).map_err(err)?;
         results.push(em.batch_at(o, d, axis_size, at).map_err(err)?);
     }
-    Ok(crate::assemble(em.finish(&results), &pass.out))
+    let mut module = crate::assemble(em.finish(&results), &pass.out);
+    if axis_name.is_some()
+        && let Some((_, entry)) = module.funcs.get_index_mut(0)
+    {
+        // `assemble` gives the new entry the original declaration; the bound axis goes.
+        let kept: Vec<&str> = f.axis_names().into_iter().filter(|a| Some(*a) != axis_name).collect();
+        entry.set_axis_names(&kept);
+    }
+    Ok(module)
 }
 
 /// The state of one vmap pass.
 struct VmapPass {
     out: Module,
     size: usize,
+    /// The axis name this pass binds.
+    axis: Option<String>,
     cache: HashMap<(String, Vec<bool>, Vec<bool>), BatchFunc>,
     depth: usize,
 }
 
 impl VmapPass {
+    /// Declares on the Func being emitted the axes of `func` that this pass leaves
+    /// unbound.
+    fn declare_axes(&self, em: &mut Emitter, func: &Func) {
+        let kept: Vec<ferrax_ir::AttrValue> = func
+            .axis_names()
+            .into_iter()
+            .filter(|a| Some(*a) != self.axis.as_deref())
+            .map(|a| ferrax_ir::AttrValue::Str(a.to_string()))
+            .collect();
+        if !kept.is_empty() {
+            em.set_attr("axis_names", ferrax_ir::AttrValue::List(kept));
+        }
+    }
+
+    /// Whether `prim` must go through its batching rule even with no batched input:
+    /// a collective over the bound axis, or a structured primitive whose bodies
+    /// declare it (their collectives produce per-member values).
+    fn binds(&self, prim: &ferrax_ir::Prim) -> bool {
+        let Some(axis) = self.axis.as_deref() else { return false };
+        match prim {
+            ferrax_ir::Prim::Collective(op) => op.axis_names().contains(&axis),
+            _ => prim.callees().iter().any(|c| self.out.func(c).is_some_and(|f| f.axis_names().contains(&axis))),
+        }
+    }
+
     /// Emits `func`'s equations batched into `em`, its parameters being `params` with
     /// batch axes `dims`; returns the results and their batch axes.
     fn emit_body(
@@ -109,7 +183,7 @@ impl VmapPass {
                 .collect::<Result<_, _>>()?;
             let in_dims: Vec<Option<usize>> = eqn.inputs.iter().map(|v| dim[v.index()]).collect();
             let at = |e: String| format!("equation {index} ({}) of @{}: {e}", eqn.prim.name(), func.name);
-            let (outs, out_dims) = if in_dims.iter().all(Option::is_none) {
+            let (outs, out_dims) = if in_dims.iter().all(Option::is_none) && !self.binds(&eqn.prim) {
                 (em.eqn(&self.out, eqn.prim.clone(), &inputs).map_err(at)?.to_vec(), vec![None; eqn.outputs.len()])
             } else {
                 eqn.prim.batch(em, self, &inputs, &in_dims).map_err(at)?
@@ -138,6 +212,10 @@ impl BatchContext for VmapPass {
         self.size
     }
 
+    fn bound_axis(&self) -> Option<&str> {
+        self.axis.as_deref()
+    }
+
     fn batch_func(&mut self, name: &str, in_batched: &[bool], force_out: &[bool]) -> Result<BatchFunc, String> {
         let key = (name.to_string(), in_batched.to_vec(), force_out.to_vec());
         if let Some(done) = self.cache.get(&key) {
@@ -149,6 +227,7 @@ impl BatchContext for VmapPass {
         let func = self.out.func(name).cloned().ok_or_else(|| format!("no Func @{name}"))?;
         let new_name = crate::fresh_name(&self.out, &format!("{name}_vmap"));
         let mut em = Emitter::new(new_name.clone());
+        self.declare_axes(&mut em, &func);
         let mut params = Vec::with_capacity(func.params.len());
         let mut dims = Vec::with_capacity(func.params.len());
         for (&p, &b) in func.params.iter().zip(in_batched) {

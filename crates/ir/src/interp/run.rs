@@ -196,6 +196,7 @@ impl<'m> Interp<'m> {
             Prim::Control(op) => self.control(at, op, xs.into_vec()),
             Prim::Conv(op) => leaf(&|a| conv::eval(op, a)),
             Prim::Window(op) => leaf(&|a| crate::prim::window::eval(op, a)),
+            Prim::Collective(op) => leaf(&|_| Err(crate::prim::collective::unbound(op))),
         }
     }
 

@@ -15,7 +15,7 @@
 //! Structured primitives recurse into their bodies through the context traits, which
 //! the transform crate implements.
 
-use super::{binary, control, conv, index, linalg, memory, reduce, shape, sort, unary, window};
+use super::{binary, collective, control, conv, index, linalg, memory, reduce, shape, sort, unary, window};
 use crate::{Emitter, Func, Module, Prim, Type, Value};
 
 /// What a jvp rule of a structured primitive needs from the pass driving it.
@@ -139,6 +139,7 @@ impl Prim {
             Prim::Sort(op) => sort::jvp(em, *op, p, o, t),
             Prim::Conv(op) => conv::jvp(em, op, p, o, t),
             Prim::Window(op) => window::jvp(em, op, p, t),
+            Prim::Collective(op) => collective::jvp(em, op, p, o, t),
             Prim::Control(_) => {
                 let _ = cx;
                 Err(format!("{}: structured primitives are differentiated by Prim::jvp_full", self.name()))
@@ -192,6 +193,7 @@ impl Prim {
             Prim::Control(op) => control::transpose(em, cx, op, inputs, cts),
             Prim::Conv(op) => conv::transpose(em, op, inputs, cts),
             Prim::Window(op) => window::transpose(em, op, inputs, cts),
+            Prim::Collective(op) => collective::transpose(em, op, inputs, cts),
         }
     }
 }

@@ -11,7 +11,7 @@
 //! Structured primitives batch their bodies through [`BatchContext`]; bodies are
 //! batched with every batched parameter and output at axis 0.
 
-use super::{control, conv, index, linalg, memory, random, reduce, shape, sort, unary, window};
+use super::{collective, control, conv, index, linalg, memory, random, reduce, shape, sort, unary, window};
 use crate::{Emitter, Func, Module, Prim, Value};
 
 /// What a batching rule of a structured primitive needs from the pass driving it.
@@ -21,6 +21,12 @@ pub trait BatchContext {
 
     /// The size of the batch axis.
     fn axis_size(&self) -> usize;
+
+    /// The axis name this batch axis binds, if any: collectives over it become
+    /// operations along the batch axis (`collective.rs`).
+    fn bound_axis(&self) -> Option<&str> {
+        None
+    }
 
     /// The Func `name` batched: parameters marked in `in_batched` (and outputs marked
     /// in `force_out`, plus any that vary) gain a batch axis at position 0.
@@ -67,6 +73,7 @@ impl Prim {
             Prim::Control(op) => control::batch_control(em, cx, op, inputs, dims),
             Prim::Conv(op) => conv::batch(em, op, size, inputs, dims),
             Prim::Window(op) => window::batch(em, op, size, inputs, dims),
+            Prim::Collective(op) => collective::batch(em, op, cx.bound_axis(), size, inputs, dims),
         }
     }
 }

@@ -9,6 +9,7 @@
 pub mod ad;
 pub mod batch;
 pub mod binary;
+pub mod collective;
 pub mod control;
 pub mod conv;
 pub mod elements;
@@ -26,6 +27,7 @@ pub mod unary;
 pub mod window;
 
 pub use binary::{BinaryOp, CompareOp, TernaryOp};
+pub use collective::CollectiveOp;
 pub use control::{ControlOp, LinearSolveParams, RematPolicy, RootParams, ScanParams};
 pub use conv::{Conv, ConvOp, ConvSpec};
 pub use index::IndexOp;
@@ -81,6 +83,8 @@ pub enum Prim {
     Conv(ConvOp),
     /// Windowed reductions (pooling) and their derivatives' selections (`window/`).
     Window(WindowOp),
+    /// Collectives over named axes of workers (`collective.rs`).
+    Collective(CollectiveOp),
 }
 
 /// Each family's op is a primitive, so rules and builders can emit a family op (a
@@ -110,6 +114,7 @@ family_into_prim!(
     ControlOp => Control,
     ConvOp => Conv,
     WindowOp => Window,
+    CollectiveOp => Collective,
 );
 
 impl Prim {
@@ -131,6 +136,7 @@ impl Prim {
             Prim::Control(op) => op.name(),
             Prim::Conv(op) => op.name(),
             Prim::Window(op) => op.name(),
+            Prim::Collective(op) => op.name(),
         }
     }
 
@@ -160,6 +166,7 @@ impl Prim {
             .or_else(|| ControlOp::blank(name).map(Prim::Control))
             .or_else(|| ConvOp::blank(name).map(Prim::Conv))
             .or_else(|| WindowOp::blank(name).map(Prim::Window))
+            .or_else(|| CollectiveOp::blank(name).map(Prim::Collective))
     }
 
     /// Hands every attribute to `v` in declared order: the one declaration of a
@@ -179,6 +186,7 @@ impl Prim {
             Prim::Control(op) => op.visit_attrs(v),
             Prim::Conv(op) => op.visit_attrs(v),
             Prim::Window(op) => op.visit_attrs(v),
+            Prim::Collective(op) => op.visit_attrs(v),
         }
     }
 
@@ -244,6 +252,7 @@ impl Prim {
             Prim::Control(op) => control::infer(op, inputs, module),
             Prim::Conv(op) => conv::infer(op, inputs),
             Prim::Window(op) => window::infer(op, inputs),
+            Prim::Collective(op) => collective::infer(op, inputs),
         }
     }
 }

@@ -130,6 +130,7 @@ impl Prim {
             Prim::Control(_) => Props { flops: Flops::Bodies, ..Props::movement(Class::Launch) },
             Prim::Conv(op) => super::conv::props(op),
             Prim::Window(op) => super::window::props(op),
+            Prim::Collective(op) => super::collective::props(op),
         }
     }
 }

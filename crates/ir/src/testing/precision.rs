@@ -133,7 +133,8 @@ fn retype_prim(prim: &Prim, from: DType, to: DType, map: &impl Fn(DType) -> DTyp
         | Prim::Conv(ConvOp::ConvGeneralDilated(_))
         | Prim::Window(WindowOp::ReduceWindow { .. })
         | Prim::Window(WindowOp::SelectAndGatherAdd { .. })
-        | Prim::Window(WindowOp::SelectAndScatterAdd { .. }) => prim.clone(),
+        | Prim::Window(WindowOp::SelectAndScatterAdd { .. })
+        | Prim::Collective(_) => prim.clone(),
     }
 }
 

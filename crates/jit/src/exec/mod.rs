@@ -387,6 +387,7 @@ impl Builder<'_> {
             | Prim::Conv(_)
             | Prim::Window(_) => opaque_step(at, &at.eqn.prim),
             Prim::Memory(_) => Err(at.fail("jit: offload and reload have steps of their own".into())),
+            Prim::Collective(op) => Err(at.fail(ferrax_ir::prim::collective::unbound(op))),
         }
     }
 

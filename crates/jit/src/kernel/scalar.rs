@@ -64,7 +64,8 @@ impl Lower<'_, '_> {
             | Prim::Sort(_)
             | Prim::Control(_)
             | Prim::Conv(_)
-            | Prim::Window(_) => Err(self.not_in_kernel(e)),
+            | Prim::Window(_)
+            | Prim::Collective(_) => Err(self.not_in_kernel(e)),
         }
     }
 

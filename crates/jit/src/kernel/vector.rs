@@ -158,6 +158,7 @@ impl Analysis<'_> {
             | Prim::Sort(_)
             | Prim::Conv(_)
             | Prim::Window(_)
+            | Prim::Collective(_)
             | Prim::Control(_) => false,
         };
         prim_ok && eqn.inputs.iter().all(|&i| self.contiguous(i, off))
@@ -286,6 +287,7 @@ impl Lower<'_, '_> {
             | Prim::Sort(_)
             | Prim::Conv(_)
             | Prim::Window(_)
+            | Prim::Collective(_)
             | Prim::Control(_) => Err(self.no_vector_form(&q)),
         }
     }
