@@ -20,6 +20,7 @@ pub struct Vmap<F> {
     f: F,
     in_axes: Option<Vec<Option<isize>>>,
     out_axes: isize,
+    axis_name: Option<String>,
 }
 
 /// Batches `f` over axis 0 of every argument leaf.
@@ -32,7 +33,7 @@ pub struct Vmap<F> {
 /// assert_eq!(out.to_f64_vec(), [5.0, 10.0]);
 /// ```
 pub fn vmap<F>(f: F) -> Vmap<F> {
-    Vmap { f, in_axes: None, out_axes: 0 }
+    Vmap { f, in_axes: None, out_axes: 0, axis_name: None }
 }
 
 /// The type of one example of `ty` batched at `axis` (`None`: not batched).
@@ -61,6 +62,42 @@ impl<F> Vmap<F> {
     pub fn out_axes(mut self, axis: isize) -> Vmap<F> {
         self.out_axes = axis;
         self
+    }
+
+    /// Names the batch axis: inside `f`, the collectives of `ferrax::lax` over `name`
+    /// (`psum(x, &["i"])`, `axis_index("i")`, ...) operate across the examples, which
+    /// are the axis' members, as `jax.vmap(f, axis_name="i")`.
+    ///
+    /// ```
+    /// use ferrax::{Array, Tensor, lax, vmap};
+    /// let centred = vmap(|x: Tensor| &x - &lax::pmean(&x, &["i"])).axis_name("i");
+    /// let out: Array = centred.call(&Array::from(vec![1.0f64, 2.0, 6.0])).unwrap();
+    /// assert_eq!(out.to_f64_vec(), [-2.0, -1.0, 3.0]);
+    /// ```
+    pub fn axis_name(mut self, name: &str) -> Vmap<F> {
+        self.axis_name = Some(name.to_string());
+        self
+    }
+
+    /// The vmap pass, binding the axis name when there is one.
+    fn batch_module(
+        &self,
+        module: &Module,
+        in_axes: &[Option<isize>],
+        size: usize,
+    ) -> Result<Module, ferrax_ir::Error> {
+        match &self.axis_name {
+            Some(name) => transform::vmap_named(module, in_axes, &[self.out_axes], size, name),
+            None => transform::vmap(module, in_axes, &[self.out_axes], size),
+        }
+    }
+
+    /// Runs `trace` with the axis name (if any) in scope for the collectives.
+    fn in_scope<R>(&self, size: Option<usize>, trace: impl FnOnce() -> R) -> R {
+        match (&self.axis_name, size) {
+            (Some(name), Some(size)) => crate::ops::collective::with_axis(name, size, trace),
+            _ => trace(),
+        }
     }
 
     /// Runs on host arrays batched as `in_axes` says; the batch size is read off them.
@@ -94,10 +131,11 @@ impl<F> Vmap<F> {
         }
         let size = size.ok_or_else(|| arguments_at(location, "vmap: no argument is batched"))?;
         let rebuild = |params| unflatten(args, params);
-        let (traced, out) = trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location)?;
+        let (traced, out) =
+            self.in_scope(Some(size), || trace_flat(|a| self.f.trace_apply(a), rebuild, &types, location))?;
         let mut all_axes = axes;
         all_axes.extend(traced.consts.iter().map(|_| None));
-        let module = transform::vmap(&traced.module, &all_axes, &[self.out_axes], size);
+        let module = self.batch_module(&traced.module, &all_axes, size);
         let module = transform::dce(&module.map_err(|e| transform_at(location, e))?);
         let mut all = inputs;
         all.extend(traced.consts);
@@ -143,27 +181,28 @@ impl<F> Vmap<F> {
                 }
             }
         }
-        let out_axes = self.out_axes;
-        let (outputs, template) = crate::autodiff::apply_transform(
-            // Traced on one example: parameters of the example types.
-            |params: Vec<Tensor>| self.f.trace_apply(unflatten(args, params).expect("Tree walks agree")),
-            &leaves,
-            &[],
-            |module| {
-                if let Some(e) = &problem {
-                    return Err(ferrax_ir::Error::transform(Default::default(), e.clone()));
-                }
-                let Some(size) = size else {
-                    return Err(ferrax_ir::Error::transform(Default::default(), "vmap: no argument is batched"));
-                };
-                let n_params = module.entry().map_or(0, |f| f.params.len());
-                let mut all = axes.clone();
-                all.resize(n_params, None);
-                transform::vmap(module, &all, &[out_axes], size)
-            },
-            location,
-            Some(&examples),
-        );
+        let (outputs, template) = self.in_scope(size, || {
+            crate::autodiff::apply_transform(
+                // Traced on one example: parameters of the example types.
+                |params: Vec<Tensor>| self.f.trace_apply(unflatten(args, params).expect("Tree walks agree")),
+                &leaves,
+                &[],
+                |module| {
+                    if let Some(e) = &problem {
+                        return Err(ferrax_ir::Error::transform(Default::default(), e.clone()));
+                    }
+                    let Some(size) = size else {
+                        return Err(ferrax_ir::Error::transform(Default::default(), "vmap: no argument is batched"));
+                    };
+                    let n_params = module.entry().map_or(0, |f| f.params.len());
+                    let mut all = axes.clone();
+                    all.resize(n_params, None);
+                    self.batch_module(module, &all, size)
+                },
+                location,
+                Some(&examples),
+            )
+        });
         let mut outputs = outputs.into_iter();
         let leaves: Vec<Tensor> =
             template.leaves().into_iter().map(|t| outputs.next().unwrap_or_else(|| t.clone())).collect();

@@ -432,6 +432,13 @@ pub(crate) fn finish(
         return Err(error.clone());
     }
     let values = outcome?;
+    // A Func traced while axis names are in scope declares them (its collectives, or
+    // those of the bodies it calls, name them; the vmap that binds one removes it).
+    let axes = crate::ops::collective::names_in_scope();
+    if !axes.is_empty() {
+        let declared: Vec<&str> = axes.iter().map(String::as_str).collect();
+        state.func.set_axis_names(&declared);
+    }
     state.func.result_types = values.iter().map(|&v| state.func.ty(v).clone()).collect();
     state.func.results = values;
     let captured = state.captures.iter().map(|(t, _)| t.clone()).collect();

@@ -11,6 +11,7 @@
 //! source line, and so does any error it records.
 
 mod arith;
+pub mod collective;
 pub mod compare;
 pub mod conv;
 pub mod create;
