@@ -62,3 +62,74 @@ fn a_collective_over_an_unbound_axis_names_the_axis_and_the_line() {
     let e = ferrax::eval(|x: Tensor| lax::pmax(&x, &["i"]), &Array::from(vec![1.0f64])).unwrap_err().to_string();
     assert!(e.contains("no enclosing vmap binds the axis `i`"), "{e}");
 }
+
+/// Every collective at once, and a gradient through them.
+fn mixed(x: Tensor) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor) {
+    let k = lax::axis_index("i").astype(ferrax::DType::F64);
+    let sum = lax::psum(&(&x * &k), &["i"]);
+    let top = &lax::pmax(&x, &["i"]) - &lax::pmin(&x, &["i"]) + lax::pmean(&x, &["i"]);
+    let gathered = lax::all_gather(&x, "i", 1, false);
+    let scattered = lax::psum_scatter(&lax::all_gather(&x, "i", 0, true), "i", 0, true);
+    let shifted = lax::ppermute(&x, "i", &[(0, 1), (1, 2)]);
+    let swapped = lax::all_to_all(&lax::all_gather(&x, "i", 0, true), "i", 0, 1);
+    (sum, top, gathered, scattered, shifted, swapped)
+}
+
+#[test]
+fn pmap_on_threads_equals_vmap_with_the_axis_name_bit_for_bit() {
+    let x = rows(&[3, 2, 2], (0..12).map(|v| f64::from(v) * 0.37 - 1.1).collect());
+    type Six = (Array, Array, Array, Array, Array, Array);
+    let on_threads: Six = ferrax::pmap(mixed, "i").call(&x).unwrap();
+    let by_vmap: Six = vmap(mixed).axis_name("i").call(&x).unwrap();
+    let pairs = [
+        (&on_threads.0, &by_vmap.0),
+        (&on_threads.1, &by_vmap.1),
+        (&on_threads.2, &by_vmap.2),
+        (&on_threads.3, &by_vmap.3),
+        (&on_threads.4, &by_vmap.4),
+        (&on_threads.5, &by_vmap.5),
+    ];
+    for (k, (a, b)) in pairs.into_iter().enumerate() {
+        assert_eq!(a.shape(), b.shape(), "result {k}");
+        assert_eq!(a.to_f64_vec(), b.to_f64_vec(), "result {k}");
+    }
+    // Gradients through the collectives: the sum over the workers' objectives.
+    let loss = |x: Tensor| {
+        let (a, b, c, d, e, f) = mixed(x);
+        a.sum_all() + b.sin().sum_all() + c.sum_all() * 0.5 + d.sum_all() + e.powi(2).sum_all() + f.sum_all()
+    };
+    let g_threads: Array = ferrax::pmap(grad(loss), "i").call(&x).unwrap();
+    let g_vmap: Array = vmap(grad(loss)).axis_name("i").call(&x).unwrap();
+    for (a, b) in g_threads.to_f64_vec().into_iter().zip(g_vmap.to_f64_vec()) {
+        assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()), "{a} vs {b}");
+    }
+}
+
+#[test]
+fn workers_that_disagree_or_fail_end_every_call_with_an_error() {
+    use ferrax::Communicator;
+    use ferrax_dist::ThreadGroup;
+    use std::time::Duration;
+    let group = ThreadGroup::new(2, Duration::from_secs(20));
+    let x = Array::from(vec![1.0f64, 2.0]);
+    // Worker 1 reaches a different collective than worker 0.
+    let results = group.run(|w| {
+        let f = move |x: Tensor| if w.rank() == 0 { lax::psum(&x, &["i"]) } else { lax::pmax(&x, &["i"]) };
+        ferrax::pmap(f, "i").call_on::<_, Tensor>(w, &x).map_err(|e| e.to_string())
+    });
+    let e = results[0].as_ref().unwrap_err();
+    assert!(e.contains("worker 0 at psum") && e.contains("worker 1 at pmax"), "{e}");
+    assert!(results[1].is_err());
+    // A worker that fails before its collective: the other returns instead of waiting.
+    let group = ThreadGroup::new(2, Duration::from_secs(20));
+    let results = group.run(|w| {
+        if w.rank() == 1 {
+            return Err("bad input".to_string());
+        }
+        ferrax::pmap(|x: Tensor| lax::psum(&x, &["i"]), "i").call_on::<_, Tensor>(w, &x).map_err(|e| e.to_string())
+    });
+    assert!(results[0].as_ref().unwrap_err().contains("worker 1 failed: bad input"), "{:?}", results[0]);
+    // Without workers, a compiled collective names its unbound axis.
+    let e = ferrax::jit(|x: Tensor| lax::psum(&x, &["i"])).call(&x).unwrap_err().to_string();
+    assert!(e.contains("axis `i`"), "{e}");
+}

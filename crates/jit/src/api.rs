@@ -205,9 +205,20 @@ impl Executable {
         self.call_refs(&args.iter().collect::<Vec<&Array>>())
     }
 
+    /// [`Executable::call`] as one worker of `comm`: the collectives of the program
+    /// (over the axis the workers form) exchange data with the other workers, which
+    /// call the same executable at the same time.
+    pub fn call_with(&self, args: &[Array], comm: &dyn crate::comm::Communicator) -> Result<Vec<Array>, Error> {
+        self.call_refs_on(&args.iter().collect::<Vec<&Array>>(), Some(comm))
+    }
+
     /// [`Executable::call`] on borrowed arrays (no argument is copied), for callers that
     /// gather their arguments from several places.
     pub fn call_refs(&self, args: &[&Array]) -> Result<Vec<Array>, Error> {
+        self.call_refs_on(args, None)
+    }
+
+    fn call_refs_on(&self, args: &[&Array], comm: Option<&dyn crate::comm::Communicator>) -> Result<Vec<Array>, Error> {
         self.check_arity(args.len())?;
         for (i, (a, t)) in args.iter().zip(&self.params).enumerate() {
             if a.dtype() != t.dtype || a.shape() != t.shape.as_slice() {
@@ -235,7 +246,7 @@ impl Executable {
         // Not zeroed: a successful run writes every element of every result.
         let outs: Vec<*mut u8> = datas.iter_mut().map(buf::spare_ptr).collect();
         // SAFETY: argument and result buffers match the entry's types (checked above).
-        unsafe { self.run(&ins, &outs)? };
+        unsafe { self.run(&ins, &outs, comm)? };
         datas
             .into_iter()
             .zip(&self.results)
@@ -287,7 +298,7 @@ impl Executable {
         }
         self.check_budget()?;
         // SAFETY: checked above; `&mut` output slices cannot overlap the shared arguments.
-        unsafe { self.run(&ins, &out_ptrs) }
+        unsafe { self.run(&ins, &out_ptrs, None) }
     }
 
     /// Checks the call's memory (arguments, results and workspace) against the budget,
@@ -320,7 +331,12 @@ impl Executable {
     }
 
     /// Runs the entry program on one workspace from the pool.
-    unsafe fn run(&self, ins: &[*mut u8], outs: &[*mut u8]) -> Result<(), Error> {
+    unsafe fn run(
+        &self,
+        ins: &[*mut u8],
+        outs: &[*mut u8],
+        comm: Option<&dyn crate::comm::Communicator>,
+    ) -> Result<(), Error> {
         let pooled = self.pool.lock().map_err(|_| entry_err(&self.entry, "jit: poisoned workspace pool"))?.pop();
         let mut ws = pooled.unwrap_or_else(|| buf::lines(self.plan.workspace_bytes));
         let mut run = exec::run::Run {
@@ -331,6 +347,7 @@ impl Executable {
             options: EvalOptions { budget: self.budget, fuel: None, spill_dir: self.spill_dir.clone() },
             spill: None,
             spilled: vec![None; self.plan.spill_slots],
+            comm,
         };
         // SAFETY: by the caller's contract; the workspace is ours alone during the call.
         let result = unsafe { run.program(0, ins, outs) };

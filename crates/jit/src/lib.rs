@@ -7,6 +7,7 @@
 
 mod api;
 mod cache;
+pub mod comm;
 mod conv;
 mod exec;
 mod factor;
@@ -19,3 +20,4 @@ mod pool;
 
 pub use api::{ArgRef, Executable, JitOptions, OutRef, compile, compile_func};
 pub use cache::{CacheStats, JitCache, Miss};
+pub use comm::{Communicator, Reduce, reduce_in_rank_order};

@@ -7,7 +7,8 @@
 //! primitives over that axis. A Func whose collectives name an axis that nothing
 //! inside it binds declares it (`func @f[axis_names=["i"]]`); the verifier rejects a
 //! collective over an undeclared axis, and the interpreter and the JIT refuse to run
-//! one whose axis no vmap has bound (they name the axis).
+//! one whose axis nothing binds (they name the axis); the JIT runs one as a step that
+//! calls the communicator of the workers that bind it (`ferrax::pmap`).
 //!
 //! - `psum`, `pmax`, `pmin`, `pmean` (over a list of axis names): the sum, maximum,
 //!   minimum or mean over the members, the same on every member.
@@ -317,7 +318,7 @@ fn check_axis_name(op: &str, a: &str) -> Result<(), String> {
 pub fn unbound(op: &CollectiveOp) -> String {
     let a = op.axis_names().first().copied().unwrap_or("?");
     format!(
-        "{}: the axis `{a}` is not bound; bind it with vmap and an axis name (`vmap_named`, `ferrax vmap --axis-name {a}`)",
+        "{}: the axis `{a}` is not bound; bind it with vmap and an axis name (`vmap_named`, `ferrax vmap --axis-name {a}`) or run it on workers (pmap)",
         op.name()
     )
 }

@@ -42,6 +42,8 @@ pub(crate) enum Loc {
 
 /// One step of a program.
 pub(crate) enum Step {
+    /// A collective: the communicator of the call moves the bytes (`crate::comm`).
+    Collective { op: Box<crate::comm::Collective>, ins: Vec<Loc>, out: Loc },
     /// A kernel launch: `bufs` = kernel params then results.
     Kernel { kernel: usize, bufs: Vec<Loc>, outer: i64 },
     /// `dot_general` by the GEMM library; `scratch` holds operand copies when needed.
@@ -387,7 +389,11 @@ impl Builder<'_> {
             | Prim::Conv(_)
             | Prim::Window(_) => opaque_step(at, &at.eqn.prim),
             Prim::Memory(_) => Err(at.fail("jit: offload and reload have steps of their own".into())),
-            Prim::Collective(op) => Err(at.fail(ferrax_ir::prim::collective::unbound(op))),
+            Prim::Collective(op) => {
+                let ins: Vec<Type> = (0..at.ins.len()).map(|k| at.in_ty(k)).collect();
+                let step = crate::comm::Collective::new(op, &ins, &[at.out_ty(0)]).map_err(|m| at.fail(m))?;
+                Ok(Step::Collective { op: Box::new(step), ins: at.ins.clone(), out: at.outs[0] })
+            }
         }
     }
 

@@ -21,6 +21,8 @@ pub(crate) struct Run<'a> {
     pub spill: Option<SpillFile>,
     /// Where each spill slot's place starts in the spill file, once written.
     pub spilled: Vec<Option<u64>>,
+    /// The workers' communicator, for collective steps (none: a plain call).
+    pub comm: Option<&'a dyn crate::comm::Communicator>,
 }
 
 fn at(p: &Program, s: &StepAt, msg: impl Into<String>) -> Error {
@@ -89,6 +91,9 @@ impl Run<'_> {
             // SAFETY: every Loc resolves to a buffer of the planned type.
             unsafe {
                 match &s.step {
+                    Step::Collective { op, ins, out } => {
+                        op.run(&frame.ptrs(ins), &[frame.ptr(*out)], self.comm).map_err(|m| at(p, s, m))?
+                    }
                     Step::Kernel { kernel, bufs, outer } => {
                         plan.kernels[*kernel].run(&frame.ptrs(bufs), *outer, plan.threads)
                     }

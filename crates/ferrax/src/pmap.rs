@@ -1,0 +1,156 @@
+//! [`pmap`]: one compiled function run on several workers, each on its own slice of
+//! the inputs, whose collectives over the named axis exchange data between them.
+//!
+//! `pmap(f, "i")` traces `f` once on one worker's argument types with the axis `i` in
+//! scope (its size is the number of workers), compiles it with `jit`, and runs it:
+//! [`Pmap::call`] on a group of threads of this process (`ferrax_dist::ThreadGroup`),
+//! worker `k` taking slice `k` of every argument leaf's leading axis and the results
+//! stacked along a new leading axis, which equals `vmap(f).axis_name("i")` on the same
+//! stacked inputs; [`Pmap::call_on`] as one worker of a communicator the caller holds
+//! (a thread of a group it runs, or a process of an MPI job), on that worker's own
+//! arguments. A worker that fails fails the group: every worker's call returns an
+//! error instead of waiting for it.
+
+use crate::Tensor;
+use crate::api::{Error, arguments_at, trace_flat};
+use crate::traceable::Traceable;
+use crate::tree::{Tree, unflatten};
+use ferrax_dist::ThreadGroup;
+use ferrax_ir::array::Data;
+use ferrax_ir::{Array, Type};
+use ferrax_jit::{Communicator, Executable};
+use std::panic::Location;
+use std::time::Duration;
+
+/// `pmap(f, axis_name)`: see the module docs.
+pub struct Pmap<F> {
+    f: F,
+    axis_name: String,
+    timeout: Duration,
+}
+
+/// Runs `f` on several workers with the axis `axis_name` bound to them.
+///
+/// ```
+/// use ferrax::{Array, Tensor, lax, pmap};
+/// // Three workers, each with one row; psum adds the rows.
+/// let f = pmap(|x: Tensor| lax::psum(&x, &["i"]), "i");
+/// let x = Array::from_f64(&[3, 2], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+/// let out: Array = f.call(&x).unwrap();
+/// assert_eq!(out.to_f64_vec(), [9.0, 12.0, 9.0, 12.0, 9.0, 12.0]);
+/// ```
+pub fn pmap<F>(f: F, axis_name: &str) -> Pmap<F> {
+    Pmap { f, axis_name: axis_name.to_string(), timeout: Duration::from_secs(60) }
+}
+
+impl<F> Pmap<F> {
+    /// How long a worker waits at a collective for the others before the call fails
+    /// (default 60 s).
+    pub fn timeout(mut self, timeout: Duration) -> Pmap<F> {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Traces and compiles `f` for one worker's argument `types`, `workers` members.
+    fn compile<In, O>(
+        &self,
+        args: &In,
+        types: &[Type],
+        workers: usize,
+        location: &'static Location<'static>,
+    ) -> Result<(Executable, Vec<Array>, O), Error>
+    where
+        In: Tree<Array> + ?Sized,
+        O: Tree<Tensor>,
+        F: Traceable<In::With<Tensor>, Out = O>,
+    {
+        let rebuild = |params| unflatten(args, params);
+        let (traced, out) = crate::ops::collective::with_axis(&self.axis_name, workers, || {
+            trace_flat(|a| self.f.trace_apply(a), rebuild, types, location)
+        })?;
+        let exe = crate::jit_module(&traced.module)?;
+        Ok((exe, traced.consts, out))
+    }
+
+    /// Runs on `n` worker threads: every argument leaf has a leading axis of size `n`
+    /// (worker `k` gets slice `k`); every result is stacked along a new leading axis.
+    #[track_caller]
+    pub fn call<In, O>(&self, args: &In) -> Result<O::With<Array>, Error>
+    where
+        In: Tree<Array> + ?Sized,
+        O: Tree<Tensor>,
+        F: Traceable<In::With<Tensor>, Out = O>,
+    {
+        let location = Location::caller();
+        let inputs: Vec<&Array> = args.leaves();
+        let Some(first) = inputs.first() else {
+            return Err(arguments_at(location, "pmap: no argument to take the number of workers from"));
+        };
+        let Some(&workers) = first.shape().first() else {
+            return Err(arguments_at(location, "pmap: argument 0 has no leading axis of workers"));
+        };
+        if workers == 0 {
+            return Err(arguments_at(location, "pmap: a leading axis of size 0 gives no workers"));
+        }
+        let mut types = Vec::with_capacity(inputs.len());
+        for (i, a) in inputs.iter().enumerate() {
+            if a.shape().first() != Some(&workers) {
+                let message = format!("pmap: argument {i} has shape {:?}, not a leading axis of {workers}", a.shape());
+                return Err(arguments_at(location, message));
+            }
+            types.push(Type::new(a.dtype(), &a.shape()[1..]));
+        }
+        let (exe, consts, out) = self.compile::<In, O>(args, &types, workers, location)?;
+        let group = ThreadGroup::new(workers, self.timeout);
+        let results = group.run(|worker| {
+            let mut mine: Vec<Array> = inputs.iter().map(|a| slice(a, worker.rank())).collect::<Result<_, _>>()?;
+            mine.extend(consts.iter().cloned());
+            exe.call_with(&mine, worker).map_err(|e| e.to_string())
+        });
+        let mut per_worker = Vec::with_capacity(workers);
+        for r in results {
+            per_worker.push(r.map_err(|m| Error::Arguments(format!("pmap: {m}")))?);
+        }
+        let stacked = (0..exe.result_types().len())
+            .map(|k| stack(&per_worker.iter().map(|outs| &outs[k]).collect::<Vec<_>>()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|m| arguments_at(location, format!("pmap: {m}")))?;
+        unflatten(&out, stacked).ok_or_else(|| Error::Arguments("pmap: output structure".into()))
+    }
+
+    /// Runs as one worker of `comm` on this worker's own `args` (no leading axis); the
+    /// other workers make the same call with theirs at the same time.
+    #[track_caller]
+    pub fn call_on<In, O>(&self, comm: &dyn Communicator, args: &In) -> Result<O::With<Array>, Error>
+    where
+        In: Tree<Array> + ?Sized,
+        O: Tree<Tensor>,
+        F: Traceable<In::With<Tensor>, Out = O>,
+    {
+        let location = Location::caller();
+        let inputs: Vec<&Array> = args.leaves();
+        let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+        let (exe, consts, out) = self.compile::<In, O>(args, &types, comm.size(), location)?;
+        let mut all: Vec<Array> = inputs.into_iter().cloned().collect();
+        all.extend(consts);
+        let results = exe.call_with(&all, comm)?;
+        unflatten(&out, results).ok_or_else(|| Error::Arguments("pmap: output structure".into()))
+    }
+}
+
+/// Slice `k` of `a`'s leading axis.
+fn slice(a: &Array, k: usize) -> Result<Array, String> {
+    let inner: usize = a.shape()[1..].iter().product();
+    let data = a.data().gather(k * inner..(k + 1) * inner);
+    Array::new(&a.shape()[1..], data).map_err(|e| e.to_string())
+}
+
+/// `parts` (of one type) stacked along a new leading axis.
+fn stack(parts: &[&Array]) -> Result<Array, String> {
+    let first = parts.first().ok_or("no workers")?;
+    let datas: Vec<&Data> = parts.iter().map(|a| a.data()).collect();
+    let data = Data::concat(&datas).ok_or("results of different dtypes")?;
+    let mut shape = vec![parts.len()];
+    shape.extend(first.shape());
+    Array::new(shape.as_slice(), data).map_err(|e| e.to_string())
+}

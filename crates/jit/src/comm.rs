@@ -1,0 +1,321 @@
+//! Collectives in compiled programs: the [`Communicator`] trait that a multi-worker
+//! engine implements (`ferrax_dist`: threads in one process, MPI across processes),
+//! and the schedule's collective steps, which call it.
+//!
+//! A collective is a step between kernels, like a GEMM call: it reads its operand's
+//! buffer, lets the communicator move bytes between the workers, and writes its
+//! result's buffer, rearranging blocks on the host where the collective's axis is not
+//! the outermost (`all_gather` along an inner axis, `psum_scatter` and `all_to_all` of
+//! inner blocks). Before each collective the workers agree on it ([`Communicator::
+//! agree`], a hash of the primitive and its operand type), so two workers at different
+//! collectives fail with an error naming both instead of exchanging garbage. Run
+//! without a communicator (a plain call), a collective is an error naming its axis:
+//! nothing has bound it.
+//!
+//! Every reduction combines the members in rank order, one at a time from member 0,
+//! widening 16-bit floats to f32 and rounding once, as the interpreter's reduction over
+//! the batch axis does after `vmap` binds the axis; the results are therefore
+//! bit-identical to the vmap semantics on the stacked inputs.
+
+use ferrax_ir::prim::CollectiveOp;
+use ferrax_ir::{DType, Type};
+
+/// How a reduction combines the members.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduce {
+    /// The sum.
+    Sum,
+    /// The maximum (NaN wins, as `max`).
+    Max,
+    /// The minimum (NaN wins, as `min`).
+    Min,
+}
+
+/// The workers of one named axis, as one worker sees them: what a collective step
+/// calls. Every method is collective: all workers call it, in the same order, with
+/// buffers of the same lengths; an engine returns an error (never hangs) when a worker
+/// fails or does not arrive within its timeout.
+pub trait Communicator: Send + Sync {
+    /// This worker's index, `0..size`.
+    fn rank(&self) -> usize;
+
+    /// The number of workers.
+    fn size(&self) -> usize;
+
+    /// Checks that every worker is at the same collective: `hash` identifies it and
+    /// `what` describes it for the error, which names both ranks of a mismatch.
+    fn agree(&self, what: &str, hash: u64) -> Result<(), String>;
+
+    /// Every worker's `send` (all of one length), in rank order, into `recv`.
+    fn all_gather(&self, send: &[u8], recv: &mut [u8]) -> Result<(), String>;
+
+    /// `data` becomes the elementwise reduction of every worker's `data`, combined in
+    /// rank order ([`reduce_in_rank_order`] does it for engines that hold every part).
+    fn all_reduce(&self, op: Reduce, dtype: DType, data: &mut [u8]) -> Result<(), String>;
+
+    /// Block `j` of `send` (`size` blocks of equal length) goes to worker `j`; block `m`
+    /// of `recv` comes from worker `m`.
+    fn all_to_all(&self, send: &[u8], recv: &mut [u8]) -> Result<(), String>;
+
+    /// Sends `send` to worker `to` and receives `recv` from worker `from` (each if any;
+    /// `recv` is left alone when nothing arrives).
+    fn permute(&self, send: &[u8], to: Option<usize>, from: Option<usize>, recv: &mut [u8]) -> Result<(), String>;
+}
+
+/// Reduces `parts` (one buffer of `dtype` elements per worker, in rank order) into
+/// `out`: the member-by-member fold the interpreter applies to a batch axis, 16-bit
+/// floats accumulated in f32 and rounded once.
+pub fn reduce_in_rank_order(op: Reduce, dtype: DType, parts: &[&[u8]], out: &mut [u8]) -> Result<(), String> {
+    let size = dtype.size_bytes();
+    let n = out.len() / size;
+    if parts.iter().any(|p| p.len() != out.len()) {
+        return Err("all_reduce: workers' buffers differ in length".into());
+    }
+    /// `max`/`min` as the interpreter's: NaN wins, and of two zeros `max` gives `+0`
+    /// and `min` gives `-0`.
+    fn combine<T: Copy + PartialOrd>(op: Reduce, a: T, b: T, nan: impl Fn(T) -> bool, neg: impl Fn(T) -> bool) -> T {
+        if nan(a) || nan(b) {
+            return if nan(a) { a } else { b };
+        }
+        match op {
+            Reduce::Max if b > a || (b == a && neg(a)) => b,
+            Reduce::Min if b < a || (b == a && neg(b)) => b,
+            _ => a,
+        }
+    }
+    macro_rules! fold {
+        ($t:ty, $read:expr, $write:expr, $add:expr, $nan:expr, $neg:expr) => {{
+            for i in 0..n {
+                let at = |p: &[u8]| -> $t { $read(&p[i * size..(i + 1) * size]) };
+                let mut acc = at(parts[0]);
+                for p in &parts[1..] {
+                    let x = at(p);
+                    acc = match op {
+                        Reduce::Sum => $add(acc, x),
+                        _ => combine(op, acc, x, $nan, $neg),
+                    };
+                }
+                $write(&mut out[i * size..(i + 1) * size], acc);
+            }
+        }};
+    }
+    if parts.is_empty() {
+        return Err("all_reduce: no workers".into());
+    }
+    match dtype {
+        DType::F32 => fold!(
+            f32,
+            |b: &[u8]| f32::from_ne_bytes(b.try_into().unwrap_or_default()),
+            |o: &mut [u8], v: f32| o.copy_from_slice(&v.to_ne_bytes()),
+            |a: f32, b: f32| a + b,
+            f32::is_nan,
+            f32::is_sign_negative
+        ),
+        DType::F64 => fold!(
+            f64,
+            |b: &[u8]| f64::from_ne_bytes(b.try_into().unwrap_or_default()),
+            |o: &mut [u8], v: f64| o.copy_from_slice(&v.to_ne_bytes()),
+            |a: f64, b: f64| a + b,
+            f64::is_nan,
+            f64::is_sign_negative
+        ),
+        DType::I32 => fold!(
+            i32,
+            |b: &[u8]| i32::from_ne_bytes(b.try_into().unwrap_or_default()),
+            |o: &mut [u8], v: i32| o.copy_from_slice(&v.to_ne_bytes()),
+            |a: i32, b: i32| a.wrapping_add(b),
+            |_| false,
+            |_| false
+        ),
+        DType::BF16 => fold!(
+            f32,
+            |b: &[u8]| half::bf16::from_bits(u16::from_ne_bytes(b.try_into().unwrap_or_default())).to_f32(),
+            |o: &mut [u8], v: f32| o.copy_from_slice(&half::bf16::from_f32(v).to_bits().to_ne_bytes()),
+            |a: f32, b: f32| a + b,
+            f32::is_nan,
+            f32::is_sign_negative
+        ),
+        DType::F16 => fold!(
+            f32,
+            |b: &[u8]| half::f16::from_bits(u16::from_ne_bytes(b.try_into().unwrap_or_default())).to_f32(),
+            |o: &mut [u8], v: f32| o.copy_from_slice(&half::f16::from_f32(v).to_bits().to_ne_bytes()),
+            |a: f32, b: f32| a + b,
+            f32::is_nan,
+            f32::is_sign_negative
+        ),
+        DType::Bool => return Err("all_reduce: bool data".into()),
+    }
+    Ok(())
+}
+
+/// One collective equation, ready to run.
+pub(crate) struct Collective {
+    op: CollectiveOp,
+    dtype: DType,
+    /// The operand's shape (empty for `axis_index`).
+    shape: Vec<usize>,
+    in_bytes: usize,
+    out_bytes: usize,
+    /// `op(type)`, for errors and the workers' agreement.
+    what: String,
+    hash: u64,
+}
+
+impl Collective {
+    pub(crate) fn new(op: &CollectiveOp, ins: &[Type], outs: &[Type]) -> Result<Collective, String> {
+        let out = outs.first().ok_or("a collective has one result")?;
+        let (dtype, shape) = match ins.first() {
+            Some(x) => (x.dtype, x.shape.to_vec()),
+            None => (out.dtype, Vec::new()),
+        };
+        let bytes = |t: &Type| t.byte_size().map(|b| b as usize).map_err(|e| e.to_string());
+        let in_bytes = ins.first().map(bytes).transpose()?.unwrap_or(0);
+        let prim = ferrax_ir::Prim::Collective(op.clone());
+        let attrs: Vec<String> = prim.attrs().iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let what = format!("{}[{}]({})", op.name(), attrs.join(", "), ferrax_ir::format_types(ins));
+        // FNV-1a of the description: the primitive with its attributes and the operand.
+        let hash = what.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        Ok(Collective { op: op.clone(), dtype, shape, in_bytes, out_bytes: bytes(out)?, what, hash })
+    }
+
+    /// Elements of the operand's axes before `axis`, and bytes from `axis` on.
+    fn split(&self, axis: usize) -> (usize, usize) {
+        let outer: usize = self.shape[..axis.min(self.shape.len())].iter().product();
+        (outer, self.in_bytes / outer.max(1))
+    }
+
+    /// Runs the step on `comm` (an error naming the axis without one).
+    ///
+    /// # Safety
+    /// `ins` and `outs` are buffers of the operand's and the result's types.
+    pub(crate) unsafe fn run(
+        &self,
+        ins: &[*mut u8],
+        outs: &[*mut u8],
+        comm: Option<&dyn Communicator>,
+    ) -> Result<(), String> {
+        let Some(comm) = comm else { return Err(ferrax_ir::prim::collective::unbound(&self.op)) };
+        let names = self.op.axis_names();
+        if names.len() != 1 {
+            return Err(format!(
+                "{}: the workers bind one axis, but it names {names:?}; bind the others with vmap first",
+                self.op.name()
+            ));
+        }
+        let n = comm.size();
+        if let Some(size) = self.op.axis_size()
+            && size != n
+        {
+            return Err(format!("{}: axis_size is {size} but {n} workers run it", self.op.name()));
+        }
+        comm.agree(&self.what, self.hash)?;
+        // SAFETY: by the caller's contract.
+        let x: &[u8] = match ins.first() {
+            Some(&p) => unsafe { std::slice::from_raw_parts(p, self.in_bytes) },
+            None => &[],
+        };
+        let out: &mut [u8] = unsafe { std::slice::from_raw_parts_mut(outs[0], self.out_bytes) };
+        let rank = comm.rank();
+        match &self.op {
+            CollectiveOp::Psum { .. } | CollectiveOp::Pmax { .. } | CollectiveOp::Pmin { .. } => {
+                let reduce = match self.op {
+                    CollectiveOp::Pmax { .. } => Reduce::Max,
+                    CollectiveOp::Pmin { .. } => Reduce::Min,
+                    _ => Reduce::Sum,
+                };
+                out.copy_from_slice(x);
+                comm.all_reduce(reduce, self.dtype, out)?;
+            }
+            CollectiveOp::Pmean { .. } => {
+                out.copy_from_slice(x);
+                comm.all_reduce(Reduce::Sum, self.dtype, out)?;
+                divide(self.dtype, out, n)?;
+            }
+            CollectiveOp::AllGather { axis, .. } => {
+                let mut gathered = vec![0u8; self.in_bytes * n];
+                comm.all_gather(x, &mut gathered)?;
+                // Member m's block o lands after the blocks o of members 0..m.
+                let (outer, inner) = self.split(*axis);
+                for m in 0..n {
+                    for o in 0..outer {
+                        let src = &gathered[m * self.in_bytes + o * inner..][..inner];
+                        out[(o * n + m) * inner..][..inner].copy_from_slice(src);
+                    }
+                }
+            }
+            CollectiveOp::PsumScatter { scatter_dimension, .. } => {
+                let mut total = x.to_vec();
+                comm.all_reduce(Reduce::Sum, self.dtype, &mut total)?;
+                // The operand as [outer, n, inner]: this worker keeps [.., rank, ..].
+                let (outer, rest) = self.split(*scatter_dimension);
+                let inner = rest / n;
+                for o in 0..outer {
+                    out[o * inner..][..inner].copy_from_slice(&total[(o * n + rank) * inner..][..inner]);
+                }
+            }
+            CollectiveOp::Ppermute { perm, .. } => {
+                let to = perm.iter().find(|[s, _]| *s == rank).map(|&[_, d]| d);
+                let from = perm.iter().find(|[_, d]| *d == rank).map(|&[s, _]| s);
+                if from.is_none() {
+                    out.fill(0);
+                }
+                comm.permute(x, to, from, out)?;
+            }
+            CollectiveOp::AllToAll { split_axis, concat_axis, .. } => {
+                // Block j: the operand's [.., j, ..] along the split axis.
+                let (outer, rest) = self.split(*split_axis);
+                let inner = rest / n;
+                let mut send = vec![0u8; self.in_bytes];
+                for j in 0..n {
+                    for o in 0..outer {
+                        send[(j * outer + o) * inner..][..inner].copy_from_slice(&x[(o * n + j) * inner..][..inner]);
+                    }
+                }
+                let mut recv = vec![0u8; self.in_bytes];
+                comm.all_to_all(&send, &mut recv)?;
+                // Each received block has the operand's shape with the split axis / n;
+                // they concatenate along the concat axis in member order.
+                let block = self.in_bytes / n;
+                let mut block_shape = self.shape.clone();
+                block_shape[*split_axis] /= n;
+                let outer_c: usize = block_shape[..*concat_axis].iter().product();
+                let inner_c = block / outer_c.max(1);
+                for m in 0..n {
+                    for o in 0..outer_c {
+                        out[(o * n + m) * inner_c..][..inner_c]
+                            .copy_from_slice(&recv[m * block + o * inner_c..][..inner_c]);
+                    }
+                }
+            }
+            CollectiveOp::AxisIndex { .. } => {
+                let k = i32::try_from(rank).map_err(|_| "axis_index: rank beyond i32".to_string())?;
+                out.copy_from_slice(&k.to_ne_bytes());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `data /= n` elementwise (pmean's division, rounded once like the vmap form's).
+fn divide(dtype: DType, data: &mut [u8], n: usize) -> Result<(), String> {
+    match dtype {
+        DType::F32 => data.chunks_exact_mut(4).for_each(|c| {
+            let v = f32::from_ne_bytes(c.try_into().unwrap_or_default()) / n as f32;
+            c.copy_from_slice(&v.to_ne_bytes());
+        }),
+        DType::F64 => data.chunks_exact_mut(8).for_each(|c| {
+            let v = f64::from_ne_bytes(c.try_into().unwrap_or_default()) / n as f64;
+            c.copy_from_slice(&v.to_ne_bytes());
+        }),
+        DType::BF16 => data.chunks_exact_mut(2).for_each(|c| {
+            let v = half::bf16::from_bits(u16::from_ne_bytes(c.try_into().unwrap_or_default())).to_f32() / n as f32;
+            c.copy_from_slice(&half::bf16::from_f32(v).to_bits().to_ne_bytes());
+        }),
+        DType::F16 => data.chunks_exact_mut(2).for_each(|c| {
+            let v = half::f16::from_bits(u16::from_ne_bytes(c.try_into().unwrap_or_default())).to_f32() / n as f32;
+            c.copy_from_slice(&half::f16::from_f32(v).to_bits().to_ne_bytes());
+        }),
+        DType::I32 | DType::Bool => return Err("pmean: not a float".into()),
+    }
+    Ok(())
+}
