@@ -156,6 +156,21 @@ pub struct RunArgs {
     /// temporary directory.
     #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub spill_dir: Option<PathBuf>,
+    /// Bind the declared axis NAME to N workers: every .npy has a leading axis of N
+    /// (worker k gets slice k) and the outputs are stacked along axis 0. The JIT runs
+    /// the workers as threads; the interpreter runs `vmap --axis-name` of the module.
+    #[arg(long, value_name = "NAME=N", value_parser = named_axis)]
+    pub axis: Option<(String, usize)>,
+}
+
+/// `--axis NAME=N`.
+fn named_axis(text: &str) -> Result<(String, usize), String> {
+    let (name, size) = text.split_once('=').ok_or("expects NAME=N")?;
+    let size: usize = size.trim().parse().map_err(|_| "expects NAME=N with N a positive integer".to_string())?;
+    if name.is_empty() || size == 0 {
+        return Err("expects NAME=N with a name and N > 0".into());
+    }
+    Ok((name.trim().to_string(), size))
 }
 
 /// The examples at the end of `ferrax --help`: one for every subcommand.
@@ -164,6 +179,7 @@ Examples:
   ferrax print model.fx --locs
   ferrax verify model.fx
   ferrax run model.fx x.npy w.npy --backend interp --out outs
+  ferrax run data_parallel.fx xs.npy --axis i=4
   ferrax grad model.fx --wrt 0
   ferrax value-and-grad model.fx --has-aux --max-bytes 1000000
   ferrax jvp model.fx --wrt 0,1

@@ -4,6 +4,7 @@
 //! vmap, ..., opt) compose through pipes.
 
 mod args;
+mod workers;
 
 use args::{Backend, Command, Pass, RunArgs, parse_args};
 use ferrax_array::{Array, Budget, npy};
@@ -200,7 +201,19 @@ fn run_module(run: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
     let (module, spans) = load(&run.input)?;
     let budget = run.max_bytes.map_or_else(Budget::default, Budget::new);
     let entry = module.entry().ok_or_else(|| Failure::error(format!("{name}: the module has no Func")))?;
-    let param_types = entry.param_types();
+    // With `--axis NAME=N`, every argument has a leading axis of N workers.
+    let param_types: Vec<ferrax_ir::Type> = entry
+        .param_types()
+        .into_iter()
+        .map(|t| match &run.axis {
+            Some((_, n)) => {
+                let mut shape = t.shape.to_vec();
+                shape.insert(0, *n);
+                ferrax_ir::Type::new(t.dtype, &shape)
+            }
+            None => t,
+        })
+        .collect();
     if run.arrays.len() != param_types.len() {
         return Err(Failure::error(format!(
             "@{} takes {} inputs but {} .npy files were given",
@@ -223,12 +236,23 @@ fn run_module(run: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
         }
         args.push(array);
     }
-    let outputs = match run.backend {
-        Backend::Interp => {
+    let outputs = match (run.backend, &run.axis) {
+        (backend, Some((axis, n))) => {
+            let options = EvalOptions { budget, fuel: run.fuel, spill_dir: run.spill_dir.clone() };
+            let jit = ferrax_jit::JitOptions {
+                max_bytes: run.max_bytes,
+                fuel: run.fuel,
+                spill_dir: run.spill_dir.clone(),
+                ..Default::default()
+            };
+            let jit = (backend == Backend::Jit).then_some(&jit);
+            workers::run(&module, &args, (axis, *n), jit, &options)
+        }
+        (Backend::Interp, None) => {
             let options = EvalOptions { budget, fuel: run.fuel, spill_dir: run.spill_dir.clone() };
             ferrax_ir::eval_entry(&module, &args, &options)
         }
-        Backend::Jit => {
+        (Backend::Jit, None) => {
             let options = ferrax_jit::JitOptions {
                 max_bytes: run.max_bytes,
                 fuel: run.fuel,

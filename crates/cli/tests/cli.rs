@@ -691,3 +691,32 @@ fn opt_shrinks_the_second_derivative_and_keeps_its_values() {
     assert_eq!((got.code, &got.stdout), (0, &want.stdout), "{}", got.stderr);
     assert_fails(&ferrax(&["opt"], b""), 2, "opt");
 }
+
+/// `run --axis i=N`: the JIT on N worker threads equals the interpreter's vmap with the
+/// axis name, outputs stacked along axis 0; a wrong leading axis or an undeclared name
+/// is one line and exit 1.
+#[test]
+fn run_with_an_axis_binds_it_to_workers() {
+    let dir = scratch("axis");
+    let prog = write(
+        &dir,
+        "workers.fx",
+        b"func @f[axis_names=[\"i\"]](%x: f64[2]) -> (f64[2], f64[2], i32[]) {\n  \
+          %s: f64[2] = psum[axes=[\"i\"]](%x)\n  \
+          %g: f64[2] = ppermute[axis_name=\"i\", perm=[[0,1],[1,2],[2,0]]](%x)\n  \
+          %k: i32[] = axis_index[axis_name=\"i\"]()\n  return %s, %g, %k\n}\n",
+    );
+    let xs = write(&dir, "xs.npy", &npy::write(&Array::from_f64(&[3, 2], (0..6).map(f64::from).collect()).unwrap()));
+    let jit = ferrax(&["run", &prog, &xs, "--axis", "i=3"], b"");
+    let interp = ferrax(&["run", &prog, &xs, "--axis=i=3", "--backend", "interp"], b"");
+    assert_eq!((jit.code, &jit.stdout), (0, &interp.stdout), "{}{}", jit.stderr, interp.stderr);
+    assert_eq!(
+        jit.stdout,
+        "out0: f64[3,2] = [6.0, 9.0, 6.0, 9.0, 6.0, 9.0]\nout1: f64[3,2] = [4.0, 5.0, 0.0, 1.0, 2.0, 3.0]\n\
+         out2: i32[3] = [0, 1, 2]\n"
+    );
+    assert_fails(&ferrax(&["run", &prog, &xs, "--axis", "i=2"], b""), 1, "must be f64[2,2], got f64[3,2]");
+    assert_fails(&ferrax(&["run", &prog, &xs, "--axis", "j=3"], b""), 1, "declares no axis `j`");
+    assert_fails(&ferrax(&["run", &prog, &xs, "--axis", "i"], b""), 2, "NAME=N");
+    assert_fails(&ferrax(&["run", &prog, &xs], b""), 1, "must be f64[2], got f64[3,2]");
+}
