@@ -63,11 +63,12 @@ pub use ops::index::{Idx, i, s};
 pub use ops::operand::Operand;
 pub use ops::shape::{concat, stack};
 pub use ops::{Axes, Scalar};
-pub use pmap::{Pmap, pmap};
+pub use pmap::{Pmap, PmapStep, pmap};
 pub use traceable::{TraceOnce, Traceable};
 pub use tracer::{Tensor, TraceError};
 pub use tree::{StructureError, Tree, tree_leaves, tree_map, tree_structure, tree_unflatten, tree_zip_map};
 
+pub use ferrax_dist as dist;
 pub use ferrax_ir as ir;
 pub use ferrax_ir::{Array, DType, Module, Type};
 

@@ -119,7 +119,8 @@ impl<F> Pmap<F> {
     }
 
     /// Runs as one worker of `comm` on this worker's own `args` (no leading axis); the
-    /// other workers make the same call with theirs at the same time.
+    /// other workers make the same call with theirs at the same time. Traces and
+    /// compiles on every call: a loop of steps uses [`Pmap::lower`] once instead.
     #[track_caller]
     pub fn call_on<In, O>(&self, comm: &dyn Communicator, args: &In) -> Result<O::With<Array>, Error>
     where
@@ -135,6 +136,65 @@ impl<F> Pmap<F> {
         all.extend(consts);
         let results = exe.call_with(&all, comm)?;
         unflatten(&out, results).ok_or_else(|| Error::Arguments("pmap: output structure".into()))
+    }
+
+    /// Traces and compiles `f` once for one worker's arguments shaped as `args` (no
+    /// leading axis) on `workers` workers: a [`PmapStep`] that each worker then calls
+    /// with [`PmapStep::call_on`], as often as it likes, from any thread.
+    #[track_caller]
+    pub fn lower<In, O>(&self, args: &In, workers: usize) -> Result<PmapStep<O::With<Type>>, Error>
+    where
+        In: Tree<Array> + ?Sized,
+        O: Tree<Tensor>,
+        O::With<Type>: Tree<Type, With<Array> = O::With<Array>>,
+        F: Traceable<In::With<Tensor>, Out = O>,
+    {
+        let location = Location::caller();
+        let types: Vec<Type> = args.leaves().iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+        let (exe, consts, out) = self.compile::<In, O>(args, &types, workers, location)?;
+        let template: O::With<Type> = out.map_leaves(&mut |t: &Tensor| t.ty().clone());
+        Ok(PmapStep { exe, consts, types, template, workers })
+    }
+}
+
+/// A function compiled once for the workers of a named axis ([`Pmap::lower`]).
+pub struct PmapStep<T> {
+    exe: Executable,
+    consts: Vec<Array>,
+    types: Vec<Type>,
+    template: T,
+    workers: usize,
+}
+
+impl<T: Tree<Type>> PmapStep<T> {
+    /// Runs as one worker of `comm` (of the size it was compiled for) on this worker's
+    /// arguments, of the types it was compiled for.
+    #[track_caller]
+    pub fn call_on<In>(&self, comm: &dyn Communicator, args: &In) -> Result<T::With<Array>, Error>
+    where
+        In: Tree<Array> + ?Sized,
+    {
+        let location = Location::caller();
+        if comm.size() != self.workers {
+            let message = format!("pmap: compiled for {} workers, called on {}", self.workers, comm.size());
+            return Err(arguments_at(location, message));
+        }
+        let leaves: Vec<&Array> = args.leaves();
+        let same = leaves.len() == self.types.len()
+            && leaves.iter().zip(&self.types).all(|(a, t)| a.dtype() == t.dtype && a.shape() == t.shape.as_slice());
+        if !same {
+            let got: Vec<Type> = leaves.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
+            let message = format!(
+                "pmap: compiled for {}, called with {}",
+                ferrax_ir::format_types(&self.types),
+                ferrax_ir::format_types(&got)
+            );
+            return Err(arguments_at(location, message));
+        }
+        // Borrowed: a step copies neither the arguments nor the captured constants.
+        let all: Vec<&Array> = leaves.into_iter().chain(&self.consts).collect();
+        let results = self.exe.call_refs_with(&all, comm)?;
+        unflatten(&self.template, results).ok_or_else(|| Error::Arguments("pmap: output structure".into()))
     }
 }
 

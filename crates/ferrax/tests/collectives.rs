@@ -77,7 +77,13 @@ fn mixed(x: Tensor) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor) {
 
 #[test]
 fn pmap_on_threads_equals_vmap_with_the_axis_name_bit_for_bit() {
-    let x = rows(&[3, 2, 2], (0..12).map(|v| f64::from(v) * 0.37 - 1.1).collect());
+    for n in [3, 4] {
+        pmap_equals_vmap(n);
+    }
+}
+
+fn pmap_equals_vmap(n: usize) {
+    let x = rows(&[n, 2, 2], (0..4 * n).map(|v| v as f64 * 0.37 - 1.1).collect());
     type Six = (Array, Array, Array, Array, Array, Array);
     let on_threads: Six = ferrax::pmap(mixed, "i").call(&x).unwrap();
     let by_vmap: Six = vmap(mixed).axis_name("i").call(&x).unwrap();

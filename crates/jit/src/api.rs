@@ -218,6 +218,11 @@ impl Executable {
         self.call_refs_on(args, None)
     }
 
+    /// [`Executable::call_with`] on borrowed arrays.
+    pub fn call_refs_with(&self, args: &[&Array], comm: &dyn crate::comm::Communicator) -> Result<Vec<Array>, Error> {
+        self.call_refs_on(args, Some(comm))
+    }
+
     fn call_refs_on(&self, args: &[&Array], comm: Option<&dyn crate::comm::Communicator>) -> Result<Vec<Array>, Error> {
         self.check_arity(args.len())?;
         for (i, (a, t)) in args.iter().zip(&self.params).enumerate() {

@@ -12,10 +12,10 @@
 //! without a communicator (a plain call), a collective is an error naming its axis:
 //! nothing has bound it.
 //!
-//! Every reduction combines the members in rank order, one at a time from member 0,
-//! widening 16-bit floats to f32 and rounding once, as the interpreter's reduction over
-//! the batch axis does after `vmap` binds the axis; the results are therefore
-//! bit-identical to the vmap semantics on the stacked inputs.
+//! Every reduction combines the members as the interpreter reduces the batch axis after
+//! `vmap` binds the axis (sums in its blocked pairwise order over the ranks, 16-bit
+//! floats summed in f32 and rounded once); the results are therefore bit-identical to
+//! the vmap semantics on the stacked inputs.
 
 use ferrax_ir::prim::CollectiveOp;
 use ferrax_ir::{DType, Type};
@@ -49,8 +49,9 @@ pub trait Communicator: Send + Sync {
     /// Every worker's `send` (all of one length), in rank order, into `recv`.
     fn all_gather(&self, send: &[u8], recv: &mut [u8]) -> Result<(), String>;
 
-    /// `data` becomes the elementwise reduction of every worker's `data`, combined in
-    /// rank order ([`reduce_in_rank_order`] does it for engines that hold every part).
+    /// `data` becomes the elementwise reduction of every worker's `data`, combined over
+    /// the ranks in the interpreter's order ([`reduce_in_rank_order`] does it for
+    /// engines that hold every part).
     fn all_reduce(&self, op: Reduce, dtype: DType, data: &mut [u8]) -> Result<(), String>;
 
     /// Block `j` of `send` (`size` blocks of equal length) goes to worker `j`; block `m`
@@ -63,8 +64,9 @@ pub trait Communicator: Send + Sync {
 }
 
 /// Reduces `parts` (one buffer of `dtype` elements per worker, in rank order) into
-/// `out`: the member-by-member fold the interpreter applies to a batch axis, 16-bit
-/// floats accumulated in f32 and rounded once.
+/// `out` as the interpreter reduces a batch axis of `parts.len()` members: sums in
+/// its blocked pairwise order (`ferrax_ir::prim::sum_order`), 16-bit floats summed in
+/// f32 and rounded once, `max`/`min` member by member.
 pub fn reduce_in_rank_order(op: Reduce, dtype: DType, parts: &[&[u8]], out: &mut [u8]) -> Result<(), String> {
     let size = dtype.size_bytes();
     let n = out.len() / size;
@@ -83,22 +85,28 @@ pub fn reduce_in_rank_order(op: Reduce, dtype: DType, parts: &[&[u8]], out: &mut
             _ => a,
         }
     }
+    // Sums follow the interpreter's order over an axis of `parts.len()` terms
+    // (`ferrax_ir::prim::sum_order`), with the lanes of the dtype the sum runs in.
+    let members = [parts.len()];
     macro_rules! fold {
-        ($t:ty, $read:expr, $write:expr, $add:expr, $nan:expr, $neg:expr) => {{
+        ($t:ty, $read:expr, $write:expr, $add:expr, $nan:expr, $neg:expr, $lanes:expr) => {{
+            let mut terms: Vec<$t> = Vec::with_capacity(parts.len());
             for i in 0..n {
                 let at = |p: &[u8]| -> $t { $read(&p[i * size..(i + 1) * size]) };
-                let mut acc = at(parts[0]);
-                for p in &parts[1..] {
-                    let x = at(p);
-                    acc = match op {
-                        Reduce::Sum => $add(acc, x),
-                        _ => combine(op, acc, x, $nan, $neg),
-                    };
-                }
-                $write(&mut out[i * size..(i + 1) * size], acc);
+                let value = match op {
+                    Reduce::Sum => {
+                        terms.clear();
+                        terms.extend(parts.iter().map(|p| at(p)));
+                        let zero: $t = Default::default();
+                        ferrax_ir::prim::sum_order::ordered(&terms, &members, $lanes, zero, &$add)
+                    }
+                    _ => parts[1..].iter().fold(at(parts[0]), |acc, p| combine(op, acc, at(p), $nan, $neg)),
+                };
+                $write(&mut out[i * size..(i + 1) * size], value);
             }
         }};
     }
+    let lanes = |d: DType| ferrax_ir::prim::sum_order::lanes(d);
     if parts.is_empty() {
         return Err("all_reduce: no workers".into());
     }
@@ -109,7 +117,8 @@ pub fn reduce_in_rank_order(op: Reduce, dtype: DType, parts: &[&[u8]], out: &mut
             |o: &mut [u8], v: f32| o.copy_from_slice(&v.to_ne_bytes()),
             |a: f32, b: f32| a + b,
             f32::is_nan,
-            f32::is_sign_negative
+            f32::is_sign_negative,
+            lanes(DType::F32)
         ),
         DType::F64 => fold!(
             f64,
@@ -117,7 +126,8 @@ pub fn reduce_in_rank_order(op: Reduce, dtype: DType, parts: &[&[u8]], out: &mut
             |o: &mut [u8], v: f64| o.copy_from_slice(&v.to_ne_bytes()),
             |a: f64, b: f64| a + b,
             f64::is_nan,
-            f64::is_sign_negative
+            f64::is_sign_negative,
+            lanes(DType::F64)
         ),
         DType::I32 => fold!(
             i32,
@@ -125,7 +135,8 @@ pub fn reduce_in_rank_order(op: Reduce, dtype: DType, parts: &[&[u8]], out: &mut
             |o: &mut [u8], v: i32| o.copy_from_slice(&v.to_ne_bytes()),
             |a: i32, b: i32| a.wrapping_add(b),
             |_| false,
-            |_| false
+            |_| false,
+            lanes(DType::I32)
         ),
         DType::BF16 => fold!(
             f32,
@@ -133,7 +144,8 @@ pub fn reduce_in_rank_order(op: Reduce, dtype: DType, parts: &[&[u8]], out: &mut
             |o: &mut [u8], v: f32| o.copy_from_slice(&half::bf16::from_f32(v).to_bits().to_ne_bytes()),
             |a: f32, b: f32| a + b,
             f32::is_nan,
-            f32::is_sign_negative
+            f32::is_sign_negative,
+            lanes(DType::F32)
         ),
         DType::F16 => fold!(
             f32,
@@ -141,7 +153,8 @@ pub fn reduce_in_rank_order(op: Reduce, dtype: DType, parts: &[&[u8]], out: &mut
             |o: &mut [u8], v: f32| o.copy_from_slice(&half::f16::from_f32(v).to_bits().to_ne_bytes()),
             |a: f32, b: f32| a + b,
             f32::is_nan,
-            f32::is_sign_negative
+            f32::is_sign_negative,
+            lanes(DType::F32)
         ),
         DType::Bool => return Err("all_reduce: bool data".into()),
     }
@@ -172,7 +185,7 @@ impl Collective {
         let in_bytes = ins.first().map(bytes).transpose()?.unwrap_or(0);
         let prim = ferrax_ir::Prim::Collective(op.clone());
         let attrs: Vec<String> = prim.attrs().iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let what = format!("{}[{}]({})", op.name(), attrs.join(", "), ferrax_ir::format_types(ins));
+        let what = format!("{}[{}]{}", op.name(), attrs.join(", "), ferrax_ir::format_types(ins));
         // FNV-1a of the description: the primitive with its attributes and the operand.
         let hash = what.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
         Ok(Collective { op: op.clone(), dtype, shape, in_bytes, out_bytes: bytes(out)?, what, hash })
@@ -254,6 +267,9 @@ impl Collective {
                 }
             }
             CollectiveOp::Ppermute { perm, .. } => {
+                if let Some([s, d]) = perm.iter().find(|[s, d]| *s >= n || *d >= n) {
+                    return Err(format!("ppermute: pair [{s}, {d}] names a worker beyond the {n} workers"));
+                }
                 let to = perm.iter().find(|[s, _]| *s == rank).map(|&[_, d]| d);
                 let from = perm.iter().find(|[_, d]| *d == rank).map(|&[s, _]| s);
                 if from.is_none() {

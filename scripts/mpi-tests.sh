@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The MPI engine's tests: separate binaries (MPI initialises once per process) started
+# by mpirun on 1 to 3 ranks (oversubscribed: more ranks than cores), each under
+# `mpirun --timeout` so that nothing can hang; then the fault tests, which must end
+# the job non-zero, quickly. Needs scripts/install-mpi.sh first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Runs as root in CI containers: OpenMPI refuses that unless told.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpirun_=(mpirun --oversubscribe --timeout 120)
+
+# The test executables, built with the feature.
+binaries=$(cargo test -p ferrax --features mpi --test mpi_collectives --test mpi_faults --no-run \
+  --message-format=json 2>/dev/null |
+  python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"].startswith("mpi_"):
+        print(m["target"]["name"], m["executable"])')
+collectives=$(awk '$1 == "mpi_collectives" {print $2}' <<<"$binaries")
+faults=$(awk '$1 == "mpi_faults" {print $2}' <<<"$binaries")
+if [ -z "$collectives" ] || [ -z "$faults" ]; then
+  echo "mpi-tests.sh: the MPI test binaries did not build" >&2
+  exit 1
+fi
+
+for n in 1 2 3; do
+  "${mpirun_[@]}" -np "$n" "$collectives"
+done
+
+# A rank that panics, reaches another collective, or never arrives: the job must end
+# non-zero within seconds (the engine's timeout in mpi_faults is 3 s).
+for fault in panic mismatch absent; do
+  start=$(date +%s)
+  if FERRAX_FAULT=$fault "${mpirun_[@]}" -x FERRAX_FAULT -np 3 "$faults" >/tmp/ferrax-mpi-fault.log 2>&1; then
+    echo "mpi-tests.sh: fault '$fault': the job succeeded; it must fail" >&2
+    exit 1
+  fi
+  took=$(($(date +%s) - start))
+  if ((took > 30)); then
+    echo "mpi-tests.sh: fault '$fault': the job took ${took} s to end" >&2
+    exit 1
+  fi
+  if ! grep -q "ferrax-dist: rank" /tmp/ferrax-mpi-fault.log; then
+    echo "mpi-tests.sh: fault '$fault': no message naming the failed rank:" >&2
+    cat /tmp/ferrax-mpi-fault.log >&2
+    exit 1
+  fi
+  echo "mpi fault '$fault': the job ended non-zero in ${took} s, naming the rank"
+done
