@@ -29,6 +29,19 @@ for n in 1 2 3; do
   "${mpirun_[@]}" -np "$n" "$collectives"
 done
 
+# The data-parallel example as README.md runs it, on 2 MPI ranks.
+example=$(cargo build -p ferrax --example data_parallel --features mpi --message-format=json 2>/dev/null |
+  python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "data_parallel":
+        print(m["executable"])')
+if [ -z "$example" ]; then
+  echo "mpi-tests.sh: the data_parallel example did not build" >&2
+  exit 1
+fi
+"${mpirun_[@]}" -np 2 "$example" --epochs 20
+
 # A rank that panics, reaches another collective, or never arrives: the job must end
 # non-zero within seconds (the engine's timeout in mpi_faults is 3 s).
 for fault in panic mismatch absent; do

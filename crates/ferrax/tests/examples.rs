@@ -112,3 +112,20 @@ fn cnn_runs() {
 fn transformer_runs() {
     transformer::main_with(&["--small".to_string()]).unwrap();
 }
+
+#[path = "../examples/data_parallel.rs"]
+mod data_parallel;
+
+/// Two worker threads follow the one-worker loss curve (the mean of the shards' mean
+/// gradients is the batch's mean gradient), up to the rounding of the other order.
+#[test]
+fn data_parallel_runs_and_matches_one_worker() {
+    let run = |workers: &str| {
+        let args: Vec<String> = ["--workers", workers, "--epochs", "20", "--quiet"].map(String::from).to_vec();
+        data_parallel::main_with(&args).unwrap()
+    };
+    let (two, one) = (run("2"), run("1"));
+    for (a, b) in two.iter().zip(&one) {
+        assert!((a - b).abs() <= 1e-4 * b.abs(), "{two:?} vs {one:?}");
+    }
+}
