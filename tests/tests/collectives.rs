@@ -413,3 +413,18 @@ fn an_unbound_or_undeclared_axis_is_an_error_that_names_it() {
     let e = bad.and_then(|m| verify(&m)).unwrap_err().to_string();
     assert!(e.contains("pmean") && e.contains("not a float"), "{e}");
 }
+
+#[test]
+fn cost_counts_the_bytes_each_collective_hands_to_the_others() {
+    let m = parse(
+        "func @f[axis_names=[\"i\"]](%x: f64[3]) -> (f64[3], f64[2,3]) {\n  \
+         %s: f64[3] = psum[axes=[\"i\"]](%x)\n  \
+         %g: f64[2,3] = all_gather[axis_name=\"i\", axis=0, axis_size=2](%s)\n  return %s, %g\n}",
+    )
+    .unwrap();
+    let report = ferrax_transform::cost(&m).unwrap();
+    let entry = report.entry().unwrap();
+    // psum and all_gather each hand over their 24-byte operand; neither computes.
+    assert_eq!((entry.communicated_bytes, entry.flops), (48, 0));
+    assert!(entry.to_string().contains("communicated bytes  48"), "{entry}");
+}

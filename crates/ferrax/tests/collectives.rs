@@ -139,3 +139,36 @@ fn workers_that_disagree_or_fail_end_every_call_with_an_error() {
     let e = ferrax::jit(|x: Tensor| lax::psum(&x, &["i"])).call(&x).unwrap_err().to_string();
     assert!(e.contains("axis `i`"), "{e}");
 }
+
+/// Reductions and data movement in every dtype they take: the threads engine's bits are
+/// the vmap form's (16-bit floats summed in f32 and rounded once, i32 wrapping).
+#[test]
+fn pmap_equals_vmap_in_f32_i32_and_16_bit_floats() {
+    use ferrax::DType;
+    let f = |x: Tensor| {
+        let s = lax::psum(&x, &["i"]);
+        let m = lax::pmax(&x, &["i"]);
+        let g = lax::all_gather(&x, "i", 0, false);
+        let sc = lax::psum_scatter(&lax::all_gather(&x, "i", 1, true), "i", 1, true);
+        (s, m, g, sc)
+    };
+    for dtype in [DType::F32, DType::I32, DType::BF16, DType::F16] {
+        for n in [1, 2, 4] {
+            let values: Vec<f64> = (0..n * 6).map(|v| (v as f64 * 1.37 - 7.1) * 1.01f64.powi(v as i32)).collect();
+            let x = ferrax::eval(|t: Tensor| t.astype(dtype), &rows(&[n, 2, 3], values)).unwrap();
+            type Four = (Array, Array, Array, Array);
+            let on_threads: Four = ferrax::pmap(f, "i").call(&x).unwrap();
+            let by_vmap: Four = vmap(f).axis_name("i").call(&x).unwrap();
+            let pairs = [
+                (&on_threads.0, &by_vmap.0),
+                (&on_threads.1, &by_vmap.1),
+                (&on_threads.2, &by_vmap.2),
+                (&on_threads.3, &by_vmap.3),
+            ];
+            for (k, (a, b)) in pairs.into_iter().enumerate() {
+                assert_eq!((a.dtype(), a.shape()), (b.dtype(), b.shape()), "{dtype} n={n} result {k}");
+                assert_eq!(a.to_f64_vec(), b.to_f64_vec(), "{dtype} n={n} result {k}");
+            }
+        }
+    }
+}

@@ -31,6 +31,9 @@
 //! [`FuncCost::offloaded_bytes`] (times trip counts in bodies). `reload` reads them back
 //! into a new buffer, live from there as any other value.
 //!
+//! Collectives: the bytes of each collective's operand, what one worker hands to the
+//! others, are [`FuncCost::communicated_bytes`] (times trip counts in bodies).
+//!
 //! Kernels (Funcs marked `[kind="fusion"]`): the values inside a kernel are not
 //! buffers, so a `call` of a kernel costs the kernel's flops, reads its inputs, writes
 //! its outputs and adds nothing to the peak; a kernel's own report counts its
@@ -77,6 +80,9 @@ pub struct FuncCost {
     pub unbounded_whiles: u64,
     /// Bytes `offload` writes to the spill file (kept out of memory until `reload`).
     pub offloaded_bytes: u64,
+    /// Bytes the collectives hand to the other workers: each collective's operand,
+    /// once per run of it (an engine's algorithm may move a small multiple of that).
+    pub communicated_bytes: u64,
     /// At the peak: the bytes of the Func's own live values (parameters included), per
     /// dtype, in dtype order.
     pub live_at_peak_by_dtype: Vec<(ferrax_ir::DType, u64)>,
@@ -165,6 +171,7 @@ struct Step {
     extra_peak: u64,
     unbounded: u64,
     offloaded: u64,
+    communicated: u64,
 }
 
 impl Step {
@@ -178,6 +185,7 @@ impl Step {
             extra_peak: body.temp_peak_bytes,
             unbounded: body.unbounded_whiles,
             offloaded: body.offloaded_bytes.saturating_mul(trips),
+            communicated: body.communicated_bytes.saturating_mul(trips),
         }
     }
 
@@ -191,6 +199,7 @@ impl Step {
             extra_peak: self.extra_peak.max(other.extra_peak),
             unbounded: self.unbounded.saturating_add(other.unbounded),
             offloaded: self.offloaded.saturating_add(other.offloaded),
+            communicated: self.communicated.saturating_add(other.communicated),
         }
     }
 
@@ -204,6 +213,7 @@ impl Step {
             extra_peak: self.extra_peak.max(other.extra_peak),
             unbounded: self.unbounded.max(other.unbounded),
             offloaded: self.offloaded.max(other.offloaded),
+            communicated: self.communicated.max(other.communicated),
         }
     }
 }
@@ -280,6 +290,7 @@ impl Memo<'_> {
             report.bytes_written = report.bytes_written.saturating_add(step.written);
             report.unbounded_whiles = report.unbounded_whiles.saturating_add(step.unbounded);
             report.offloaded_bytes = report.offloaded_bytes.saturating_add(step.offloaded);
+            report.communicated_bytes = report.communicated_bytes.saturating_add(step.communicated);
             let out_bytes = sum_bytes(func, &eqn.outputs)?;
             extra[i] = step.extra_peak.saturating_sub(if eqn.prim.scan_params().is_some() { 0 } else { out_bytes });
             if eqn.prim == Prim::Memory(MemoryOp::Offload) {
@@ -325,6 +336,7 @@ impl Memo<'_> {
             extra_peak: 0,
             unbounded: 0,
             offloaded: 0,
+            communicated: 0,
         };
         let step = match &eqn.prim {
             Prim::Control(ControlOp::Call { func: callee }) => {
@@ -372,8 +384,8 @@ impl Memo<'_> {
             Prim::Memory(MemoryOp::Offload) => Step { written: 0, offloaded: read, ..simple((0, 0)) },
             Prim::Memory(MemoryOp::Reload) => Step { read: 0, ..simple((0, 0)) },
             Prim::Sort(op) => simple((flops::sort_flops(func, eqn, *op), 0)),
-            // Data moved between members, not computed (binding turns them into sums).
-            Prim::Collective(_) => simple((0, 0)),
+            // Data handed to the other workers, not computed here.
+            Prim::Collective(_) => Step { communicated: read, ..simple((0, 0)) },
         };
         Ok(step)
     }
@@ -392,6 +404,9 @@ impl fmt::Display for FuncCost {
         write!(f, "  peak live bytes  {}", self.peak_live_bytes)?;
         if self.offloaded_bytes > 0 {
             write!(f, "\n  offloaded bytes  {}", self.offloaded_bytes)?;
+        }
+        if self.communicated_bytes > 0 {
+            write!(f, "\n  communicated bytes  {}", self.communicated_bytes)?;
         }
         if !self.kernel && !self.live_at_peak_by_dtype.is_empty() {
             let parts: Vec<String> = self.live_at_peak_by_dtype.iter().map(|(d, b)| format!("{d} {b}")).collect();
