@@ -41,6 +41,7 @@ if [ -z "$example" ]; then
   exit 1
 fi
 "${mpirun_[@]}" -np 2 "$example" --epochs 20
+"${mpirun_[@]}" -np 2 "$example" --epochs 20 --zero --quiet
 
 # A rank that panics, reaches another collective, or never arrives: the job must end
 # non-zero within seconds (the engine's timeout in mpi_faults is 3 s).

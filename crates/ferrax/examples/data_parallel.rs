@@ -14,9 +14,14 @@
 //! across machines, `mpirun --hostfile hosts -np N`). With one worker it is the
 //! single-worker step on the whole batch: the same loss curve up to rounding, since
 //! the mean of the shards' mean gradients is the whole batch's mean gradient.
+//!
+//! `--zero` shards Adam's state over the workers (ZeRO stage 1, `optim::Zero1`): each
+//! worker gets its block of the mean gradient by `psum_scatter`, updates its block of
+//! the parameters with its block of the state, and the blocks are `all_gather`ed back;
+//! the example prints the state each worker keeps and the step's cost report.
 
 use ferrax::nn::{cross_entropy, one_hot};
-use ferrax::optim::{Adam, AdamState};
+use ferrax::optim::{Adam, AdamState, Zero1};
 use ferrax::{Array, Communicator, DType, Tensor, grad, lax, random, s};
 
 /// Logits of the MLP 2-32-32-2 with tanh hidden layers; `p` = [W1, b1, W2, b2, W3, b3].
@@ -59,7 +64,7 @@ type Curve = Vec<f64>;
 
 /// One worker's training loop on `comm`: `epochs` passes over `n` points in global
 /// batches of `batch`, this worker taking rows `rank·batch/N ..` of each.
-fn train(comm: &dyn Communicator, epochs: usize, quiet: bool) -> Result<Curve, Box<dyn std::error::Error>> {
+fn train(comm: &dyn Communicator, epochs: usize, zero: bool, quiet: bool) -> Result<Curve, Box<dyn std::error::Error>> {
     let (n, batch) = (1024usize, 128usize);
     let workers = comm.size();
     if batch % workers != 0 {
@@ -68,13 +73,25 @@ fn train(comm: &dyn Communicator, epochs: usize, quiet: bool) -> Result<Curve, B
     let shard = batch / workers;
     let Problem { x, y, mut params } = problem(n)?;
     let adam = Adam::new(0.01);
-    let mut state = adam.init(&params)?;
-    let step_fn = |(p, s, x, y): (Vec<Tensor>, AdamState<Vec<Tensor>, Tensor>, Tensor, Tensor)| {
+    let sharding = Zero1::new("i", workers);
+    // ZeRO-1: the state of this worker's blocks only.
+    let mut state = if zero { adam.init(&sharding.shards(&params)?)? } else { adam.init(&params)? };
+    type Args = (Vec<Tensor>, AdamState<Vec<Tensor>, Tensor>, Tensor, Tensor);
+    let step_fn = |(p, s, x, y): Args| {
         let value = lax::pmean(&loss(&p, &x, &y), &["i"]);
         let g = grad(|p: Vec<Tensor>| loss(&p, &x, &y)).apply(&p);
         // The data-parallel part: every worker gets the mean of the workers' gradients.
         let g: Vec<Tensor> = g.iter().map(|g| lax::pmean(g, &["i"])).collect();
         let (p, s) = adam.update(&g, &s, &p);
+        (value, p, s)
+    };
+    let zero_step_fn = |(p, s, x, y): Args| {
+        let value = lax::pmean(&loss(&p, &x, &y), &["i"]);
+        let g = grad(|p: Vec<Tensor>| loss(&p, &x, &y)).apply(&p);
+        let g: Vec<Tensor> = g.iter().map(|g| sharding.scatter_mean(g)).collect();
+        let mine: Vec<Tensor> = p.iter().map(|p| sharding.take_shard(p)).collect();
+        let (updated, s) = adam.update(&g, &s, &mine);
+        let p: Vec<Tensor> = updated.iter().zip(&p).map(|(u, like)| sharding.gather(u, like)).collect();
         (value, p, s)
     };
     let rows = |b: usize| {
@@ -83,10 +100,19 @@ fn train(comm: &dyn Communicator, epochs: usize, quiet: bool) -> Result<Curve, B
     };
     let shard_of = |a: &Array, b: usize| ferrax::eval(|t: Tensor| t.slice(&[rows(b)]), a);
     let example = (params.clone(), state.clone(), shard_of(&x, 0)?, shard_of(&y, 0)?);
-    let step = ferrax::pmap(step_fn, "i").lower(&example, workers)?;
+    let step = if zero {
+        ferrax::pmap(zero_step_fn, "i").lower(&example, workers)?
+    } else {
+        ferrax::pmap(step_fn, "i").lower(&example, workers)?
+    };
     let mut curve = Vec::with_capacity(epochs);
     if comm.rank() == 0 && !quiet {
-        println!("{workers} worker(s), global batch {batch}, {shard} rows each");
+        let kept: u64 = [&state.mu, &state.nu].iter().flat_map(|t| t.iter()).map(Array::byte_len).sum();
+        let how = if zero { "sharded (ZeRO-1)" } else { "replicated" };
+        println!(
+            "{workers} worker(s), global batch {batch}, {shard} rows each; Adam state {how}: {kept} bytes per worker"
+        );
+        println!("the step's cost report:\n{}", step.cost_report()?);
         println!("epoch   mean loss");
     }
     for epoch in 0..epochs {
@@ -111,10 +137,10 @@ fn train(comm: &dyn Communicator, epochs: usize, quiet: bool) -> Result<Curve, B
     Ok(curve)
 }
 
-/// `data_parallel [--workers N] [--epochs E] [--quiet]`: N threads (default 2), or the
-/// MPI job's processes when started by `mpirun` (built with `--features mpi`).
+/// `data_parallel [--workers N] [--epochs E] [--zero] [--quiet]`: N threads (default
+/// 2), or the MPI job's processes when started by `mpirun` (built with `--features mpi`).
 pub fn main_with(args: &[String]) -> Result<Curve, Box<dyn std::error::Error>> {
-    let (mut workers, mut epochs, mut quiet) = (2usize, 20usize, false);
+    let (mut workers, mut epochs, mut zero, mut quiet) = (2usize, 20usize, false, false);
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let mut number = |flag: &str| -> Result<usize, String> {
@@ -124,6 +150,7 @@ pub fn main_with(args: &[String]) -> Result<Curve, Box<dyn std::error::Error>> {
         match arg.as_str() {
             "--workers" => workers = number("--workers")?,
             "--epochs" => epochs = number("--epochs")?,
+            "--zero" => zero = true,
             "--quiet" => quiet = true,
             other => return Err(format!("data_parallel: unknown argument {other:?}").into()),
         }
@@ -132,7 +159,7 @@ pub fn main_with(args: &[String]) -> Result<Curve, Box<dyn std::error::Error>> {
     if std::env::var_os("OMPI_COMM_WORLD_SIZE").is_some() || std::env::var_os("PMI_SIZE").is_some() {
         let worker = ferrax::dist::MpiWorker::init(std::time::Duration::from_secs(120)).ok_or("MPI is initialised")?;
         // A failed rank must end the job (the others cannot be told otherwise).
-        match train(&worker, epochs, quiet) {
+        match train(&worker, epochs, zero, quiet) {
             Ok(curve) => return Ok(curve),
             Err(e) => worker.fail(&e.to_string()),
         }
@@ -141,7 +168,7 @@ pub fn main_with(args: &[String]) -> Result<Curve, Box<dyn std::error::Error>> {
         return Err("--workers and --epochs must be at least 1".into());
     }
     let group = ferrax::dist::ThreadGroup::new(workers, std::time::Duration::from_secs(120));
-    let mut curves = group.run(|w| train(w, epochs, quiet).map_err(|e| e.to_string()));
+    let mut curves = group.run(|w| train(w, epochs, zero, quiet).map_err(|e| e.to_string()));
     let first = curves.remove(0)?;
     if let Some(e) = curves.into_iter().find_map(Result::err) {
         return Err(e.into());

@@ -43,6 +43,7 @@ mod traceable;
 mod tracer;
 pub mod transforms;
 pub mod tree;
+mod zero;
 
 pub use api::{Error, Traced, eval, make_ir, trace, trace_with_consts};
 #[allow(deprecated)]

@@ -1,4 +1,5 @@
-//! Optimisers over parameter trees: [`Sgd`] (with momentum) and [`Adam`].
+//! Optimisers over parameter trees: [`Sgd`] (with momentum) and [`Adam`], and [`Zero1`],
+//! which shards an optimiser's state over the workers of a named axis (ZeRO stage 1).
 //!
 //! Parameters are any [`Tree`] (a `Vec`, a tuple, a `#[derive(Tree)]` struct). Each
 //! optimiser is written as a function over traced [`Tensor`]s, so an update step is
@@ -31,6 +32,7 @@
 //! ```
 
 use crate::tree::{Tree, unflatten};
+pub use crate::zero::Zero1;
 use crate::{Error, Tensor, eval};
 use ferrax_ir::{Array, DType, Type};
 use std::fmt::Write as _;

@@ -58,7 +58,7 @@ impl<F> Pmap<F> {
         types: &[Type],
         workers: usize,
         location: &'static Location<'static>,
-    ) -> Result<(Executable, Vec<Array>, O), Error>
+    ) -> Result<(Executable, Vec<Array>, O, ferrax_ir::Module), Error>
     where
         In: Tree<Array> + ?Sized,
         O: Tree<Tensor>,
@@ -69,7 +69,7 @@ impl<F> Pmap<F> {
             trace_flat(|a| self.f.trace_apply(a), rebuild, types, location)
         })?;
         let exe = crate::jit_module(&traced.module)?;
-        Ok((exe, traced.consts, out))
+        Ok((exe, traced.consts, out, traced.module))
     }
 
     /// Runs on `n` worker threads: every argument leaf has a leading axis of size `n`
@@ -100,7 +100,7 @@ impl<F> Pmap<F> {
             }
             types.push(Type::new(a.dtype(), &a.shape()[1..]));
         }
-        let (exe, consts, out) = self.compile::<In, O>(args, &types, workers, location)?;
+        let (exe, consts, out, _) = self.compile::<In, O>(args, &types, workers, location)?;
         let group = ThreadGroup::new(workers, self.timeout);
         let results = group.run(|worker| {
             let mut mine: Vec<Array> = inputs.iter().map(|a| slice(a, worker.rank())).collect::<Result<_, _>>()?;
@@ -131,7 +131,7 @@ impl<F> Pmap<F> {
         let location = Location::caller();
         let inputs: Vec<&Array> = args.leaves();
         let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
-        let (exe, consts, out) = self.compile::<In, O>(args, &types, comm.size(), location)?;
+        let (exe, consts, out, _) = self.compile::<In, O>(args, &types, comm.size(), location)?;
         let mut all: Vec<Array> = inputs.into_iter().cloned().collect();
         all.extend(consts);
         let results = exe.call_with(&all, comm)?;
@@ -151,9 +151,9 @@ impl<F> Pmap<F> {
     {
         let location = Location::caller();
         let types: Vec<Type> = args.leaves().iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
-        let (exe, consts, out) = self.compile::<In, O>(args, &types, workers, location)?;
+        let (exe, consts, out, module) = self.compile::<In, O>(args, &types, workers, location)?;
         let template: O::With<Type> = out.map_leaves(&mut |t: &Tensor| t.ty().clone());
-        Ok(PmapStep { exe, consts, types, template, workers })
+        Ok(PmapStep { exe, consts, types, template, workers, module })
     }
 }
 
@@ -164,9 +164,19 @@ pub struct PmapStep<T> {
     types: Vec<Type>,
     template: T,
     workers: usize,
+    /// The traced program of one worker (for its cost report).
+    module: ferrax_ir::Module,
 }
 
 impl<T: Tree<Type>> PmapStep<T> {
+    /// The cost report of one worker's program (`ferrax cost`'s text): its flops,
+    /// its argument bytes (the parameters and the optimiser state a worker keeps), its
+    /// peak live bytes, and the bytes its collectives hand to the other workers.
+    pub fn cost_report(&self) -> Result<String, Error> {
+        let cost = ferrax_transform::cost(&self.module)?;
+        Ok(cost.entry().map(ToString::to_string).unwrap_or_default())
+    }
+
     /// Runs as one worker of `comm` (of the size it was compiled for) on this worker's
     /// arguments, of the types it was compiled for.
     #[track_caller]

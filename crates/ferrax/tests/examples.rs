@@ -120,12 +120,20 @@ mod data_parallel;
 /// gradients is the batch's mean gradient), up to the rounding of the other order.
 #[test]
 fn data_parallel_runs_and_matches_one_worker() {
-    let run = |workers: &str| {
-        let args: Vec<String> = ["--workers", workers, "--epochs", "20", "--quiet"].map(String::from).to_vec();
+    let run = |workers: &str, zero: bool| {
+        let mut args: Vec<String> = ["--workers", workers, "--epochs", "20", "--quiet"].map(String::from).to_vec();
+        if zero {
+            args.push("--zero".into());
+        }
         data_parallel::main_with(&args).unwrap()
     };
-    let (two, one) = (run("2"), run("1"));
+    let (two, one) = (run("2", false), run("1", false));
     for (a, b) in two.iter().zip(&one) {
         assert!((a - b).abs() <= 1e-4 * b.abs(), "{two:?} vs {one:?}");
+    }
+    // ZeRO-1 on 4 workers (the last bias, 2 elements, padded to 4 blocks): the same curve.
+    let sharded = run("4", true);
+    for (a, b) in sharded.iter().zip(&one) {
+        assert!((a - b).abs() <= 1e-4 * b.abs(), "{sharded:?} vs {one:?}");
     }
 }
