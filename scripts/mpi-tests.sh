@@ -45,7 +45,7 @@ fi
 
 # A rank that panics, reaches another collective, or never arrives: the job must end
 # non-zero within seconds (the engine's timeout in mpi_faults is 3 s).
-for fault in panic mismatch absent; do
+for fault in panic mismatch absent exit shape; do
   start=$(date +%s)
   if FERRAX_FAULT=$fault "${mpirun_[@]}" -x FERRAX_FAULT -np 3 "$faults" >/tmp/ferrax-mpi-fault.log 2>&1; then
     echo "mpi-tests.sh: fault '$fault': the job succeeded; it must fail" >&2

@@ -323,6 +323,11 @@ fn derivatives_through_collectives_equal_binding_first_and_finite_differences() 
             let first = run(&bind(&vjp(&f, &Wrt::Default).unwrap(), n), &[x.clone(), ct.clone()]);
             let second = run(&vjp(&bound, &Wrt::Default).unwrap(), &[x.clone(), ct.clone()]);
             close(&first[1], &second[1], 1e-12, &format!("{label}: vjp"));
+            // The adjoint identity: <ct, J t> = <J^T ct, t>, both through the collectives' rules.
+            let dy = run(&bind(&jvp(&f, &Wrt::Default).unwrap(), n), &[x.clone(), t.clone()])[1].to_f64_vec();
+            let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>();
+            let (lhs, rhs) = (dot(&ct.to_f64_vec(), &dy), dot(&first[1].to_f64_vec(), &t.to_f64_vec()));
+            assert!((lhs - rhs).abs() <= 1e-12 * (1.0 + lhs.abs()), "{label}: adjoint identity {lhs} vs {rhs}");
             // Second order: forward over reverse.
             let hvp = jvp(&vjp(&f, &Wrt::Default).unwrap(), &Wrt::Default).unwrap();
             let first = run(&bind(&hvp, n), &[x.clone(), ct.clone(), t.clone(), ct.clone()]);

@@ -59,13 +59,15 @@ fn problem(n: usize) -> Result<Problem, Box<dyn std::error::Error>> {
     Ok(Problem { x, y, params })
 }
 
-/// What a worker reports: the mean loss of each epoch (the same on every worker).
-type Curve = Vec<f64>;
+/// What a worker reports: the mean loss of each epoch and the final parameters'
+/// values, flattened (the same on every worker).
+type Curve = (Vec<f64>, Vec<f64>);
 
 /// One worker's training loop on `comm`: `epochs` passes over `n` points in global
 /// batches of `batch`, this worker taking rows `rank·batch/N ..` of each.
 fn train(comm: &dyn Communicator, epochs: usize, zero: bool, quiet: bool) -> Result<Curve, Box<dyn std::error::Error>> {
-    let (n, batch) = (1024usize, 128usize);
+    // 120 divides among 1, 2, 3, 4, 5 or 6 workers.
+    let (n, batch) = (960usize, 120usize);
     let workers = comm.size();
     if batch % workers != 0 {
         return Err(format!("{workers} workers do not divide the global batch of {batch}").into());
@@ -134,7 +136,7 @@ fn train(comm: &dyn Communicator, epochs: usize, zero: bool, quiet: bool) -> Res
         }
         curve.push(mean);
     }
-    Ok(curve)
+    Ok((curve, params.iter().flat_map(Array::to_f64_vec).collect()))
 }
 
 /// `data_parallel [--workers N] [--epochs E] [--zero] [--quiet]`: N threads (default
@@ -173,8 +175,9 @@ pub fn main_with(args: &[String]) -> Result<Curve, Box<dyn std::error::Error>> {
     if let Some(e) = curves.into_iter().find_map(Result::err) {
         return Err(e.into());
     }
-    let (start, end) = (first[0], first[first.len() - 1]);
-    if end > 0.5 * start {
+    let (start, end) = (first.0[0], first.0[first.0.len() - 1]);
+    // A full run (the default 20 epochs) must train; a short one may not have yet.
+    if epochs >= 10 && end > 0.5 * start {
         return Err(format!("the loss did not fall: {start} -> {end}").into());
     }
     Ok(first)

@@ -126,6 +126,16 @@ fn workers_that_disagree_or_fail_end_every_call_with_an_error() {
     let e = results[0].as_ref().unwrap_err();
     assert!(e.contains("worker 0 at psum") && e.contains("worker 1 at pmax"), "{e}");
     assert!(results[1].is_err());
+    // Worker 1's operand has another shape: both workers' errors name both.
+    let group = ThreadGroup::new(2, Duration::from_secs(20));
+    let results = group.run(|w| {
+        let mine = if w.rank() == 0 { x.clone() } else { Array::from(vec![1.0f64, 2.0, 3.0]) };
+        ferrax::pmap(|x: Tensor| lax::psum(&x, &["i"]), "i").call_on::<_, Tensor>(w, &mine).map_err(|e| e.to_string())
+    });
+    for r in &results {
+        let e = r.as_ref().unwrap_err();
+        assert!(e.contains("f64[2]") && e.contains("f64[3]") && e.contains("worker 1"), "{e}");
+    }
     // A worker that fails before its collective: the other returns instead of waiting.
     let group = ThreadGroup::new(2, Duration::from_secs(20));
     let results = group.run(|w| {

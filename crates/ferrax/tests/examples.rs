@@ -116,24 +116,29 @@ fn transformer_runs() {
 #[path = "../examples/data_parallel.rs"]
 mod data_parallel;
 
-/// Two worker threads follow the one-worker loss curve (the mean of the shards' mean
-/// gradients is the batch's mean gradient), up to the rounding of the other order.
+/// 2 and 3 worker threads, and ZeRO-1 on 3 and 4, end with the parameters of one worker
+/// on the whole batch after 24 steps (3 epochs of 8 global batches), to rounding: the
+/// mean of the shards' mean gradients is the batch's mean gradient.
 #[test]
-fn data_parallel_runs_and_matches_one_worker() {
+fn data_parallel_matches_one_worker() {
     let run = |workers: &str, zero: bool| {
-        let mut args: Vec<String> = ["--workers", workers, "--epochs", "20", "--quiet"].map(String::from).to_vec();
+        let mut args: Vec<String> = ["--workers", workers, "--epochs", "3", "--quiet"].map(String::from).to_vec();
         if zero {
             args.push("--zero".into());
         }
-        data_parallel::main_with(&args).unwrap()
+        data_parallel::main_with(&args).unwrap().1
     };
-    let (two, one) = (run("2", false), run("1", false));
-    for (a, b) in two.iter().zip(&one) {
-        assert!((a - b).abs() <= 1e-4 * b.abs(), "{two:?} vs {one:?}");
+    let one = run("1", false);
+    for (workers, zero) in [("2", false), ("3", false), ("3", true), ("4", true)] {
+        let got = run(workers, zero);
+        for (k, (a, b)) in got.iter().zip(&one).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-5 * (1.0 + b.abs()),
+                "{workers} workers, zero {zero}: parameter {k}: {a} vs {b}"
+            );
+        }
     }
-    // ZeRO-1 on 4 workers (the last bias, 2 elements, padded to 4 blocks): the same curve.
-    let sharded = run("4", true);
-    for (a, b) in sharded.iter().zip(&one) {
-        assert!((a - b).abs() <= 1e-4 * b.abs(), "{sharded:?} vs {one:?}");
-    }
+    // The full run trains: its loss falls below half its start.
+    let (curve, _) = data_parallel::main_with(&["--quiet".to_string()]).unwrap();
+    assert!(curve[curve.len() - 1] < 0.5 * curve[0], "{curve:?}");
 }
