@@ -25,6 +25,7 @@ pub mod run;
 pub mod workloads;
 
 mod w10_linalg;
+pub mod w11_data_parallel;
 mod w1_mlp;
 mod w2_rosenbrock;
 mod w3_elementwise;

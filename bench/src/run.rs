@@ -47,7 +47,16 @@ pub struct Options {
 /// Runs the selected workloads; `Ok(false)` when any failed its gate or errored (their
 /// times are not reported, the others are).
 pub fn run(options: &Options) -> Result<bool> {
-    let workloads = select(&options.only)?;
+    // W11 runs on workers, outside the registry of single-program workloads.
+    let is_w11 = |w: &str| w.eq_ignore_ascii_case("W11") || w == "data_parallel";
+    let wanted: Vec<&str> = options.only.iter().flat_map(|s| s.split(',')).map(str::trim).collect();
+    let w11 = wanted.is_empty() || wanted.iter().any(|w| is_w11(w));
+    let rest: Vec<String> = wanted.iter().filter(|w| !is_w11(w) && !w.is_empty()).map(|w| w.to_string()).collect();
+    if !wanted.is_empty() && rest.is_empty() {
+        let mut inputs = Inputs::from_dir(&options.data);
+        return crate::w11_data_parallel::run(&mut inputs, options.calls);
+    }
+    let workloads = select(&rest)?;
     let mut inputs = Inputs::from_dir(&options.data);
     let jax_dir = options.data.join("jax_out");
     let jax_dir = jax_dir.is_dir().then_some(jax_dir);
@@ -71,6 +80,15 @@ pub fn run(options: &Options) -> Result<bool> {
     #[cfg(feature = "candle")]
     {
         all_passed &= crate::candle::run(options, &mut inputs, jax_dir.as_deref());
+    }
+    if w11 {
+        match crate::w11_data_parallel::run(&mut inputs, options.calls) {
+            Ok(passed) => all_passed &= passed,
+            Err(e) => {
+                eprintln!("data_parallel: error: {e}");
+                all_passed = false;
+            }
+        }
     }
     Ok(all_passed)
 }

@@ -55,3 +55,11 @@ fn selection_by_id_and_name() {
     assert_eq!(names(&["W10"]), ["linalg_grad", "linalg_cg_grad"]);
     assert!(select(&["W11".to_string()]).is_err());
 }
+
+/// W11 at small scale: two workers' averaged loss and gradients pass the gate against
+/// one worker's, and the run reports its figures.
+#[test]
+fn data_parallel_runs_at_small_scale() {
+    let mut inputs = Inputs::from_arrays(generate(Scale::Small).unwrap());
+    assert!(ferrax_bench::w11_data_parallel::run(&mut inputs, Some(3)).unwrap());
+}

@@ -15,8 +15,12 @@
 
 use ferrax_ir::DType;
 use ferrax_jit::{Communicator, Reduce, reduce_in_rank_order};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+/// How long a waiting worker spins before it sleeps.
+const SPIN: Duration = Duration::from_micros(200);
 
 /// What one worker put in an exchange.
 #[derive(Clone, Debug, Default)]
@@ -47,6 +51,12 @@ struct Shared {
     timeout: Duration,
     state: Mutex<State>,
     changed: Condvar,
+    /// `State::round`, readable without the lock: a waiting worker spins on it for a
+    /// few microseconds before sleeping on `changed` (a step's collectives follow each
+    /// other closely, and a condvar wake-up costs tens of microseconds).
+    rounds: AtomicU64,
+    /// Set with `State::failed`, for the same spin.
+    failed: AtomicBool,
 }
 
 impl Shared {
@@ -59,6 +69,7 @@ impl Shared {
     fn fail(&self, message: String) {
         let mut state = self.lock();
         state.failed.get_or_insert(message);
+        self.failed.store(true, Ordering::Release);
         self.changed.notify_all();
     }
 
@@ -79,10 +90,20 @@ impl Shared {
             state.published = Arc::new(slots);
             state.arrived = 0;
             state.round += 1;
+            self.rounds.store(state.round, Ordering::Release);
             self.changed.notify_all();
             return Ok(state.published.clone());
         }
         let round = state.round;
+        drop(state);
+        let spin = Instant::now();
+        while self.rounds.load(Ordering::Acquire) == round
+            && !self.failed.load(Ordering::Acquire)
+            && spin.elapsed() < SPIN
+        {
+            std::hint::spin_loop();
+        }
+        let mut state = self.lock();
         let deadline = Instant::now() + self.timeout;
         loop {
             if let Some(f) = &state.failed {
@@ -99,6 +120,7 @@ impl Shared {
                     self.timeout.as_secs_f64()
                 );
                 state.failed.get_or_insert(message.clone());
+                self.failed.store(true, Ordering::Release);
                 self.changed.notify_all();
                 return Err(message);
             }
@@ -119,7 +141,15 @@ impl ThreadGroup {
     /// the others.
     pub fn new(size: usize, timeout: Duration) -> ThreadGroup {
         let state = State { slots: vec![None; size], ..State::default() };
-        ThreadGroup { shared: Arc::new(Shared { size, timeout, state: Mutex::new(state), changed: Condvar::new() }) }
+        let shared = Shared {
+            size,
+            timeout,
+            state: Mutex::new(state),
+            changed: Condvar::new(),
+            rounds: AtomicU64::new(0),
+            failed: AtomicBool::new(false),
+        };
+        ThreadGroup { shared: Arc::new(shared) }
     }
 
     /// The number of workers.
@@ -129,7 +159,7 @@ impl ThreadGroup {
 
     /// Worker `rank`'s communicator.
     pub fn worker(&self, rank: usize) -> ThreadWorker {
-        ThreadWorker { shared: self.shared.clone(), rank, in_flight: Mutex::new(()) }
+        ThreadWorker { shared: self.shared.clone(), rank, in_flight: Mutex::new(()), agreed: Mutex::new(None) }
     }
 
     /// Runs `body(worker)` on one thread per worker and returns their results in rank
@@ -181,6 +211,10 @@ pub struct ThreadWorker {
     rank: usize,
     /// One collective call at a time on this worker (concurrent calls queue here).
     in_flight: Mutex<()>,
+    /// The collective this worker agreed to last (description and hash), sent with
+    /// its next exchange and checked against the others' there: one rendezvous per
+    /// collective instead of two.
+    agreed: Mutex<Option<(String, u64)>>,
 }
 
 impl ThreadWorker {
@@ -190,14 +224,25 @@ impl ThreadWorker {
         self.shared.fail(message);
     }
 
-    fn exchange(&self, what: &str, hash: u64, data: Vec<u8>, to: Option<usize>) -> Result<Arc<Vec<Slot>>, String> {
+    /// One exchange, carrying the collective agreed to (if any); an error naming both
+    /// workers when another worker agreed to a different one.
+    fn exchange(&self, what: &str, data: Vec<u8>, to: Option<usize>) -> Result<Arc<Vec<Slot>>, String> {
         let _one = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
-        self.shared.exchange(self.rank, Slot { hash, what: what.to_string(), data, to })
+        let agreed = self.agreed.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let (what, hash) = agreed.unwrap_or_else(|| (what.to_string(), 0));
+        let slots = self.shared.exchange(self.rank, Slot { hash, what: what.clone(), data, to })?;
+        match slots.iter().enumerate().find(|(_, s)| s.hash != hash) {
+            Some((r, other)) => Err(format!(
+                "the workers are at different collectives: worker {} at {what}, worker {r} at {}",
+                self.rank, other.what
+            )),
+            None => Ok(slots),
+        }
     }
 
     /// Every worker's data, after checking that all deposited `len` bytes.
     fn all(&self, what: &str, data: &[u8]) -> Result<Arc<Vec<Slot>>, String> {
-        let slots = self.exchange(what, 0, data.to_vec(), None)?;
+        let slots = self.exchange(what, data.to_vec(), None)?;
         if let Some((r, s)) = slots.iter().enumerate().find(|(_, s)| s.data.len() != data.len()) {
             return Err(format!(
                 "{what}: worker {} sent {} bytes but worker {r} sent {}",
@@ -219,15 +264,11 @@ impl Communicator for ThreadWorker {
         self.shared.size
     }
 
+    /// Recorded here and checked with the collective's own exchange (see
+    /// [`ThreadWorker`]'s `agreed`), before any worker uses another's data.
     fn agree(&self, what: &str, hash: u64) -> Result<(), String> {
-        let slots = self.exchange(what, hash, Vec::new(), None)?;
-        match slots.iter().enumerate().find(|(_, s)| s.hash != hash) {
-            Some((r, other)) => Err(format!(
-                "the workers are at different collectives: worker {} at {what}, worker {r} at {}",
-                self.rank, other.what
-            )),
-            None => Ok(()),
-        }
+        *self.agreed.lock().unwrap_or_else(|p| p.into_inner()) = Some((what.to_string(), hash));
+        Ok(())
     }
 
     fn all_gather(&self, send: &[u8], recv: &mut [u8]) -> Result<(), String> {
@@ -261,7 +302,7 @@ impl Communicator for ThreadWorker {
     }
 
     fn permute(&self, send: &[u8], to: Option<usize>, from: Option<usize>, recv: &mut [u8]) -> Result<(), String> {
-        let slots = self.exchange("ppermute", 0, send.to_vec(), to)?;
+        let slots = self.exchange("ppermute", send.to_vec(), to)?;
         if let Some(src) = from {
             let slot = slots.get(src).ok_or_else(|| format!("ppermute: no worker {src}"))?;
             if slot.to != Some(self.rank) || slot.data.len() != recv.len() {
@@ -288,7 +329,7 @@ mod tests {
             if w.rank() == 1 {
                 return Err("no data".to_string());
             }
-            w.agree("psum f32[2]", 7)
+            w.all_gather(&[1], &mut [0; 3])
         });
         assert!(results[1].as_ref().unwrap_err().contains("worker 1 failed: no data"));
         for r in [0, 2] {
@@ -300,15 +341,18 @@ mod tests {
     fn a_missing_worker_times_out_naming_it() {
         let group = ThreadGroup::new(2, Duration::from_millis(200));
         let w0 = group.worker(0);
-        let e = w0.agree("psum f32[2]", 1).unwrap_err();
+        w0.agree("psum f32[2]", 1).unwrap();
+        let e = w0.all_gather(&[1], &mut [0; 2]).unwrap_err();
         assert!(e.contains("worker(s) [1]") && e.contains("psum f32[2]"), "{e}");
     }
 
     #[test]
     fn workers_at_different_collectives_are_named() {
         let group = ThreadGroup::new(2, Duration::from_secs(30));
-        let results =
-            group.run(|w| w.agree(if w.rank() == 0 { "psum f32[2]" } else { "pmax f32[3]" }, w.rank() as u64));
+        let results = group.run(|w| {
+            w.agree(if w.rank() == 0 { "psum f32[2]" } else { "pmax f32[3]" }, w.rank() as u64)?;
+            w.all_gather(&[1], &mut [0; 2])
+        });
         let e = results[0].as_ref().unwrap_err();
         assert!(e.contains("worker 0 at psum f32[2]") && e.contains("worker 1 at pmax f32[3]"), "{e}");
     }

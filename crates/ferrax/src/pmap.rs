@@ -27,6 +27,7 @@ pub struct Pmap<F> {
     f: F,
     axis_name: String,
     timeout: Duration,
+    options: ferrax_jit::JitOptions,
 }
 
 /// Runs `f` on several workers with the axis `axis_name` bound to them.
@@ -40,7 +41,7 @@ pub struct Pmap<F> {
 /// assert_eq!(out.to_f64_vec(), [9.0, 12.0, 9.0, 12.0, 9.0, 12.0]);
 /// ```
 pub fn pmap<F>(f: F, axis_name: &str) -> Pmap<F> {
-    Pmap { f, axis_name: axis_name.to_string(), timeout: Duration::from_secs(60) }
+    Pmap { f, axis_name: axis_name.to_string(), timeout: Duration::from_secs(60), options: Default::default() }
 }
 
 impl<F> Pmap<F> {
@@ -48,6 +49,13 @@ impl<F> Pmap<F> {
     /// (default 60 s).
     pub fn timeout(mut self, timeout: Duration) -> Pmap<F> {
         self.timeout = timeout;
+        self
+    }
+
+    /// Compile options of each worker's program (`threads: 1` gives each worker one
+    /// core, as a data-parallel job on a machine of N cores and N workers wants).
+    pub fn jit_options(mut self, options: ferrax_jit::JitOptions) -> Pmap<F> {
+        self.options = options;
         self
     }
 
@@ -68,7 +76,7 @@ impl<F> Pmap<F> {
         let (traced, out) = crate::ops::collective::with_axis(&self.axis_name, workers, || {
             trace_flat(|a| self.f.trace_apply(a), rebuild, types, location)
         })?;
-        let exe = crate::jit_module(&traced.module)?;
+        let exe = ferrax_jit::compile(&traced.module, &self.options)?;
         Ok((exe, traced.consts, out, traced.module))
     }
 
