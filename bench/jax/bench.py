@@ -27,10 +27,20 @@ reference of ferrax-bench's correctness gate.
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# W11 runs in a child process of its own (see `run_w11`): 2 host devices, one thread
+# each, which must be set before jax is imported and would change every other
+# workload's threads.
+W11_CHILD = os.environ.get("FERRAX_BENCH_W11") == "1"
+if W11_CHILD:
+    os.environ["XLA_FLAGS"] = (
+        os.environ.get("XLA_FLAGS", "")
+        + " --xla_force_host_platform_device_count=2 --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+    )
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -352,6 +362,36 @@ def run_one(name, make, args, calls, rounds, write_dir, dtype):
     figure(name, "result_bytes", out, "bytes")
 
 
+def run_w11(data, calls):
+    """W11 `data_parallel`: W1's step as `shard_map` over 2 host devices of one thread
+    each (`check_vma=False`, the loss and gradients `pmean`ed over the axis), checked
+    equal to the 1-device step, and that 1-device step (one thread) timed too."""
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    x, y, *params = load(data, MLP, np.float32)
+    mesh = jax.make_mesh((2,), ("i",))
+
+    def shard_step(x, y, *params):
+        value, grads = jax.value_and_grad(mlp_loss)(tuple(params), x, y)
+        return (jax.lax.pmean(value, "i"), *[jax.lax.pmean(g, "i") for g in grads])
+
+    specs = (P("i"), P("i")) + (P(),) * len(params)
+    two = jax.jit(jax.shard_map(shard_step, mesh=mesh, in_specs=specs, out_specs=(P(),) * 7, check_vma=False))
+    sharded = [jax.device_put(a, NamedSharding(mesh, s)) for a, s in zip([x, y, *params], specs)]
+    one = jax.jit(mlp_grad())
+    got, want = block(two(*sharded)), block(one(x, y, *params))
+    for k, (g, w) in enumerate(zip(got, want)):
+        if not np.allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-6):
+            raise SystemExit(f"data_parallel: result {k} of the 2-device step differs from the 1-device step")
+    note("data_parallel: 2-device shard_map step equals the 1-device step")
+    for name, fn, args in [("data_parallel", two, sharded), ("data_parallel_1w", one, [x, y, *params])]:
+        times = timed_calls(fn, args, max(calls // 10, 3), calls)
+        figure(name, "call_median", statistics.median(times) * 1e6, "us")
+        q1, q3 = np.percentile(times, [25, 75])
+        figure(name, "call_p25", q1 * 1e6, "us")
+        figure(name, "call_p75", q3 * 1e6, "us")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", required=True)
@@ -362,6 +402,12 @@ def main():
     options = parser.parse_args()
 
     wanted = [w.strip() for o in options.only for w in o.split(",") if w.strip()]
+    is_w11 = lambda w: w.lower() in ("w11", "data_parallel")  # noqa: E731
+    w11 = not wanted or any(is_w11(w) for w in wanted)
+    if W11_CHILD:
+        run_w11(options.data, options.calls or 100)
+        return
+    wanted = [w for w in wanted if not is_w11(w)] if wanted else []
     known = {n for n, *_ in WORKLOADS} | {i.lower() for _, i, *_ in WORKLOADS}
     for w in wanted:
         if w not in known and w.lower() not in known:
@@ -371,11 +417,18 @@ def main():
         write_dir = os.path.join(options.data, "jax_out")
         os.makedirs(write_dir, exist_ok=True)
     note(f"jax {jax.__version__} on {jax.devices()[0].platform}, {os.cpu_count()} CPUs")
+    only_w11 = bool(options.only) and not wanted
     for name, wid, make, stems, calls, dtype in WORKLOADS:
-        if wanted and name not in wanted and wid.lower() not in [w.lower() for w in wanted]:
+        if only_w11 or (wanted and name not in wanted and wid.lower() not in [w.lower() for w in wanted]):
             continue
         args = load(options.data, stems, dtype)
         run_one(name, make, args, options.calls or calls, options.rounds, write_dir, dtype)
+    if w11:
+        child = [sys.executable, os.path.abspath(__file__), "--data", options.data, "--only", "W11"]
+        child += ["--calls", str(options.calls)] if options.calls else []
+        code = subprocess.run(child, env={**os.environ, "FERRAX_BENCH_W11": "1"}).returncode
+        if code != 0:
+            raise SystemExit(f"data_parallel: the W11 process exited with {code}")
 
 
 if __name__ == "__main__":
