@@ -288,6 +288,15 @@ impl Communicator for ThreadWorker {
         reduce_in_rank_order(op, dtype, &parts, data)
     }
 
+    fn all_reduce_into(&self, op: Reduce, dtype: DType, send: &[u8], recv: &mut [u8]) -> Result<(), String> {
+        if send.len() != recv.len() {
+            return Err(format!("all_reduce: {} bytes sent, {} to receive", send.len(), recv.len()));
+        }
+        let slots = self.all("all_reduce", send)?;
+        let parts: Vec<&[u8]> = slots.iter().map(|s| s.data.as_slice()).collect();
+        reduce_in_rank_order(op, dtype, &parts, recv)
+    }
+
     fn all_to_all(&self, send: &[u8], recv: &mut [u8]) -> Result<(), String> {
         let slots = self.all("all_to_all", send)?;
         let n = slots.len();

@@ -54,6 +54,13 @@ pub trait Communicator: Send + Sync {
     /// engines that hold every part).
     fn all_reduce(&self, op: Reduce, dtype: DType, data: &mut [u8]) -> Result<(), String>;
 
+    /// [`Communicator::all_reduce`] of `send` into `recv` (of the same length); engines
+    /// that copy what they send anyway override it to skip the copy into `recv` first.
+    fn all_reduce_into(&self, op: Reduce, dtype: DType, send: &[u8], recv: &mut [u8]) -> Result<(), String> {
+        recv.copy_from_slice(send);
+        self.all_reduce(op, dtype, recv)
+    }
+
     /// Block `j` of `send` (`size` blocks of equal length) goes to worker `j`; block `m`
     /// of `recv` comes from worker `m`.
     fn all_to_all(&self, send: &[u8], recv: &mut [u8]) -> Result<(), String>;
@@ -77,18 +84,33 @@ pub fn reduce_in_rank_order(op: Reduce, dtype: DType, parts: &[&[u8]], out: &mut
     // 16-bit floats are summed in f32 (the interpreter widens them), so in f32's lanes.
     let summed_as = if matches!(dtype, DType::BF16 | DType::F16) { DType::F32 } else { dtype };
     let tree = SumTree::new(parts.len(), ferrax_ir::prim::sum_order::lanes(summed_as));
+    // A chunk at a time, so that the tree's passes run over data in the cache: the
+    // buffers themselves are read once and the result written once.
+    let bytes = REDUCE_CHUNK * dtype.size_bytes();
+    for (k, out) in out.chunks_mut(bytes).enumerate() {
+        let chunk: Vec<&[u8]> = parts.iter().map(|p| &p[k * bytes..k * bytes + out.len()]).collect();
+        reduce_chunk(op, dtype, &tree, &chunk, out)?;
+    }
+    Ok(())
+}
+
+/// Elements reduced per pass of [`reduce_in_rank_order`] (a few tens of KiB per member).
+const REDUCE_CHUNK: usize = 4096;
+
+/// [`reduce_in_rank_order`] of one chunk.
+fn reduce_chunk(op: Reduce, dtype: DType, tree: &SumTree, parts: &[&[u8]], out: &mut [u8]) -> Result<(), String> {
     match dtype {
         DType::F32 => {
             let xs: Vec<Vec<f32>> = parts.iter().map(|p| decode(p, f32::from_ne_bytes)).collect();
-            encode(&combine_all(op, &tree, &xs, 0.0, f32::is_nan, f32::is_sign_negative), out, f32::to_ne_bytes);
+            encode(&combine_all(op, tree, &xs, 0.0, f32::is_nan, f32::is_sign_negative), out, f32::to_ne_bytes);
         }
         DType::F64 => {
             let xs: Vec<Vec<f64>> = parts.iter().map(|p| decode(p, f64::from_ne_bytes)).collect();
-            encode(&combine_all(op, &tree, &xs, 0.0, f64::is_nan, f64::is_sign_negative), out, f64::to_ne_bytes);
+            encode(&combine_all(op, tree, &xs, 0.0, f64::is_nan, f64::is_sign_negative), out, f64::to_ne_bytes);
         }
         DType::I32 => {
             let xs: Vec<Vec<Wrapping>> = parts.iter().map(|p| decode(p, |b| Wrapping(i32::from_ne_bytes(b)))).collect();
-            let r = combine_all(op, &tree, &xs, Wrapping(0), |_| false, |_| false);
+            let r = combine_all(op, tree, &xs, Wrapping(0), |_| false, |_| false);
             encode(&r, out, |v: Wrapping| v.0.to_ne_bytes());
         }
         DType::BF16 | DType::F16 => {
@@ -98,7 +120,7 @@ pub fn reduce_in_rank_order(op: Reduce, dtype: DType, parts: &[&[u8]], out: &mut
                 if bf { half::bf16::from_bits(bits).to_f32() } else { half::f16::from_bits(bits).to_f32() }
             };
             let xs: Vec<Vec<f32>> = parts.iter().map(|p| decode(p, widen)).collect();
-            let r = combine_all(op, &tree, &xs, 0.0, f32::is_nan, f32::is_sign_negative);
+            let r = combine_all(op, tree, &xs, 0.0, f32::is_nan, f32::is_sign_negative);
             let narrow = move |v: f32| {
                 let bits = if bf { half::bf16::from_f32(v).to_bits() } else { half::f16::from_f32(v).to_bits() };
                 bits.to_ne_bytes()
@@ -298,12 +320,10 @@ impl Collective {
                     CollectiveOp::Pmin { .. } => Reduce::Min,
                     _ => Reduce::Sum,
                 };
-                out.copy_from_slice(x);
-                comm.all_reduce(reduce, self.dtype, out)?;
+                comm.all_reduce_into(reduce, self.dtype, x, out)?;
             }
             CollectiveOp::Pmean { .. } => {
-                out.copy_from_slice(x);
-                comm.all_reduce(Reduce::Sum, self.dtype, out)?;
+                comm.all_reduce_into(Reduce::Sum, self.dtype, x, out)?;
                 divide(self.dtype, out, n)?;
             }
             CollectiveOp::AllGather { axis, .. } => {
