@@ -6,7 +6,6 @@
 //! the two backends can be compared.
 
 use ferrax_array::Array;
-use ferrax_ir::array::Data;
 use ferrax_ir::{Error, EvalOptions, Module, Place};
 use std::time::Duration;
 
@@ -38,8 +37,10 @@ pub(crate) fn run(
     let exe = ferrax_jit::compile(module, options)?;
     let group = ferrax_dist::ThreadGroup::new(n, TIMEOUT);
     let results = group.run(|worker| {
-        let mine: Vec<Array> =
-            args.iter().map(|a| slice(a, ferrax_jit::Communicator::rank(worker))).collect::<Result<_, _>>()?;
+        let mine: Vec<Array> = args
+            .iter()
+            .map(|a| ferrax_dist::leading_slice(a, ferrax_jit::Communicator::rank(worker)))
+            .collect::<Result<_, _>>()?;
         exe.call_with(&mine, worker).map_err(|e| e.to_string())
     });
     let mut per_worker = Vec::with_capacity(n);
@@ -47,22 +48,9 @@ pub(crate) fn run(
         per_worker.push(r.map_err(|m| fail(&entry.name, m))?);
     }
     (0..exe.result_types().len())
-        .map(|k| stack(&per_worker.iter().map(|outs| &outs[k]).collect::<Vec<_>>()).map_err(|m| fail(&entry.name, m)))
+        .map(|k| {
+            ferrax_dist::stack_leading(&per_worker.iter().map(|outs| &outs[k]).collect::<Vec<_>>())
+                .map_err(|m| fail(&entry.name, m))
+        })
         .collect()
-}
-
-/// Slice `k` of `a`'s leading axis.
-fn slice(a: &Array, k: usize) -> Result<Array, String> {
-    let inner: usize = a.shape()[1..].iter().product();
-    Array::new(&a.shape()[1..], a.data().gather(k * inner..(k + 1) * inner)).map_err(|e| e.to_string())
-}
-
-/// `parts` stacked along a new leading axis.
-fn stack(parts: &[&Array]) -> Result<Array, String> {
-    let first = parts.first().ok_or("no workers")?;
-    let datas: Vec<&Data> = parts.iter().map(|a| a.data()).collect();
-    let data = Data::concat(&datas).ok_or("results of different dtypes")?;
-    let mut shape = vec![parts.len()];
-    shape.extend(first.shape());
-    Array::new(shape.as_slice(), data).map_err(|e| e.to_string())
 }

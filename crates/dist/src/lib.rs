@@ -12,7 +12,8 @@
 //!   cannot recover from a dead rank and would otherwise hang.
 //!
 //! `ferrax::pmap` drives an engine: one compiled program, called once per worker on
-//! that worker's slice of the inputs.
+//! that worker's slice of the inputs ([`leading_slice`]), the results stacked again
+//! ([`stack_leading`]).
 
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -21,3 +22,27 @@ pub mod threads;
 #[cfg(feature = "mpi")]
 pub use mpi::MpiWorker;
 pub use threads::{ThreadGroup, ThreadWorker};
+
+use ferrax_ir::Array;
+use ferrax_ir::array::Data;
+
+/// Slice `k` of `a`'s leading axis (a worker's share of an input stacked over the
+/// workers).
+pub fn leading_slice(a: &Array, k: usize) -> Result<Array, String> {
+    let Some(&n) = a.shape().first() else { return Err("a scalar has no leading axis".into()) };
+    if k >= n {
+        return Err(format!("slice {k} of a leading axis of {n}"));
+    }
+    let inner: usize = a.shape()[1..].iter().product();
+    Array::new(&a.shape()[1..], a.data().gather(k * inner..(k + 1) * inner)).map_err(|e| e.to_string())
+}
+
+/// `parts` (of one type, one per worker) stacked along a new leading axis.
+pub fn stack_leading(parts: &[&Array]) -> Result<Array, String> {
+    let first = parts.first().ok_or("no workers")?;
+    let datas: Vec<&Data> = parts.iter().map(|a| a.data()).collect();
+    let data = Data::concat(&datas).ok_or("results of different dtypes")?;
+    let mut shape = vec![parts.len()];
+    shape.extend(first.shape());
+    Array::new(shape.as_slice(), data).map_err(|e| e.to_string())
+}

@@ -16,7 +16,6 @@ use crate::api::{Error, arguments_at, trace_flat};
 use crate::traceable::Traceable;
 use crate::tree::{Tree, unflatten};
 use ferrax_dist::ThreadGroup;
-use ferrax_ir::array::Data;
 use ferrax_ir::{Array, Type};
 use ferrax_jit::{Communicator, Executable};
 use std::panic::Location;
@@ -111,7 +110,8 @@ impl<F> Pmap<F> {
         let (exe, consts, out, _) = self.compile::<In, O>(args, &types, workers, location)?;
         let group = ThreadGroup::new(workers, self.timeout);
         let results = group.run(|worker| {
-            let mut mine: Vec<Array> = inputs.iter().map(|a| slice(a, worker.rank())).collect::<Result<_, _>>()?;
+            let mut mine: Vec<Array> =
+                inputs.iter().map(|a| ferrax_dist::leading_slice(a, worker.rank())).collect::<Result<_, _>>()?;
             mine.extend(consts.iter().cloned());
             exe.call_with(&mine, worker).map_err(|e| e.to_string())
         });
@@ -120,7 +120,7 @@ impl<F> Pmap<F> {
             per_worker.push(r.map_err(|m| Error::Arguments(format!("pmap: {m}")))?);
         }
         let stacked = (0..exe.result_types().len())
-            .map(|k| stack(&per_worker.iter().map(|outs| &outs[k]).collect::<Vec<_>>()))
+            .map(|k| ferrax_dist::stack_leading(&per_worker.iter().map(|outs| &outs[k]).collect::<Vec<_>>()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|m| arguments_at(location, format!("pmap: {m}")))?;
         unflatten(&out, stacked).ok_or_else(|| Error::Arguments("pmap: output structure".into()))
@@ -214,21 +214,4 @@ impl<T: Tree<Type>> PmapStep<T> {
         let results = self.exe.call_refs_with(&all, comm)?;
         unflatten(&self.template, results).ok_or_else(|| Error::Arguments("pmap: output structure".into()))
     }
-}
-
-/// Slice `k` of `a`'s leading axis.
-fn slice(a: &Array, k: usize) -> Result<Array, String> {
-    let inner: usize = a.shape()[1..].iter().product();
-    let data = a.data().gather(k * inner..(k + 1) * inner);
-    Array::new(&a.shape()[1..], data).map_err(|e| e.to_string())
-}
-
-/// `parts` (of one type) stacked along a new leading axis.
-fn stack(parts: &[&Array]) -> Result<Array, String> {
-    let first = parts.first().ok_or("no workers")?;
-    let datas: Vec<&Data> = parts.iter().map(|a| a.data()).collect();
-    let data = Data::concat(&datas).ok_or("results of different dtypes")?;
-    let mut shape = vec![parts.len()];
-    shape.extend(first.shape());
-    Array::new(shape.as_slice(), data).map_err(|e| e.to_string())
 }
