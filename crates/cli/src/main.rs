@@ -201,19 +201,7 @@ fn run_module(run: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
     let (module, spans) = load(&run.input)?;
     let budget = run.max_bytes.map_or_else(Budget::default, Budget::new);
     let entry = module.entry().ok_or_else(|| Failure::error(format!("{name}: the module has no Func")))?;
-    // With `--axis NAME=N`, every argument has a leading axis of N workers.
-    let param_types: Vec<ferrax_ir::Type> = entry
-        .param_types()
-        .into_iter()
-        .map(|t| match &run.axis {
-            Some((_, n)) => {
-                let mut shape = t.shape.to_vec();
-                shape.insert(0, *n);
-                ferrax_ir::Type::new(t.dtype, &shape)
-            }
-            None => t,
-        })
-        .collect();
+    let param_types = workers::argument_types(entry, run.axis.as_ref().map(|(_, n)| *n));
     if run.arrays.len() != param_types.len() {
         return Err(Failure::error(format!(
             "@{} takes {} inputs but {} .npy files were given",

@@ -16,6 +16,21 @@ fn fail(entry: &str, message: impl Into<String>) -> Error {
     Error::eval(Place { func: entry.to_string(), eqn: None, prim: None }, message)
 }
 
+/// The types of the .npy files `run` takes for `entry`: its parameters' types, each
+/// with a leading axis of `workers` when an axis is bound to that many workers.
+pub(crate) fn argument_types(entry: &ferrax_ir::Func, workers: Option<usize>) -> Vec<ferrax_ir::Type> {
+    let types = entry.param_types();
+    let Some(n) = workers else { return types };
+    types
+        .into_iter()
+        .map(|t| {
+            let mut shape = t.shape.to_vec();
+            shape.insert(0, n);
+            ferrax_ir::Type::new(t.dtype, &shape)
+        })
+        .collect()
+}
+
 /// Runs `module` on `n` workers of the axis `name` by the interpreter (`jit` false) or
 /// the JIT with `options`.
 pub(crate) fn run(

@@ -281,6 +281,57 @@ impl Collective {
         (outer, self.in_bytes / outer.max(1))
     }
 
+    /// `all_gather` along `axis`: every worker's operand, member `m`'s block `o` (of the
+    /// axes before `axis`) landing after the blocks `o` of members `0..m`.
+    fn all_gather(&self, comm: &dyn Communicator, x: &[u8], out: &mut [u8], axis: usize) -> Result<(), String> {
+        let n = comm.size();
+        let mut gathered = vec![0u8; self.in_bytes * n];
+        comm.all_gather(x, &mut gathered)?;
+        let (outer, inner) = self.split(axis);
+        for m in 0..n {
+            for o in 0..outer {
+                let src = &gathered[m * self.in_bytes + o * inner..][..inner];
+                out[(o * n + m) * inner..][..inner].copy_from_slice(src);
+            }
+        }
+        Ok(())
+    }
+
+    /// `all_to_all`: block `j` along `split` goes to worker `j`; the blocks received
+    /// concatenate along `concat` in member order.
+    fn all_to_all(
+        &self,
+        comm: &dyn Communicator,
+        x: &[u8],
+        out: &mut [u8],
+        split: usize,
+        concat: usize,
+    ) -> Result<(), String> {
+        let n = comm.size();
+        let (outer, rest) = self.split(split);
+        let inner = rest / n;
+        let mut send = vec![0u8; self.in_bytes];
+        for j in 0..n {
+            for o in 0..outer {
+                send[(j * outer + o) * inner..][..inner].copy_from_slice(&x[(o * n + j) * inner..][..inner]);
+            }
+        }
+        let mut recv = vec![0u8; self.in_bytes];
+        comm.all_to_all(&send, &mut recv)?;
+        // Each received block has the operand's shape with the split axis / n.
+        let block = self.in_bytes / n;
+        let mut block_shape = self.shape.clone();
+        block_shape[split] /= n;
+        let outer_c: usize = block_shape[..concat].iter().product();
+        let inner_c = block / outer_c.max(1);
+        for m in 0..n {
+            for o in 0..outer_c {
+                out[(o * n + m) * inner_c..][..inner_c].copy_from_slice(&recv[m * block + o * inner_c..][..inner_c]);
+            }
+        }
+        Ok(())
+    }
+
     /// Runs the step on `comm` (an error naming the axis without one).
     ///
     /// # Safety
@@ -326,18 +377,7 @@ impl Collective {
                 comm.all_reduce_into(Reduce::Sum, self.dtype, x, out)?;
                 divide(self.dtype, out, n)?;
             }
-            CollectiveOp::AllGather { axis, .. } => {
-                let mut gathered = vec![0u8; self.in_bytes * n];
-                comm.all_gather(x, &mut gathered)?;
-                // Member m's block o lands after the blocks o of members 0..m.
-                let (outer, inner) = self.split(*axis);
-                for m in 0..n {
-                    for o in 0..outer {
-                        let src = &gathered[m * self.in_bytes + o * inner..][..inner];
-                        out[(o * n + m) * inner..][..inner].copy_from_slice(src);
-                    }
-                }
-            }
+            CollectiveOp::AllGather { axis, .. } => self.all_gather(comm, x, out, *axis)?,
             CollectiveOp::PsumScatter { scatter_dimension, .. } => {
                 let mut total = x.to_vec();
                 comm.all_reduce(Reduce::Sum, self.dtype, &mut total)?;
@@ -360,30 +400,7 @@ impl Collective {
                 comm.permute(x, to, from, out)?;
             }
             CollectiveOp::AllToAll { split_axis, concat_axis, .. } => {
-                // Block j: the operand's [.., j, ..] along the split axis.
-                let (outer, rest) = self.split(*split_axis);
-                let inner = rest / n;
-                let mut send = vec![0u8; self.in_bytes];
-                for j in 0..n {
-                    for o in 0..outer {
-                        send[(j * outer + o) * inner..][..inner].copy_from_slice(&x[(o * n + j) * inner..][..inner]);
-                    }
-                }
-                let mut recv = vec![0u8; self.in_bytes];
-                comm.all_to_all(&send, &mut recv)?;
-                // Each received block has the operand's shape with the split axis / n;
-                // they concatenate along the concat axis in member order.
-                let block = self.in_bytes / n;
-                let mut block_shape = self.shape.clone();
-                block_shape[*split_axis] /= n;
-                let outer_c: usize = block_shape[..*concat_axis].iter().product();
-                let inner_c = block / outer_c.max(1);
-                for m in 0..n {
-                    for o in 0..outer_c {
-                        out[(o * n + m) * inner_c..][..inner_c]
-                            .copy_from_slice(&recv[m * block + o * inner_c..][..inner_c]);
-                    }
-                }
+                self.all_to_all(comm, x, out, *split_axis, *concat_axis)?
             }
             CollectiveOp::AxisIndex { .. } => {
                 let k = i32::try_from(rank).map_err(|_| "axis_index: rank beyond i32".to_string())?;
