@@ -6,9 +6,9 @@
 //! Figures: `data_parallel` `call_*` (2 workers: worker 0's time per step, the workers
 //! stepping together), `data_parallel_1w` `call_*` (1 worker), and
 //! `data_parallel` `scaling_efficiency` = t(1 worker) / (2 · t(2 workers)), 1.0 being a
-//! perfect halving. The collectives are steps of the schedule at each gradient's
-//! place, so nothing of the all-reduce is hidden behind the backward pass yet:
-//! `hidden_allreduce` reports 0. Before any time, the 2-worker loss and gradients are
+//! perfect halving; `allreduce_share`, the share of worker 0's step spent in its
+//! collectives. The collectives are steps of the schedule, run in turn, so nothing of
+//! the all-reduce is hidden behind the backward pass yet: `hidden_allreduce` reports 0. Before any time, the 2-worker loss and gradients are
 //! checked against the 1-worker ones. JAX's side (`bench/jax/bench.py`, in a child
 //! process with 2 host devices of one thread) is `shard_map` of the same step with
 //! `pmean`, checked equal to its 1-device step.
@@ -84,21 +84,25 @@ pub fn run(inputs: &mut Inputs, calls: Option<usize>) -> Result<bool> {
     let example = per_worker(0)?;
     let pstep = ferrax::pmap(|a: Vec<Tensor>| step(a, true), "i").jit_options(one_thread()).lower(&example, WORKERS)?;
     let group = ferrax_dist::ThreadGroup::new(WORKERS, Duration::from_secs(120));
-    let results = group.run(|worker| -> std::result::Result<(Vec<Array>, Vec<Duration>), String> {
+    type Worker = (Vec<Array>, Vec<Duration>, Duration);
+    let results = group.run(|worker| -> std::result::Result<Worker, String> {
         let mine = per_worker(worker.rank()).map_err(|e| e.to_string())?;
         let first: Vec<Array> = pstep.call_on(worker, &mine).map_err(|e| e.to_string())?;
         let mut times = Vec::with_capacity(calls);
+        let mut in_collectives = Duration::ZERO;
         for k in 0..warmup + calls {
-            let start = Instant::now();
+            let (start, before) = (Instant::now(), worker.collective_time());
             pstep.call_on(worker, &mine).map_err(|e| e.to_string())?;
             if k >= warmup {
                 times.push(start.elapsed());
+                in_collectives += worker.collective_time() - before;
             }
         }
-        Ok((first, times))
+        Ok((first, times, in_collectives))
     });
     let mut results = results.into_iter();
-    let (got, two) = results.next().ok_or_else(|| Error::at("data_parallel", "no worker"))?.map_err(Error)?;
+    let (got, two, in_collectives) =
+        results.next().ok_or_else(|| Error::at("data_parallel", "no worker"))?.map_err(Error)?;
     for r in results {
         r.map_err(Error)?;
     }
@@ -113,6 +117,7 @@ pub fn run(inputs: &mut Inputs, calls: Option<usize>) -> Result<bool> {
         }
     }
     eprintln!("data_parallel: gate against 1 worker: ok");
+    let total: Duration = two.iter().sum();
     let (one, two) = (
         Stats::of(&one).ok_or_else(|| Error::at("data_parallel", "no calls"))?,
         Stats::of(&two).ok_or_else(|| Error::at("data_parallel", "no calls"))?,
@@ -121,6 +126,9 @@ pub fn run(inputs: &mut Inputs, calls: Option<usize>) -> Result<bool> {
     call_figures("data_parallel_1w", "call", &one);
     let efficiency = one.median.as_secs_f64() / (WORKERS as f64 * two.median.as_secs_f64());
     figure("data_parallel", "scaling_efficiency", efficiency, "ratio");
+    // The share of a step spent in its collectives (waiting included), none of it
+    // hidden: the collectives are steps of the schedule, run in turn.
+    figure("data_parallel", "allreduce_share", in_collectives.as_secs_f64() / total.as_secs_f64().max(1e-12), "ratio");
     figure("data_parallel", "hidden_allreduce", 0.0, "ratio");
     Ok(true)
 }

@@ -159,7 +159,13 @@ impl ThreadGroup {
 
     /// Worker `rank`'s communicator.
     pub fn worker(&self, rank: usize) -> ThreadWorker {
-        ThreadWorker { shared: self.shared.clone(), rank, in_flight: Mutex::new(()), agreed: Mutex::new(None) }
+        ThreadWorker {
+            shared: self.shared.clone(),
+            rank,
+            in_flight: Mutex::new(()),
+            agreed: Mutex::new(None),
+            busy: AtomicU64::new(0),
+        }
     }
 
     /// Runs `body(worker)` on one thread per worker and returns their results in rank
@@ -215,6 +221,8 @@ pub struct ThreadWorker {
     /// its next exchange and checked against the others' there: one rendezvous per
     /// collective instead of two.
     agreed: Mutex<Option<(String, u64)>>,
+    /// Nanoseconds spent in collectives (waiting for the others included).
+    busy: AtomicU64,
 }
 
 impl ThreadWorker {
@@ -222,6 +230,21 @@ impl ThreadWorker {
     /// returns it).
     pub fn fail(&self, message: String) {
         self.shared.fail(message);
+    }
+
+    /// The time this worker has spent in collectives so far, waiting for the others
+    /// included (what a data-parallel step pays for its all-reduce).
+    pub fn collective_time(&self) -> Duration {
+        Duration::from_nanos(self.busy.load(Ordering::Relaxed))
+    }
+
+    /// Runs `f`, adding its duration to [`ThreadWorker::collective_time`].
+    fn timed<T>(&self, f: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = f();
+        let nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.busy.fetch_add(nanos, Ordering::Relaxed);
+        out
     }
 
     /// One exchange, carrying the collective agreed to (if any); an error naming both
@@ -272,58 +295,72 @@ impl Communicator for ThreadWorker {
     }
 
     fn all_gather(&self, send: &[u8], recv: &mut [u8]) -> Result<(), String> {
-        let slots = self.all("all_gather", send)?;
-        if recv.len() != send.len() * slots.len() {
-            return Err(format!("all_gather: a receive buffer of {} bytes for {} workers", recv.len(), slots.len()));
-        }
-        for (chunk, s) in recv.chunks_exact_mut(send.len().max(1)).zip(slots.iter()) {
-            chunk.copy_from_slice(&s.data);
-        }
-        Ok(())
+        self.timed(|| {
+            let slots = self.all("all_gather", send)?;
+            if recv.len() != send.len() * slots.len() {
+                return Err(format!(
+                    "all_gather: a receive buffer of {} bytes for {} workers",
+                    recv.len(),
+                    slots.len()
+                ));
+            }
+            for (chunk, s) in recv.chunks_exact_mut(send.len().max(1)).zip(slots.iter()) {
+                chunk.copy_from_slice(&s.data);
+            }
+            Ok(())
+        })
     }
 
     fn all_reduce(&self, op: Reduce, dtype: DType, data: &mut [u8]) -> Result<(), String> {
-        let slots = self.all("all_reduce", data)?;
-        let parts: Vec<&[u8]> = slots.iter().map(|s| s.data.as_slice()).collect();
-        reduce_in_rank_order(op, dtype, &parts, data)
+        self.timed(|| {
+            let slots = self.all("all_reduce", data)?;
+            let parts: Vec<&[u8]> = slots.iter().map(|s| s.data.as_slice()).collect();
+            reduce_in_rank_order(op, dtype, &parts, data)
+        })
     }
 
     fn all_reduce_into(&self, op: Reduce, dtype: DType, send: &[u8], recv: &mut [u8]) -> Result<(), String> {
-        if send.len() != recv.len() {
-            return Err(format!("all_reduce: {} bytes sent, {} to receive", send.len(), recv.len()));
-        }
-        let slots = self.all("all_reduce", send)?;
-        let parts: Vec<&[u8]> = slots.iter().map(|s| s.data.as_slice()).collect();
-        reduce_in_rank_order(op, dtype, &parts, recv)
+        self.timed(|| {
+            if send.len() != recv.len() {
+                return Err(format!("all_reduce: {} bytes sent, {} to receive", send.len(), recv.len()));
+            }
+            let slots = self.all("all_reduce", send)?;
+            let parts: Vec<&[u8]> = slots.iter().map(|s| s.data.as_slice()).collect();
+            reduce_in_rank_order(op, dtype, &parts, recv)
+        })
     }
 
     fn all_to_all(&self, send: &[u8], recv: &mut [u8]) -> Result<(), String> {
-        let slots = self.all("all_to_all", send)?;
-        let n = slots.len();
-        let block = send.len() / n.max(1);
-        if recv.len() != send.len() || block * n != send.len() {
-            return Err(format!("all_to_all: {} bytes do not split into {n} blocks", send.len()));
-        }
-        for (m, s) in slots.iter().enumerate() {
-            recv[m * block..][..block].copy_from_slice(&s.data[self.rank * block..][..block]);
-        }
-        Ok(())
+        self.timed(|| {
+            let slots = self.all("all_to_all", send)?;
+            let n = slots.len();
+            let block = send.len() / n.max(1);
+            if recv.len() != send.len() || block * n != send.len() {
+                return Err(format!("all_to_all: {} bytes do not split into {n} blocks", send.len()));
+            }
+            for (m, s) in slots.iter().enumerate() {
+                recv[m * block..][..block].copy_from_slice(&s.data[self.rank * block..][..block]);
+            }
+            Ok(())
+        })
     }
 
     fn permute(&self, send: &[u8], to: Option<usize>, from: Option<usize>, recv: &mut [u8]) -> Result<(), String> {
-        let slots = self.exchange("ppermute", send.to_vec(), to)?;
-        if let Some(src) = from {
-            let slot = slots.get(src).ok_or_else(|| format!("ppermute: no worker {src}"))?;
-            if slot.to != Some(self.rank) || slot.data.len() != recv.len() {
-                return Err(format!(
-                    "ppermute: worker {src} did not send {} bytes to worker {}",
-                    recv.len(),
-                    self.rank
-                ));
+        self.timed(|| {
+            let slots = self.exchange("ppermute", send.to_vec(), to)?;
+            if let Some(src) = from {
+                let slot = slots.get(src).ok_or_else(|| format!("ppermute: no worker {src}"))?;
+                if slot.to != Some(self.rank) || slot.data.len() != recv.len() {
+                    return Err(format!(
+                        "ppermute: worker {src} did not send {} bytes to worker {}",
+                        recv.len(),
+                        self.rank
+                    ));
+                }
+                recv.copy_from_slice(&slot.data);
             }
-            recv.copy_from_slice(&slot.data);
-        }
-        Ok(())
+            Ok(())
+        })
     }
 }
 
