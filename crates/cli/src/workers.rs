@@ -50,22 +50,6 @@ pub(crate) fn run(
         return ferrax_ir::eval_entry(&bound, args, eval);
     };
     let exe = ferrax_jit::compile(module, options)?;
-    let group = ferrax_dist::ThreadGroup::new(n, TIMEOUT);
-    let results = group.run(|worker| {
-        let mine: Vec<Array> = args
-            .iter()
-            .map(|a| ferrax_dist::leading_slice(a, ferrax_jit::Communicator::rank(worker)))
-            .collect::<Result<_, _>>()?;
-        exe.call_with(&mine, worker).map_err(|e| e.to_string())
-    });
-    let mut per_worker = Vec::with_capacity(n);
-    for r in results {
-        per_worker.push(r.map_err(|m| fail(&entry.name, m))?);
-    }
-    (0..exe.result_types().len())
-        .map(|k| {
-            ferrax_dist::stack_leading(&per_worker.iter().map(|outs| &outs[k]).collect::<Vec<_>>())
-                .map_err(|m| fail(&entry.name, m))
-        })
-        .collect()
+    let args: Vec<&Array> = args.iter().collect();
+    ferrax_dist::run_on_threads(&exe, &args, &[], n, TIMEOUT).map_err(|m| fail(&entry.name, m))
 }

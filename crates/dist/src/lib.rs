@@ -46,3 +46,27 @@ pub fn stack_leading(parts: &[&Array]) -> Result<Array, String> {
     shape.extend(first.shape());
     Array::new(shape.as_slice(), data).map_err(|e| e.to_string())
 }
+
+/// Runs `exe` on `workers` threads of a [`ThreadGroup`] (collectives waiting at most
+/// `timeout`): worker `k` takes slice `k` of every one of `args` (each with a leading
+/// axis of `workers`), then `shared` (the same for every worker); each result comes
+/// back stacked along a new leading axis. The first failure names its worker.
+pub fn run_on_threads(
+    exe: &ferrax_jit::Executable,
+    args: &[&Array],
+    shared: &[Array],
+    workers: usize,
+    timeout: std::time::Duration,
+) -> Result<Vec<Array>, String> {
+    use ferrax_jit::Communicator;
+    let group = ThreadGroup::new(workers, timeout);
+    let results = group.run(|worker| {
+        let mut mine: Vec<Array> = args.iter().map(|a| leading_slice(a, worker.rank())).collect::<Result<_, _>>()?;
+        mine.extend(shared.iter().cloned());
+        exe.call_with(&mine, worker).map_err(|e| e.to_string())
+    });
+    let per_worker = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    (0..exe.result_types().len())
+        .map(|k| stack_leading(&per_worker.iter().map(|outs| &outs[k]).collect::<Vec<_>>()))
+        .collect()
+}

@@ -15,7 +15,6 @@ use crate::Tensor;
 use crate::api::{Error, arguments_at, trace_flat};
 use crate::traceable::Traceable;
 use crate::tree::{Tree, unflatten};
-use ferrax_dist::ThreadGroup;
 use ferrax_ir::{Array, Type};
 use ferrax_jit::{Communicator, Executable};
 use std::panic::Location;
@@ -108,21 +107,8 @@ impl<F> Pmap<F> {
             types.push(Type::new(a.dtype(), &a.shape()[1..]));
         }
         let (exe, consts, out, _) = self.compile::<In, O>(args, &types, workers, location)?;
-        let group = ThreadGroup::new(workers, self.timeout);
-        let results = group.run(|worker| {
-            let mut mine: Vec<Array> =
-                inputs.iter().map(|a| ferrax_dist::leading_slice(a, worker.rank())).collect::<Result<_, _>>()?;
-            mine.extend(consts.iter().cloned());
-            exe.call_with(&mine, worker).map_err(|e| e.to_string())
-        });
-        let mut per_worker = Vec::with_capacity(workers);
-        for r in results {
-            per_worker.push(r.map_err(|m| Error::Arguments(format!("pmap: {m}")))?);
-        }
-        let stacked = (0..exe.result_types().len())
-            .map(|k| ferrax_dist::stack_leading(&per_worker.iter().map(|outs| &outs[k]).collect::<Vec<_>>()))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|m| arguments_at(location, format!("pmap: {m}")))?;
+        let stacked = ferrax_dist::run_on_threads(&exe, &inputs, &consts, workers, self.timeout)
+            .map_err(|m| Error::Arguments(format!("pmap: {m}")))?;
         unflatten(&out, stacked).ok_or_else(|| Error::Arguments("pmap: output structure".into()))
     }
 
@@ -134,16 +120,10 @@ impl<F> Pmap<F> {
     where
         In: Tree<Array> + ?Sized,
         O: Tree<Tensor>,
+        O::With<Type>: Tree<Type, With<Array> = O::With<Array>>,
         F: Traceable<In::With<Tensor>, Out = O>,
     {
-        let location = Location::caller();
-        let inputs: Vec<&Array> = args.leaves();
-        let types: Vec<Type> = inputs.iter().map(|a| Type::new(a.dtype(), a.shape())).collect();
-        let (exe, consts, out, _) = self.compile::<In, O>(args, &types, comm.size(), location)?;
-        let mut all: Vec<Array> = inputs.into_iter().cloned().collect();
-        all.extend(consts);
-        let results = exe.call_with(&all, comm)?;
-        unflatten(&out, results).ok_or_else(|| Error::Arguments("pmap: output structure".into()))
+        self.lower::<In, O>(args, comm.size())?.call_on(comm, args)
     }
 
     /// Traces and compiles `f` once for one worker's arguments shaped as `args` (no

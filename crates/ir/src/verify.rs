@@ -159,8 +159,9 @@ fn check_attrs(func: &Func) -> Result<(), String> {
             ("kind", AttrValue::Str(_)) => {}
             ("kind", other) => return Err(format!("Func attribute kind={other} must be a string")),
             ("axis_names", AttrValue::List(names)) if names.iter().all(|n| matches!(n, AttrValue::Str(_))) => {
-                for (k, a) in func.axis_names().iter().enumerate() {
-                    if func.axis_names()[..k].contains(a) {
+                let declared = func.axis_names();
+                for (k, a) in declared.iter().enumerate() {
+                    if declared[..k].contains(a) {
                         return Err(format!("Func attribute axis_names declares `{a}` twice"));
                     }
                 }

@@ -114,22 +114,31 @@ fn reduce_chunk(op: Reduce, dtype: DType, tree: &SumTree, parts: &[&[u8]], out: 
             encode(&r, out, |v: Wrapping| v.0.to_ne_bytes());
         }
         DType::BF16 | DType::F16 => {
-            let bf = dtype == DType::BF16;
-            let widen = move |b: [u8; 2]| {
-                let bits = u16::from_ne_bytes(b);
-                if bf { half::bf16::from_bits(bits).to_f32() } else { half::f16::from_bits(bits).to_f32() }
-            };
-            let xs: Vec<Vec<f32>> = parts.iter().map(|p| decode(p, widen)).collect();
+            let xs: Vec<Vec<f32>> = parts.iter().map(|p| decode(p, widen(dtype))).collect();
             let r = combine_all(op, tree, &xs, 0.0, f32::is_nan, f32::is_sign_negative);
-            let narrow = move |v: f32| {
-                let bits = if bf { half::bf16::from_f32(v).to_bits() } else { half::f16::from_f32(v).to_bits() };
-                bits.to_ne_bytes()
-            };
-            encode(&r, out, narrow);
+            encode(&r, out, narrow(dtype));
         }
         DType::Bool => return Err("all_reduce: bool data".into()),
     }
     Ok(())
+}
+
+/// A 16-bit float element of `dtype` (bf16 or f16) as f32.
+fn widen(dtype: DType) -> impl Fn([u8; 2]) -> f32 {
+    let bf = dtype == DType::BF16;
+    move |b| {
+        let bits = u16::from_ne_bytes(b);
+        if bf { half::bf16::from_bits(bits).to_f32() } else { half::f16::from_bits(bits).to_f32() }
+    }
+}
+
+/// An f32 rounded to the 16-bit float `dtype` (to nearest even).
+fn narrow(dtype: DType) -> impl Fn(f32) -> [u8; 2] {
+    let bf = dtype == DType::BF16;
+    move |v| {
+        let bits = if bf { half::bf16::from_f32(v).to_bits() } else { half::f16::from_f32(v).to_bits() };
+        bits.to_ne_bytes()
+    }
 }
 
 /// i32 with wrapping addition, for the sum tree.
@@ -222,21 +231,18 @@ fn combine_all<T: Copy + PartialOrd + std::ops::Add<Output = T>>(
     nan: impl Fn(T) -> bool,
     neg: impl Fn(T) -> bool,
 ) -> Vec<T> {
-    let len = xs[0].len();
-    if op == Reduce::Sum {
-        return tree.eval(xs, zero, len);
-    }
+    let max = match op {
+        Reduce::Sum => return tree.eval(xs, zero, xs[0].len()),
+        Reduce::Max => true,
+        Reduce::Min => false,
+    };
     let mut acc = xs[0].clone();
     for x in &xs[1..] {
         for (a, &b) in acc.iter_mut().zip(x) {
             if nan(*a) {
                 continue;
             }
-            let take = nan(b)
-                || match op {
-                    Reduce::Max => b > *a || (b == *a && neg(*a)),
-                    _ => b < *a || (b == *a && neg(b)),
-                };
+            let take = nan(b) || if max { b > *a || (b == *a && neg(*a)) } else { b < *a || (b == *a && neg(b)) };
             if take {
                 *a = b;
             }
@@ -256,6 +262,9 @@ pub(crate) struct Collective {
     /// `op(type)`, for errors and the workers' agreement.
     what: String,
     hash: u64,
+    /// Why workers cannot run it, found once here and reported when it runs: the
+    /// workers bind one axis, and the op names several.
+    several_axes: Option<String>,
 }
 
 impl Collective {
@@ -272,7 +281,11 @@ impl Collective {
         let what = format!("{}[{}]{}", op.name(), attrs.join(", "), ferrax_ir::format_types(ins));
         // FNV-1a of the description: the primitive with its attributes and the operand.
         let hash = what.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-        Ok(Collective { op: op.clone(), dtype, shape, in_bytes, out_bytes: bytes(out)?, what, hash })
+        let names = op.axis_names();
+        let several_axes = (names.len() != 1).then(|| {
+            format!("{}: the workers bind one axis, but it names {names:?}; bind the others with vmap first", op.name())
+        });
+        Ok(Collective { op: op.clone(), dtype, shape, in_bytes, out_bytes: bytes(out)?, what, hash, several_axes })
     }
 
     /// Elements of the operand's axes before `axis`, and bytes from `axis` on.
@@ -343,12 +356,8 @@ impl Collective {
         comm: Option<&dyn Communicator>,
     ) -> Result<(), String> {
         let Some(comm) = comm else { return Err(ferrax_ir::prim::collective::unbound(&self.op)) };
-        let names = self.op.axis_names();
-        if names.len() != 1 {
-            return Err(format!(
-                "{}: the workers bind one axis, but it names {names:?}; bind the others with vmap first",
-                self.op.name()
-            ));
+        if let Some(message) = &self.several_axes {
+            return Err(message.clone());
         }
         let n = comm.size();
         if let Some(size) = self.op.axis_size()
@@ -365,14 +374,9 @@ impl Collective {
         let out: &mut [u8] = unsafe { std::slice::from_raw_parts_mut(outs[0], self.out_bytes) };
         let rank = comm.rank();
         match &self.op {
-            CollectiveOp::Psum { .. } | CollectiveOp::Pmax { .. } | CollectiveOp::Pmin { .. } => {
-                let reduce = match self.op {
-                    CollectiveOp::Pmax { .. } => Reduce::Max,
-                    CollectiveOp::Pmin { .. } => Reduce::Min,
-                    _ => Reduce::Sum,
-                };
-                comm.all_reduce_into(reduce, self.dtype, x, out)?;
-            }
+            CollectiveOp::Psum { .. } => comm.all_reduce_into(Reduce::Sum, self.dtype, x, out)?,
+            CollectiveOp::Pmax { .. } => comm.all_reduce_into(Reduce::Max, self.dtype, x, out)?,
+            CollectiveOp::Pmin { .. } => comm.all_reduce_into(Reduce::Min, self.dtype, x, out)?,
             CollectiveOp::Pmean { .. } => {
                 comm.all_reduce_into(Reduce::Sum, self.dtype, x, out)?;
                 divide(self.dtype, out, n)?;
@@ -414,23 +418,23 @@ impl Collective {
 /// `data /= n` elementwise (pmean's division, rounded once like the vmap form's).
 fn divide(dtype: DType, data: &mut [u8], n: usize) -> Result<(), String> {
     match dtype {
-        DType::F32 => data.chunks_exact_mut(4).for_each(|c| {
-            let v = f32::from_ne_bytes(c.try_into().unwrap_or_default()) / n as f32;
-            c.copy_from_slice(&v.to_ne_bytes());
-        }),
-        DType::F64 => data.chunks_exact_mut(8).for_each(|c| {
-            let v = f64::from_ne_bytes(c.try_into().unwrap_or_default()) / n as f64;
-            c.copy_from_slice(&v.to_ne_bytes());
-        }),
-        DType::BF16 => data.chunks_exact_mut(2).for_each(|c| {
-            let v = half::bf16::from_bits(u16::from_ne_bytes(c.try_into().unwrap_or_default())).to_f32() / n as f32;
-            c.copy_from_slice(&half::bf16::from_f32(v).to_bits().to_ne_bytes());
-        }),
-        DType::F16 => data.chunks_exact_mut(2).for_each(|c| {
-            let v = half::f16::from_bits(u16::from_ne_bytes(c.try_into().unwrap_or_default())).to_f32() / n as f32;
-            c.copy_from_slice(&half::f16::from_f32(v).to_bits().to_ne_bytes());
-        }),
+        DType::F32 => map_in_place(data, f32::from_ne_bytes, f32::to_ne_bytes, |v| v / n as f32),
+        DType::F64 => map_in_place(data, f64::from_ne_bytes, f64::to_ne_bytes, |v| v / n as f64),
+        DType::BF16 | DType::F16 => map_in_place(data, widen(dtype), narrow(dtype), |v| v / n as f32),
         DType::I32 | DType::Bool => return Err("pmean: not a float".into()),
     }
     Ok(())
+}
+
+/// Each `N`-byte element of `data` replaced by `f` of it.
+fn map_in_place<T, const N: usize>(
+    data: &mut [u8],
+    read: impl Fn([u8; N]) -> T,
+    write: impl Fn(T) -> [u8; N],
+    f: impl Fn(T) -> T,
+) {
+    for c in data.chunks_exact_mut(N) {
+        let v = f(read(c.try_into().unwrap_or([0; N])));
+        c.copy_from_slice(&write(v));
+    }
 }

@@ -85,7 +85,6 @@ fn vmap_inner(
         depth: 0,
     };
     let mut em = Emitter::new(format!("{name}_vmap"));
-    pass.declare_axes(&mut em, f);
     let mut in_dims = Vec::with_capacity(f.params.len());
     let mut params = Vec::with_capacity(f.params.len());
     for (i, (&p, axis)) in f.params.iter().zip(in_axes).enumerate() {
@@ -153,10 +152,10 @@ impl VmapPass {
     /// declare it (their collectives produce per-member values).
     fn binds(&self, prim: &ferrax_ir::Prim) -> bool {
         let Some(axis) = self.axis.as_deref() else { return false };
-        match prim {
-            ferrax_ir::Prim::Collective(op) => op.axis_names().contains(&axis),
-            _ => prim.callees().iter().any(|c| self.out.func(c).is_some_and(|f| f.axis_names().contains(&axis))),
+        if let ferrax_ir::Prim::Collective(op) = prim {
+            return op.axis_names().contains(&axis);
         }
+        prim.callees().iter().any(|c| self.out.func(c).is_some_and(|f| f.axis_names().contains(&axis)))
     }
 
     /// Emits `func`'s equations batched into `em`, its parameters being `params` with

@@ -99,11 +99,8 @@ pub fn pmean(x: &Tensor, axes: &[&str]) -> Tensor {
 /// concatenated along the existing axis `axis`), the same on every member.
 #[track_caller]
 pub fn all_gather(x: &Tensor, axis_name: &str, axis: usize, tiled: bool) -> Tensor {
-    let location = Location::caller();
-    let size = size_of("all_gather", axis_name).unwrap_or(1);
-    let op = CollectiveOp::AllGather { axis_name: axis_name.into(), axis, tiled, axis_size: size };
-    let fallback = infer(&op, x);
-    collective(op, Some(x), fallback, location)
+    let op = |axis_size| CollectiveOp::AllGather { axis_name: axis_name.into(), axis, tiled, axis_size };
+    sized("all_gather", axis_name, op, x, Location::caller())
 }
 
 /// `psum_scatter`: the sum over the members, of which each keeps its slice along
@@ -111,11 +108,8 @@ pub fn all_gather(x: &Tensor, axis_name: &str, axis: usize, tiled: bool) -> Tens
 /// `tiled`, its block of that axis).
 #[track_caller]
 pub fn psum_scatter(x: &Tensor, axis_name: &str, scatter_dimension: usize, tiled: bool) -> Tensor {
-    let location = Location::caller();
-    let size = size_of("psum_scatter", axis_name).unwrap_or(1);
-    let op = CollectiveOp::PsumScatter { axis_name: axis_name.into(), scatter_dimension, tiled, axis_size: size };
-    let fallback = infer(&op, x);
-    collective(op, Some(x), fallback, location)
+    let op = |axis_size| CollectiveOp::PsumScatter { axis_name: axis_name.into(), scatter_dimension, tiled, axis_size };
+    sized("psum_scatter", axis_name, op, x, Location::caller())
 }
 
 /// `ppermute`: member `dst` receives member `src`'s `x` for each `(src, dst)`; the
@@ -136,11 +130,8 @@ pub fn ppermute(x: &Tensor, axis_name: &str, perm: &[(usize, usize)]) -> Tensor 
 /// `concat_axis`, in member order.
 #[track_caller]
 pub fn all_to_all(x: &Tensor, axis_name: &str, split_axis: usize, concat_axis: usize) -> Tensor {
-    let location = Location::caller();
-    let size = size_of("all_to_all", axis_name).unwrap_or(1);
-    let op = CollectiveOp::AllToAll { axis_name: axis_name.into(), split_axis, concat_axis, axis_size: size };
-    let fallback = infer(&op, x);
-    collective(op, Some(x), fallback, location)
+    let op = |axis_size| CollectiveOp::AllToAll { axis_name: axis_name.into(), split_axis, concat_axis, axis_size };
+    sized("all_to_all", axis_name, op, x, Location::caller())
 }
 
 /// `axis_index`: this member's index along `axis_name`, an `i32` scalar.
@@ -148,6 +139,25 @@ pub fn all_to_all(x: &Tensor, axis_name: &str, split_axis: usize, concat_axis: u
 pub fn axis_index(axis_name: &str) -> Tensor {
     let op = CollectiveOp::AxisIndex { axis_name: axis_name.into() };
     collective(op, None, Type::new(DType::I32, &[]), Location::caller())
+}
+
+/// A collective whose result shape depends on the number of members: `op` of the
+/// size of `axis_name` in scope, or a poisoned tensor naming the axis.
+fn sized(
+    name: &str,
+    axis_name: &str,
+    op: impl FnOnce(usize) -> CollectiveOp,
+    x: &Tensor,
+    location: &'static Location<'static>,
+) -> Tensor {
+    match size_of(name, axis_name) {
+        Ok(size) => {
+            let op = op(size);
+            let fallback = infer(&op, x);
+            emit1(Prim::Collective(op), &[x], location, fallback)
+        }
+        Err(message) => fail(location, message, x.ty().clone()),
+    }
 }
 
 /// The result type by the type rule, or `x`'s own when the operands are wrong (the

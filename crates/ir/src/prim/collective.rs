@@ -221,7 +221,11 @@ impl CollectiveOp {
             CollectiveOp::Pmax { .. } => Some(CollectiveOp::Pmax { axes: rest }),
             CollectiveOp::Pmin { .. } => Some(CollectiveOp::Pmin { axes: rest }),
             CollectiveOp::Pmean { .. } => Some(CollectiveOp::Pmean { axes: rest }),
-            _ => None,
+            CollectiveOp::AllGather { .. }
+            | CollectiveOp::PsumScatter { .. }
+            | CollectiveOp::Ppermute { .. }
+            | CollectiveOp::AllToAll { .. }
+            | CollectiveOp::AxisIndex { .. } => None,
         }
     }
 }
@@ -347,7 +351,13 @@ pub(crate) fn jvp(
             Ok(vec![Some(em.div(total, ties)?)])
         }
         CollectiveOp::AxisIndex { .. } => Ok(vec![None]),
-        _ => Ok(vec![Some(em.op(op.clone(), &[t])?)]),
+        // Linear in the operand: the same collective on the tangent.
+        CollectiveOp::Psum { .. }
+        | CollectiveOp::Pmean { .. }
+        | CollectiveOp::AllGather { .. }
+        | CollectiveOp::PsumScatter { .. }
+        | CollectiveOp::Ppermute { .. }
+        | CollectiveOp::AllToAll { .. } => Ok(vec![Some(em.op(op.clone(), &[t])?)]),
     }
 }
 
@@ -473,8 +483,14 @@ fn bound_reduction(
     x: Value,
     d: Option<usize>,
 ) -> Result<Value, String> {
+    // An unbatched operand: every member holds the same value, whose sum is `size`
+    // copies of it and whose mean, maximum and minimum are itself.
     let reduced = match (op, d) {
         (CollectiveOp::Psum { .. }, Some(d)) => em.reduce_sum(x, &[d])?,
+        (CollectiveOp::Psum { .. }, None) => {
+            let n = em.full_like(x, size as f64)?;
+            em.mul(x, n)?
+        }
         (CollectiveOp::Pmean { .. }, Some(d)) => {
             let sum = em.reduce_sum(x, &[d])?;
             let n = em.full_like(sum, size as f64)?;
@@ -482,13 +498,15 @@ fn bound_reduction(
         }
         (CollectiveOp::Pmax { .. }, Some(d)) => em.reduce(ReduceOp::Max, x, &[d])?,
         (CollectiveOp::Pmin { .. }, Some(d)) => em.reduce(ReduceOp::Min, x, &[d])?,
-        // Every member holds the same value: the sum is `size` copies of it.
-        (CollectiveOp::Psum { .. }, None) => {
-            let n = em.full_like(x, size as f64)?;
-            em.mul(x, n)?
-        }
-        (_, None) => x,
-        _ => return Err(format!("{}: not a reduction", op.name())),
+        (CollectiveOp::Pmean { .. } | CollectiveOp::Pmax { .. } | CollectiveOp::Pmin { .. }, None) => x,
+        (
+            CollectiveOp::AllGather { .. }
+            | CollectiveOp::PsumScatter { .. }
+            | CollectiveOp::Ppermute { .. }
+            | CollectiveOp::AllToAll { .. }
+            | CollectiveOp::AxisIndex { .. },
+            _,
+        ) => return Err(format!("{}: not a reduction", op.name())),
     };
     match op.with_axes(rest) {
         Some(inner) if !inner.axis_names().is_empty() => em.op(inner, &[reduced]),
@@ -523,7 +541,12 @@ fn batch_other_axis(em: &mut Emitter, op: &CollectiveOp, x: Value, d: Option<usi
             concat_axis: concat_axis + 1,
             axis_size: *axis_size,
         }),
-        _ => None,
+        CollectiveOp::Psum { .. }
+        | CollectiveOp::Pmax { .. }
+        | CollectiveOp::Pmin { .. }
+        | CollectiveOp::Pmean { .. }
+        | CollectiveOp::Ppermute { .. }
+        | CollectiveOp::AxisIndex { .. } => None,
     };
     match shifted {
         // Axis-numbered ops see the batch axis in front.
