@@ -35,6 +35,8 @@ pub struct MpiWorker {
     timeout: Duration,
     /// Serializes this process's MPI calls (MPI is initialised `Serialized`).
     in_flight: Mutex<()>,
+    /// One call of a compiled program at a time ([`Communicator::lock_call`]).
+    calls: Mutex<()>,
 }
 
 // SAFETY: MPI is initialised with `Threading::Serialized`, which allows MPI calls from
@@ -58,7 +60,7 @@ impl MpiWorker {
             eprintln!("ferrax-dist: rank {rank} panicked; aborting the MPI job");
             SimpleCommunicator::world().abort(101);
         }));
-        Some(MpiWorker { _universe: universe, world, timeout, in_flight: Mutex::new(()) })
+        Some(MpiWorker { _universe: universe, world, timeout, in_flight: Mutex::new(()), calls: Mutex::new(()) })
     }
 
     /// Ends the whole job with `message` (printed with this rank), as a failed worker
@@ -149,6 +151,10 @@ impl Communicator for MpiWorker {
             return Ok(());
         }
         reduce_in_rank_order(op, dtype, &parts, data)
+    }
+
+    fn lock_call(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
+        Some(self.calls.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     fn all_to_all(&self, send: &[u8], recv: &mut [u8]) -> Result<(), String> {

@@ -43,6 +43,13 @@ pub struct JitOptions {
     /// removed when the call returns). `None`: `$FERRAX_SPILL_DIR`, else the system's
     /// temporary directory.
     pub spill_dir: Option<std::path::PathBuf>,
+    /// Start each reduction over the workers (`psum`, `pmean`, `pmax`, `pmin` of one
+    /// axis) as soon as its operand is computed, gathered into buckets of about 1 MiB,
+    /// and wait for it only where its result is first read, so that a data-parallel
+    /// step's gradient all-reduce overlaps the rest of its backward pass (default
+    /// true). Off, every collective runs where the program has it, waiting for the
+    /// other workers. The results are the same bits either way.
+    pub overlap_collectives: bool,
 }
 
 impl Default for JitOptions {
@@ -55,6 +62,7 @@ impl Default for JitOptions {
             fuel: None,
             precise_math: false,
             spill_dir: None,
+            overlap_collectives: true,
         }
     }
 }
@@ -153,7 +161,7 @@ pub fn compile(module: &Module, options: &JitOptions) -> Result<Executable, Erro
         precise_math: options.precise_math,
         tiles: true,
     };
-    let plan = exec::build(&fused, &kernel_options, options.threads)?;
+    let plan = exec::build(&fused, &kernel_options, options.threads, options.overlap_collectives)?;
     let budget = options.max_bytes.map_or_else(Budget::default, Budget::new);
     Ok(Executable {
         plan,
@@ -342,6 +350,8 @@ impl Executable {
         outs: &[*mut u8],
         comm: Option<&dyn crate::comm::Communicator>,
     ) -> Result<(), Error> {
+        // One call in flight per communicator: the second queues here.
+        let _call = comm.and_then(|c| c.lock_call());
         let pooled = self.pool.lock().map_err(|_| entry_err(&self.entry, "jit: poisoned workspace pool"))?.pop();
         let mut ws = pooled.unwrap_or_else(|| buf::lines(self.plan.workspace_bytes));
         let mut run = exec::run::Run {
@@ -353,9 +363,15 @@ impl Executable {
             spill: None,
             spilled: vec![None; self.plan.spill_slots],
             comm,
+            tickets: (0..self.plan.tickets).map(|_| None).collect(),
+            in_flight: 0,
         };
         // SAFETY: by the caller's contract; the workspace is ours alone during the call.
         let result = unsafe { run.program(0, ins, outs) };
+        if let Err(e) = &result {
+            // The other workers may still write this call's results and workspace.
+            run.abandon(&e.to_string());
+        }
         if let Ok(mut pool) = self.pool.lock() {
             pool.push(ws);
         }

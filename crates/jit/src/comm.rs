@@ -17,6 +17,10 @@
 //! floats summed in f32 and rounded once); the results are therefore bit-identical to
 //! the vmap semantics on the stacked inputs.
 
+mod reduce;
+
+pub use reduce::reduce_in_rank_order;
+
 use ferrax_ir::prim::CollectiveOp;
 use ferrax_ir::{DType, Type};
 
@@ -29,6 +33,8 @@ pub enum Reduce {
     Max,
     /// The minimum (NaN wins, as `min`).
     Min,
+    /// The sum divided by the number of workers, rounded once after the sum (`pmean`).
+    Mean,
 }
 
 /// The workers of one named axis, as one worker sees them: what a collective step
@@ -68,187 +74,83 @@ pub trait Communicator: Send + Sync {
     /// Sends `send` to worker `to` and receives `recv` from worker `from` (each if any;
     /// `recv` is left alone when nothing arrives).
     fn permute(&self, send: &[u8], to: Option<usize>, from: Option<usize>, recv: &mut [u8]) -> Result<(), String>;
-}
 
-/// Reduces `parts` (one buffer of `dtype` elements per worker, in rank order) into
-/// `out` as the interpreter reduces a batch axis of `parts.len()` members: sums in
-/// its blocked pairwise order (`ferrax_ir::prim::sum_order`), 16-bit floats summed in
-/// f32 and rounded once, `max`/`min` member by member.
-pub fn reduce_in_rank_order(op: Reduce, dtype: DType, parts: &[&[u8]], out: &mut [u8]) -> Result<(), String> {
-    if parts.is_empty() {
-        return Err("all_reduce: no workers".into());
-    }
-    if parts.iter().any(|p| p.len() != out.len()) {
-        return Err("all_reduce: workers' buffers differ in length".into());
-    }
-    // 16-bit floats are summed in f32 (the interpreter widens them), so in f32's lanes.
-    let summed_as = if matches!(dtype, DType::BF16 | DType::F16) { DType::F32 } else { dtype };
-    let tree = SumTree::new(parts.len(), ferrax_ir::prim::sum_order::lanes(summed_as));
-    // A chunk at a time, so that the tree's passes run over data in the cache: the
-    // buffers themselves are read once and the result written once.
-    let bytes = REDUCE_CHUNK * dtype.size_bytes();
-    for (k, out) in out.chunks_mut(bytes).enumerate() {
-        let chunk: Vec<&[u8]> = parts.iter().map(|p| &p[k * bytes..k * bytes + out.len()]).collect();
-        reduce_chunk(op, dtype, &tree, &chunk, out)?;
-    }
-    Ok(())
-}
-
-/// Elements reduced per pass of [`reduce_in_rank_order`] (a few tens of KiB per member).
-const REDUCE_CHUNK: usize = 4096;
-
-/// [`reduce_in_rank_order`] of one chunk.
-fn reduce_chunk(op: Reduce, dtype: DType, tree: &SumTree, parts: &[&[u8]], out: &mut [u8]) -> Result<(), String> {
-    match dtype {
-        DType::F32 => {
-            let xs: Vec<Vec<f32>> = parts.iter().map(|p| decode(p, f32::from_ne_bytes)).collect();
-            encode(&combine_all(op, tree, &xs, 0.0, f32::is_nan, f32::is_sign_negative), out, f32::to_ne_bytes);
+    /// Starts one bucket of reductions: each part's `recv` becomes the reduction of
+    /// every worker's `send` of that part, as [`Communicator::all_reduce_into`], all
+    /// parts in one rendezvous. An engine that can returns before the others arrive,
+    /// and [`Communicator::finish`] completes the bucket; this default reduces every
+    /// part now, so that finishing has nothing left to do.
+    ///
+    /// # Safety
+    /// Every part's `send` stays readable and unchanged, and its `recv` writable and
+    /// untouched by anyone else, until [`Communicator::finish`] or
+    /// [`Communicator::abandon`] of the returned ticket has returned; a part's `send`
+    /// and `recv` do not overlap.
+    unsafe fn start_all_reduce(&self, op: Reduce, dtype: DType, parts: &[ReducePart]) -> Result<Ticket, String> {
+        for p in parts {
+            // SAFETY: by the caller's contract.
+            let (send, recv) =
+                unsafe { (std::slice::from_raw_parts(p.send, p.len), std::slice::from_raw_parts_mut(p.recv, p.len)) };
+            self.all_reduce_into(op, dtype, send, recv)?;
         }
-        DType::F64 => {
-            let xs: Vec<Vec<f64>> = parts.iter().map(|p| decode(p, f64::from_ne_bytes)).collect();
-            encode(&combine_all(op, tree, &xs, 0.0, f64::is_nan, f64::is_sign_negative), out, f64::to_ne_bytes);
-        }
-        DType::I32 => {
-            let xs: Vec<Vec<Wrapping>> = parts.iter().map(|p| decode(p, |b| Wrapping(i32::from_ne_bytes(b)))).collect();
-            let r = combine_all(op, tree, &xs, Wrapping(0), |_| false, |_| false);
-            encode(&r, out, |v: Wrapping| v.0.to_ne_bytes());
-        }
-        DType::BF16 | DType::F16 => {
-            let xs: Vec<Vec<f32>> = parts.iter().map(|p| decode(p, widen(dtype))).collect();
-            let r = combine_all(op, tree, &xs, 0.0, f32::is_nan, f32::is_sign_negative);
-            encode(&r, out, narrow(dtype));
-        }
-        DType::Bool => return Err("all_reduce: bool data".into()),
+        Ok(Ticket(0))
     }
-    Ok(())
-}
 
-/// A 16-bit float element of `dtype` (bf16 or f16) as f32.
-fn widen(dtype: DType) -> impl Fn([u8; 2]) -> f32 {
-    let bf = dtype == DType::BF16;
-    move |b| {
-        let bits = u16::from_ne_bytes(b);
-        if bf { half::bf16::from_bits(bits).to_f32() } else { half::f16::from_bits(bits).to_f32() }
+    /// Lets started buckets advance (this worker's share of a bucket whose workers have
+    /// all arrived, say); called between the steps of a program while any is pending.
+    fn progress(&self) -> Result<(), String> {
+        Ok(())
     }
-}
 
-/// An f32 rounded to the 16-bit float `dtype` (to nearest even).
-fn narrow(dtype: DType) -> impl Fn(f32) -> [u8; 2] {
-    let bf = dtype == DType::BF16;
-    move |v| {
-        let bits = if bf { half::bf16::from_f32(v).to_bits() } else { half::f16::from_f32(v).to_bits() };
-        bits.to_ne_bytes()
+    /// Waits until the bucket of `ticket` is reduced into every part's `recv`, and no
+    /// worker touches this worker's buffers any more.
+    fn finish(&self, ticket: Ticket) -> Result<(), String> {
+        let _ = ticket;
+        Ok(())
+    }
+
+    /// Gives up a started bucket because the call failed (`why`): returns once no
+    /// worker touches this worker's buffers any more, failing the bucket for the others.
+    fn abandon(&self, ticket: Ticket, why: &str) {
+        let _ = (ticket, why);
+    }
+
+    /// The engine's lock that keeps one call of a compiled program in flight on this
+    /// worker (a second call's collectives, interleaved with the first's, would pair
+    /// with the wrong ones): held for the whole call. `None` when the engine needs none.
+    fn lock_call(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
+        None
     }
 }
 
-/// i32 with wrapping addition, for the sum tree.
-#[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
-struct Wrapping(i32);
-
-impl std::ops::Add for Wrapping {
-    type Output = Wrapping;
-    fn add(self, other: Wrapping) -> Wrapping {
-        Wrapping(self.0.wrapping_add(other.0))
-    }
+/// One buffer of a bucket of reductions ([`Communicator::start_all_reduce`]): `len`
+/// bytes read from `send`, the reduction over the workers written to `recv`.
+#[derive(Clone, Copy, Debug)]
+pub struct ReducePart {
+    /// This worker's contribution.
+    pub send: *const u8,
+    /// Where the reduction goes.
+    pub recv: *mut u8,
+    /// Bytes of each.
+    pub len: usize,
 }
 
-/// The interpreter's summation order over `n` members as a tree of additions, built
-/// once by running `sum_order::ordered` on symbols, then applied to whole buffers at a
-/// time (one vectorisable loop per addition instead of a tree walk per element).
-#[derive(Clone, Debug)]
-enum SumTree {
-    /// The identity (`+0`).
-    Zero,
-    /// Member `k`'s value.
-    Member(usize),
-    /// The sum of two subtrees, in this order.
-    Add(Box<SumTree>, Box<SumTree>),
+/// A started bucket of reductions, which [`Communicator::finish`] completes (an
+/// engine's own number for it).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Ticket(pub u64);
+
+/// A collective's description: the primitive with its attributes and the operands'
+/// types (what the workers agree on, and what their errors name).
+pub(crate) fn describe(op: &CollectiveOp, ins: &[Type]) -> String {
+    let prim = ferrax_ir::Prim::Collective(op.clone());
+    let attrs: Vec<String> = prim.attrs().iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{}[{}]{}", op.name(), attrs.join(", "), ferrax_ir::format_types(ins))
 }
 
-impl SumTree {
-    fn new(n: usize, lanes: usize) -> SumTree {
-        let members: Vec<SumTree> = (0..n).map(SumTree::Member).collect();
-        // `+0 + +0` is `+0`: those additions (the order's empty slots and lanes) fold
-        // away, while `+0 + x` stays (it turns `-0` into `+0`, as the interpreter does).
-        let add = |a: SumTree, b: SumTree| match (a, b) {
-            (SumTree::Zero, SumTree::Zero) => SumTree::Zero,
-            (a, b) => SumTree::Add(Box::new(a), Box::new(b)),
-        };
-        ferrax_ir::prim::sum_order::ordered(&members, &[n], lanes, SumTree::Zero, &add)
-    }
-
-    /// The tree's sum over `xs` (one buffer per member), element by element.
-    fn eval<T: Copy + std::ops::Add<Output = T>>(&self, xs: &[Vec<T>], zero: T, len: usize) -> Vec<T> {
-        match self {
-            SumTree::Zero => vec![zero; len],
-            SumTree::Member(k) => xs[*k].clone(),
-            // The identity on either side: one pass over the other operand.
-            SumTree::Add(a, b) if matches!(**a, SumTree::Zero) => {
-                let mut b = b.eval(xs, zero, len);
-                b.iter_mut().for_each(|y| *y = zero + *y);
-                b
-            }
-            SumTree::Add(a, b) if matches!(**b, SumTree::Zero) => {
-                let mut a = a.eval(xs, zero, len);
-                a.iter_mut().for_each(|x| *x = *x + zero);
-                a
-            }
-            SumTree::Add(a, b) => {
-                let mut a = a.eval(xs, zero, len);
-                match &**b {
-                    // A member on the right: added straight from its buffer.
-                    SumTree::Member(k) => a.iter_mut().zip(&xs[*k]).for_each(|(x, y)| *x = *x + *y),
-                    b => {
-                        let b = b.eval(xs, zero, len);
-                        a.iter_mut().zip(&b).for_each(|(x, y)| *x = *x + *y);
-                    }
-                }
-                a
-            }
-        }
-    }
-}
-
-/// Buffers of `N`-byte elements decoded by `read`.
-fn decode<T, const N: usize>(bytes: &[u8], read: impl Fn([u8; N]) -> T) -> Vec<T> {
-    bytes.chunks_exact(N).map(|c| read(c.try_into().unwrap_or([0; N]))).collect()
-}
-
-/// `values` encoded into `out` by `write`.
-fn encode<T: Copy, const N: usize>(values: &[T], out: &mut [u8], write: impl Fn(T) -> [u8; N]) {
-    for (c, &v) in out.chunks_exact_mut(N).zip(values) {
-        c.copy_from_slice(&write(v));
-    }
-}
-
-/// The members' reduction: the sum by `tree`, or `max`/`min` as the interpreter's (NaN
-/// wins, and of two zeros `max` gives `+0` and `min` gives `-0`), member by member.
-fn combine_all<T: Copy + PartialOrd + std::ops::Add<Output = T>>(
-    op: Reduce,
-    tree: &SumTree,
-    xs: &[Vec<T>],
-    zero: T,
-    nan: impl Fn(T) -> bool,
-    neg: impl Fn(T) -> bool,
-) -> Vec<T> {
-    let max = match op {
-        Reduce::Sum => return tree.eval(xs, zero, xs[0].len()),
-        Reduce::Max => true,
-        Reduce::Min => false,
-    };
-    let mut acc = xs[0].clone();
-    for x in &xs[1..] {
-        for (a, &b) in acc.iter_mut().zip(x) {
-            if nan(*a) {
-                continue;
-            }
-            let take = nan(b) || if max { b > *a || (b == *a && neg(*a)) } else { b < *a || (b == *a && neg(b)) };
-            if take {
-                *a = b;
-            }
-        }
-    }
-    acc
+/// The hash the workers compare before a collective: FNV-1a of its description.
+pub(crate) fn fingerprint(what: &str) -> u64 {
+    what.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 /// One collective equation, ready to run.
@@ -276,11 +178,8 @@ impl Collective {
         };
         let bytes = |t: &Type| t.byte_size().map(|b| b as usize).map_err(|e| e.to_string());
         let in_bytes = ins.first().map(bytes).transpose()?.unwrap_or(0);
-        let prim = ferrax_ir::Prim::Collective(op.clone());
-        let attrs: Vec<String> = prim.attrs().iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let what = format!("{}[{}]{}", op.name(), attrs.join(", "), ferrax_ir::format_types(ins));
-        // FNV-1a of the description: the primitive with its attributes and the operand.
-        let hash = what.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        let what = describe(op, ins);
+        let hash = fingerprint(&what);
         let names = op.axis_names();
         let several_axes = (names.len() != 1).then(|| {
             format!("{}: the workers bind one axis, but it names {names:?}; bind the others with vmap first", op.name())
@@ -377,10 +276,7 @@ impl Collective {
             CollectiveOp::Psum { .. } => comm.all_reduce_into(Reduce::Sum, self.dtype, x, out)?,
             CollectiveOp::Pmax { .. } => comm.all_reduce_into(Reduce::Max, self.dtype, x, out)?,
             CollectiveOp::Pmin { .. } => comm.all_reduce_into(Reduce::Min, self.dtype, x, out)?,
-            CollectiveOp::Pmean { .. } => {
-                comm.all_reduce_into(Reduce::Sum, self.dtype, x, out)?;
-                divide(self.dtype, out, n)?;
-            }
+            CollectiveOp::Pmean { .. } => comm.all_reduce_into(Reduce::Mean, self.dtype, x, out)?,
             CollectiveOp::AllGather { axis, .. } => self.all_gather(comm, x, out, *axis)?,
             CollectiveOp::PsumScatter { scatter_dimension, .. } => {
                 let mut total = x.to_vec();
@@ -412,29 +308,5 @@ impl Collective {
             }
         }
         Ok(())
-    }
-}
-
-/// `data /= n` elementwise (pmean's division, rounded once like the vmap form's).
-fn divide(dtype: DType, data: &mut [u8], n: usize) -> Result<(), String> {
-    match dtype {
-        DType::F32 => map_in_place(data, f32::from_ne_bytes, f32::to_ne_bytes, |v| v / n as f32),
-        DType::F64 => map_in_place(data, f64::from_ne_bytes, f64::to_ne_bytes, |v| v / n as f64),
-        DType::BF16 | DType::F16 => map_in_place(data, widen(dtype), narrow(dtype), |v| v / n as f32),
-        DType::I32 | DType::Bool => return Err("pmean: not a float".into()),
-    }
-    Ok(())
-}
-
-/// Each `N`-byte element of `data` replaced by `f` of it.
-fn map_in_place<T, const N: usize>(
-    data: &mut [u8],
-    read: impl Fn([u8; N]) -> T,
-    write: impl Fn(T) -> [u8; N],
-    f: impl Fn(T) -> T,
-) {
-    for c in data.chunks_exact_mut(N) {
-        let v = f(read(c.try_into().unwrap_or([0; N])));
-        c.copy_from_slice(&write(v));
     }
 }

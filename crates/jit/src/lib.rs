@@ -20,4 +20,4 @@ mod pool;
 
 pub use api::{ArgRef, Executable, JitOptions, OutRef, compile, compile_func};
 pub use cache::{CacheStats, JitCache, Miss};
-pub use comm::{Communicator, Reduce, reduce_in_rank_order};
+pub use comm::{Communicator, Reduce, ReducePart, Ticket, reduce_in_rank_order};

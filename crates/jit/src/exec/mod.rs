@@ -13,6 +13,7 @@ pub(crate) mod arena;
 pub(crate) mod buf;
 pub(crate) mod code;
 mod opaque;
+mod overlap;
 pub(crate) mod run;
 pub(crate) mod split;
 
@@ -44,6 +45,11 @@ pub(crate) enum Loc {
 pub(crate) enum Step {
     /// A collective: the communicator of the call moves the bytes (`crate::comm`).
     Collective { op: Box<crate::comm::Collective>, ins: Vec<Loc>, out: Loc },
+    /// Starts a bucket of reductions (`overlap.rs`): each part's operand, result and
+    /// bytes; the call's ticket `ticket` holds it until its finish.
+    ReduceStart { bucket: Box<overlap::Bucket>, parts: Vec<(Loc, Loc, usize)>, ticket: usize },
+    /// Waits for the bucket started under `ticket`.
+    ReduceFinish { ticket: usize },
     /// A kernel launch: `bufs` = kernel params then results.
     Kernel { kernel: usize, bufs: Vec<Loc>, outer: i64 },
     /// `dot_general` by the GEMM library; `scratch` holds operand copies when needed.
@@ -125,6 +131,8 @@ pub(crate) struct Plan {
     pub threads: usize,
     /// Spill slots of the offload steps of all programs.
     pub spill_slots: usize,
+    /// Tickets of the reduction buckets of all programs (`Step::ReduceStart`).
+    pub tickets: usize,
     /// The native code of the kernels (dropped after them).
     pub _code: code::Code,
 }
@@ -229,7 +237,14 @@ impl Kernel {
 
 /// Builds the programs of a fused module (entry first), compiling every kernel into one
 /// JITModule finalized once.
-pub(crate) fn build(fused: &Arc<Module>, options: &KernelOptions, threads: usize) -> Result<Plan, Error> {
+/// With `overlap`, reductions over the workers start early and finish late
+/// (`overlap.rs`).
+pub(crate) fn build(
+    fused: &Arc<Module>,
+    options: &KernelOptions,
+    threads: usize,
+    overlap: bool,
+) -> Result<Plan, Error> {
     let entry = fused.entry().ok_or_else(|| err("", None, None, "jit: the module has no Funcs"))?;
     let mut b = Builder {
         module: fused,
@@ -242,6 +257,8 @@ pub(crate) fn build(fused: &Arc<Module>, options: &KernelOptions, threads: usize
         compiler: KernelCompiler::new(),
         options,
         spill_slots: 0,
+        overlap,
+        tickets: 0,
     };
     b.program(&entry.name)?;
     let mut base = 0;
@@ -274,6 +291,7 @@ pub(crate) fn build(fused: &Arc<Module>, options: &KernelOptions, threads: usize
         workspace_bytes: base,
         threads,
         spill_slots: b.spill_slots,
+        tickets: b.tickets,
         _code: code,
     })
 }
@@ -290,6 +308,10 @@ struct Builder<'a> {
     options: &'a KernelOptions,
     /// Spill slots handed out so far.
     spill_slots: usize,
+    /// Overlap reductions with the rest of each program (`overlap.rs`).
+    overlap: bool,
+    /// Reduction tickets handed out so far.
+    tickets: usize,
 }
 
 impl Builder<'_> {
@@ -330,14 +352,40 @@ impl Builder<'_> {
     /// [`Buffers`] places by liveness, so an arena byte is reused as soon as the value in
     /// it is dead.
     fn lower(&mut self, func: &Func) -> Result<Program, Error> {
-        let last = func.last_uses();
+        let mut plan = overlap::Overlap::new(func, self.overlap);
+        let last = std::mem::take(&mut plan.last);
         let mut bufs = Buffers::new(func, &last);
         let mut steps = Vec::with_capacity(func.eqns.len());
-        for (i, eqn) in func.eqns.iter().enumerate() {
-            let mut at = At { func, last: &last, i, eqn, ins: Vec::new(), outs: Vec::new() };
+        // Each bucket's ticket and parts (operand, result, bytes), filled by its members.
+        let first_ticket = self.tickets;
+        self.tickets += plan.buckets.len();
+        let mut parts: Vec<Vec<(Loc, Loc, usize)>> = vec![Vec::new(); plan.buckets.len()];
+        for pos in 0..=plan.order.len() {
+            for &b in &plan.starts[pos] {
+                steps.push(start_step(func, &plan, b, first_ticket + b, std::mem::take(&mut parts[b]))?);
+            }
+            for &b in &plan.finishes[pos] {
+                let eqn = plan.order[*plan.buckets[b].2.last().unwrap_or(&0)];
+                let prim = func.eqns[eqn].prim.name();
+                steps.push(StepAt { eqn, prim, step: Step::ReduceFinish { ticket: first_ticket + b } });
+                for &v in &plan.pinned[b] {
+                    bufs.release(v)?;
+                }
+            }
+            let Some(&id) = plan.order.get(pos) else { break };
+            let eqn = &func.eqns[id];
+            let mut at = At { func, last: &last, i: pos, id, eqn, ins: Vec::new(), outs: Vec::new() };
+            if let Some(b) = plan.member[pos] {
+                // A started reduction: its buffers now, its step with its bucket's start.
+                at.ins = bufs.inputs(&at)?;
+                at.outs = bufs.place_outputs(&at, None)?;
+                parts[b].push((at.ins[0], at.outs[0], at.out_bytes(0)?));
+                bufs.release_dead(&at, None)?;
+                continue;
+            }
             if let Prim::Memory(op) = &eqn.prim {
                 let step = self.memory_step(&mut bufs, &mut at, *op)?;
-                steps.push(StepAt { eqn: i, prim: eqn.prim.name(), step });
+                steps.push(StepAt { eqn: id, prim: eqn.prim.name(), step });
                 continue;
             }
             at.ins = bufs.inputs(&at)?;
@@ -347,7 +395,7 @@ impl Builder<'_> {
             let step = self.step(&at, &mut scratch)?;
             scratch.release();
             bufs.release_dead(&at, donated)?;
-            steps.push(StepAt { eqn: i, prim: eqn.prim.name(), step });
+            steps.push(StepAt { eqn: id, prim: eqn.prim.name(), step });
         }
         let outs = bufs.results()?;
         Ok(Program { name: func.name.clone(), base: 0, size: bufs.arena.top, steps, outs })
@@ -566,9 +614,12 @@ fn opaque_step(at: &At, prim: &Prim) -> Result<Step, Error> {
 /// and results.
 struct At<'f> {
     func: &'f Func,
-    /// When each value of `func` is last read.
+    /// When each value of `func` is last read, by position in the running order.
     last: &'f [LastUse],
+    /// The equation's position in the running order (`overlap.rs`).
     i: usize,
+    /// The equation's index in `func`, for errors.
+    id: usize,
     eqn: &'f Eqn,
     ins: Vec<Loc>,
     outs: Vec<Loc>,
@@ -577,7 +628,7 @@ struct At<'f> {
 impl At<'_> {
     /// An error at this equation.
     fn fail(&self, msg: String) -> Error {
-        err(&self.func.name, Some(self.i), Some(self.eqn.prim.name()), msg)
+        err(&self.func.name, Some(self.id), Some(self.eqn.prim.name()), msg)
     }
 
     /// The type of operand `k`.
@@ -737,6 +788,14 @@ impl<'f> Buffers<'f> {
         Ok(())
     }
 
+    /// Frees the arena space of `v` (an operand of a reduction bucket, at its finish).
+    fn release(&mut self, v: Value) -> Result<(), Error> {
+        if let Some(Loc::Arena(off)) = self.loc[v.index()] {
+            self.arena.release(off, bytes(self.func.ty(v), &self.func.name)?);
+        }
+        Ok(())
+    }
+
     /// Where each result of the Func is, with its byte size.
     fn results(&self) -> Result<Vec<(Loc, usize)>, Error> {
         let fname = self.func.name.as_str();
@@ -754,6 +813,41 @@ impl<'f> Buffers<'f> {
             })
             .collect()
     }
+}
+
+/// The step starting bucket `b` of `plan` under `ticket`, over its members' buffers.
+fn start_step(
+    func: &Func,
+    plan: &overlap::Overlap,
+    b: usize,
+    ticket: usize,
+    parts: Vec<(Loc, Loc, usize)>,
+) -> Result<StepAt, Error> {
+    let (op, dtype, members) = &plan.buckets[b];
+    let eqns: Vec<usize> = members.iter().map(|&p| plan.order[p]).collect();
+    let mut what = Vec::new();
+    let mut first = None;
+    for &e in &eqns {
+        let eqn = &func.eqns[e];
+        let Prim::Collective(c) = &eqn.prim else {
+            return Err(err(
+                &func.name,
+                Some(e),
+                Some(eqn.prim.name()),
+                "jit: a reduction bucket holds a non-collective",
+            ));
+        };
+        what.push(crate::comm::describe(c, &[func.ty(eqn.inputs[0]).clone()]));
+        first.get_or_insert_with(|| c.clone());
+    }
+    let (Some(first), Some(&last)) = (first, eqns.last()) else {
+        return Err(err(&func.name, None, None, "jit: an empty reduction bucket"));
+    };
+    let what = what.join(" + ");
+    let hash = crate::comm::fingerprint(&what);
+    let bucket = overlap::Bucket { op: *op, dtype: *dtype, what, hash, first };
+    let prim = func.eqns[last].prim.name();
+    Ok(StepAt { eqn: last, prim, step: Step::ReduceStart { bucket: Box::new(bucket), parts, ticket } })
 }
 
 fn module_func<'m>(module: &'m Module, name: &str) -> Option<&'m Func> {

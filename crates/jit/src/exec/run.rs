@@ -23,6 +23,10 @@ pub(crate) struct Run<'a> {
     pub spilled: Vec<Option<u64>>,
     /// The workers' communicator, for collective steps (none: a plain call).
     pub comm: Option<&'a dyn crate::comm::Communicator>,
+    /// The started reduction buckets, by ticket (`Plan::tickets` of them).
+    pub tickets: Vec<Option<crate::comm::Ticket>>,
+    /// How many of `tickets` are started.
+    pub in_flight: usize,
 }
 
 fn at(p: &Program, s: &StepAt, msg: impl Into<String>) -> Error {
@@ -94,6 +98,18 @@ impl Run<'_> {
                     Step::Collective { op, ins, out } => {
                         op.run(&frame.ptrs(ins), &[frame.ptr(*out)], self.comm).map_err(|m| at(p, s, m))?
                     }
+                    Step::ReduceStart { bucket, parts, ticket } => {
+                        let parts: Vec<_> = parts.iter().map(|&(x, y, n)| (frame.ptr(x), frame.ptr(y), n)).collect();
+                        let started = bucket.start(&parts, self.comm).map_err(|m| at(p, s, m))?;
+                        self.tickets[*ticket] = Some(started);
+                        self.in_flight += 1;
+                    }
+                    Step::ReduceFinish { ticket } => {
+                        if let (Some(t), Some(comm)) = (self.tickets[*ticket].take(), self.comm) {
+                            self.in_flight -= 1;
+                            comm.finish(t).map_err(|m| at(p, s, m))?;
+                        }
+                    }
                     Step::Kernel { kernel, bufs, outer } => {
                         plan.kernels[*kernel].run(&frame.ptrs(bufs), *outer, plan.threads)
                     }
@@ -162,6 +178,11 @@ impl Run<'_> {
                     Step::Copy { src, dst, bytes } => copy(frame.ptr(*src), frame.ptr(*dst), *bytes),
                 }
             }
+            if self.in_flight > 0
+                && let Some(comm) = self.comm
+            {
+                comm.progress().map_err(|m| at(p, s, m))?;
+            }
         }
         for (&(l, n), &dst) in p.outs.iter().zip(outs) {
             // SAFETY: results are buffers of their types.
@@ -169,6 +190,17 @@ impl Run<'_> {
         }
         self.active[id] = false;
         Ok(())
+    }
+
+    /// Gives up every started bucket (the call failed): returns once the other workers
+    /// no longer touch this call's buffers.
+    pub(crate) fn abandon(&mut self, why: &str) {
+        for t in self.tickets.iter_mut().filter_map(Option::take) {
+            if let Some(comm) = self.comm {
+                comm.abandon(t, why);
+            }
+        }
+        self.in_flight = 0;
     }
 
     /// Runs a `scan` step of program `p`: the body once per slice, the carries

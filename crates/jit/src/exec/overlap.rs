@@ -1,0 +1,232 @@
+//! Reductions over the workers overlapped with the rest of a program, in buckets.
+//!
+//! A `psum`, `pmean`, `pmax` or `pmin` over one axis (what a data-parallel step does
+//! to each gradient) need not stop its worker: the program starts it as soon as its
+//! operand is computed and waits for it only where its result is first read. So a
+//! program's equations run in an order that moves each such reduction up to just after
+//! the equation that computes its operand ([`Overlap::new`]), consecutive reductions of
+//! one kind (operation, dtype, axis) are gathered into a *bucket* of at least
+//! [`BUCKET_BYTES`] (one rendezvous of the workers for all of them, as PyTorch's DDP
+//! buckets gradients), and each bucket becomes two steps: a start (the communicator's
+//! `start_all_reduce`, which returns without waiting for the other workers where the
+//! engine can) and a finish before the first equation that reads one of its results.
+//! While buckets are in flight the runner calls the communicator's `progress` between
+//! steps, so a worker writes its share of a bucket as soon as every worker has started
+//! it.
+//!
+//! Buffers: an operand of a started reduction is read by the other workers until the
+//! bucket finishes, so its buffer is kept (its last use moves to the finish); a result
+//! is written by them meanwhile, so nothing reads it before the finish, which the
+//! placement guarantees because its first reader comes after.
+//!
+//! Compiled with `JitOptions::overlap_collectives` off, every collective is one
+//! blocking step in the program's own order.
+
+use crate::comm::{Communicator, Reduce, ReducePart, Ticket};
+use ferrax_ir::prim::{CollectiveOp, Prim};
+use ferrax_ir::{DType, Eqn, Func, LastUse, Value};
+
+/// The bytes a bucket gathers before it starts (unless a result of it is needed
+/// sooner, or the program ends). Smaller buckets start sooner; larger ones pay fewer
+/// rendezvous.
+pub(crate) const BUCKET_BYTES: usize = 1 << 20;
+
+/// The reduction a collective equation computes, when the program may start it early
+/// and finish it later: one operand of a number dtype with elements, one axis, and a
+/// result something reads.
+fn startable(func: &Func, last: &[LastUse], eqn: &Eqn) -> Option<(Reduce, DType, String)> {
+    let Prim::Collective(op) = &eqn.prim else { return None };
+    let (reduce, axes) = match op {
+        CollectiveOp::Psum { axes } => (Reduce::Sum, axes),
+        CollectiveOp::Pmean { axes } => (Reduce::Mean, axes),
+        CollectiveOp::Pmax { axes } => (Reduce::Max, axes),
+        CollectiveOp::Pmin { axes } => (Reduce::Min, axes),
+        CollectiveOp::AllGather { .. }
+        | CollectiveOp::PsumScatter { .. }
+        | CollectiveOp::Ppermute { .. }
+        | CollectiveOp::AllToAll { .. }
+        | CollectiveOp::AxisIndex { .. } => return None,
+    };
+    let ([x], [y], [axis]) = (&eqn.inputs[..], &eqn.outputs[..], &axes[..]) else { return None };
+    let ty = func.ty(*x);
+    let used = last.get(y.index()).is_some_and(|l| *l != LastUse::Unused);
+    (used && ty.dtype != DType::Bool && ty.element_count().is_some_and(|n| n > 0))
+        .then(|| (reduce, ty.dtype, axis.clone()))
+}
+
+/// The schedule of a program's overlapped reductions: the order its equations run in,
+/// its buckets, and where each starts and finishes.
+pub(crate) struct Overlap {
+    /// The equations' indices in running order.
+    pub order: Vec<usize>,
+    /// When each value is last read, by position in `order` (a started reduction's
+    /// operand: at its bucket's finish, see `pinned`).
+    pub last: Vec<LastUse>,
+    /// The bucket of the equation at each position, if it is a started reduction.
+    pub member: Vec<Option<usize>>,
+    /// The buckets to start before each position (`order.len()`: at the end).
+    pub starts: Vec<Vec<usize>>,
+    /// The buckets to finish before each position (after that position's starts).
+    pub finishes: Vec<Vec<usize>>,
+    /// Each bucket's operands whose buffers are freed at its finish.
+    pub pinned: Vec<Vec<Value>>,
+    /// Each bucket's reduction and dtype, and its member positions.
+    pub buckets: Vec<(Reduce, DType, Vec<usize>)>,
+}
+
+impl Overlap {
+    /// The schedule of `func` (`enabled` false: its own order, nothing started early).
+    pub fn new(func: &Func, enabled: bool) -> Overlap {
+        let n = func.eqns.len();
+        let natural = func.last_uses();
+        let kinds: Vec<Option<(Reduce, DType, String)>> =
+            func.eqns.iter().map(|e| if enabled { startable(func, &natural, e) } else { None }).collect();
+        let order = hoisted_order(func, &kinds);
+        let mut last = vec![LastUse::Unused; func.value_types.len()];
+        for (pos, &e) in order.iter().enumerate() {
+            func.eqns[e].inputs.iter().for_each(|v| last[v.index()] = LastUse::Eqn(pos));
+        }
+        func.results.iter().for_each(|v| last[v.index()] = LastUse::Returned);
+        let mut o = Overlap {
+            order,
+            last,
+            member: vec![None; n],
+            starts: vec![Vec::new(); n + 1],
+            finishes: vec![Vec::new(); n + 1],
+            pinned: Vec::new(),
+            buckets: Vec::new(),
+        };
+        o.bucket(func, &kinds);
+        o
+    }
+
+    /// Gathers consecutive startable reductions of one kind into buckets, each started
+    /// once it holds [`BUCKET_BYTES`] (or before a position that needs one of its
+    /// results, or at the end) and finished before its first reader.
+    fn bucket(&mut self, func: &Func, kinds: &[Option<(Reduce, DType, String)>]) {
+        let n = self.order.len();
+        // The first position reading each value (`n` for none, or a result).
+        let mut first_read = vec![n; func.value_types.len()];
+        for (pos, &e) in self.order.iter().enumerate().rev() {
+            func.eqns[e].inputs.iter().for_each(|v| first_read[v.index()] = pos);
+        }
+        let mut open: Option<(usize, usize, usize)> = None; // (bucket, bytes, finish position)
+        for pos in 0..=n {
+            if let Some((b, _, finish)) = open
+                && finish <= pos
+            {
+                self.close(func, b, pos, finish);
+                open = None;
+            }
+            let Some(kind) = self.order.get(pos).and_then(|&e| kinds[e].as_ref()) else { continue };
+            let eqn = &func.eqns[self.order[pos]];
+            let (x, y) = (eqn.inputs[0], eqn.outputs[0]);
+            let bytes = func.ty(x).byte_size().map_or(usize::MAX, |b| usize::try_from(b).unwrap_or(usize::MAX));
+            if let Some((b, _, finish)) = open {
+                let (op, dtype, _) = &self.buckets[b];
+                if (*op, *dtype) != (kind.0, kind.1) || bucket_axis(func, &self.order, &self.buckets[b].2) != kind.2 {
+                    self.close(func, b, pos, finish);
+                    open = None;
+                }
+            }
+            let (b, held, finish) = open.unwrap_or_else(|| {
+                self.buckets.push((kind.0, kind.1, Vec::new()));
+                self.pinned.push(Vec::new());
+                (self.buckets.len() - 1, 0, n)
+            });
+            self.buckets[b].2.push(pos);
+            self.member[pos] = Some(b);
+            let (held, finish) = (held.saturating_add(bytes), finish.min(first_read[y.index()]));
+            open = Some((b, held, finish));
+            if held >= BUCKET_BYTES {
+                self.close(func, b, pos + 1, finish);
+                open = None;
+            }
+        }
+    }
+
+    /// Starts bucket `b` before position `start` and finishes it before `finish`; an
+    /// operand of it that nothing reads after the finish keeps its buffer until then.
+    fn close(&mut self, func: &Func, b: usize, start: usize, finish: usize) {
+        let finish = finish.max(start);
+        self.starts[start].push(b);
+        self.finishes[finish].push(b);
+        for k in 0..self.buckets[b].2.len() {
+            let x = func.eqns[self.order[self.buckets[b].2[k]]].inputs[0];
+            if matches!(self.last[x.index()], LastUse::Eqn(p) if p < finish) {
+                self.last[x.index()] = LastUse::Returned;
+                self.pinned[b].push(x);
+            }
+        }
+    }
+}
+
+/// The axis of a bucket (that of its first member).
+fn bucket_axis(func: &Func, order: &[usize], members: &[usize]) -> String {
+    let eqn = members.first().map(|&p| &func.eqns[order[p]]);
+    match eqn.map(|e| &e.prim) {
+        Some(Prim::Collective(op)) => op.axis_names().first().map(|a| a.to_string()).unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+/// The equations of `func` in order, except that each startable reduction (`kinds`)
+/// runs right after the equation computing its operand (first of all when the operand
+/// is a parameter).
+fn hoisted_order(func: &Func, kinds: &[Option<(Reduce, DType, String)>]) -> Vec<usize> {
+    let n = func.eqns.len();
+    let mut defined_at = vec![None; func.value_types.len()];
+    for (i, e) in func.eqns.iter().enumerate() {
+        e.outputs.iter().for_each(|v| defined_at[v.index()] = Some(i));
+    }
+    // Reductions waiting for each equation (by index); `n` for parameters.
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    for (i, e) in func.eqns.iter().enumerate().filter(|(i, _)| kinds[*i].is_some()) {
+        let producer = e.inputs.iter().filter_map(|v| defined_at[v.index()]).max();
+        after[producer.unwrap_or(n)].push(i);
+    }
+    let mut order = std::mem::take(&mut after[n]);
+    for i in (0..n).filter(|&i| kinds[i].is_none()) {
+        order.push(i);
+        order.append(&mut after[i]);
+    }
+    // A reduction whose operand another reduction computes follows it.
+    let mut k = 0;
+    while k < order.len() {
+        let tail = std::mem::take(&mut after[order[k]]);
+        order.splice(k + 1..k + 1, tail);
+        k += 1;
+    }
+    order
+}
+
+/// A bucket of reductions, ready to start: what the workers agree on, and how.
+pub(crate) struct Bucket {
+    pub op: Reduce,
+    pub dtype: DType,
+    /// The members' descriptions, for the workers' agreement and errors.
+    pub what: String,
+    pub hash: u64,
+    /// A member, for the error without workers.
+    pub first: CollectiveOp,
+}
+
+impl Bucket {
+    /// Starts the bucket on `comm` over `parts` (operand, result and bytes of each).
+    ///
+    /// # Safety
+    /// Each part's buffers are valid for its bytes and stay so, the operand unchanged
+    /// and the result untouched, until the ticket is finished or abandoned.
+    pub unsafe fn start(
+        &self,
+        parts: &[(*mut u8, *mut u8, usize)],
+        comm: Option<&dyn Communicator>,
+    ) -> Result<Ticket, String> {
+        let Some(comm) = comm else { return Err(ferrax_ir::prim::collective::unbound(&self.first)) };
+        comm.agree(&self.what, self.hash)?;
+        let parts: Vec<ReducePart> =
+            parts.iter().map(|&(send, recv, len)| ReducePart { send: send as *const u8, recv, len }).collect();
+        // SAFETY: by the caller's contract.
+        unsafe { comm.start_all_reduce(self.op, self.dtype, &parts) }
+    }
+}
