@@ -7,8 +7,12 @@
 //! stepping together), `data_parallel_1w` `call_*` (1 worker), and
 //! `data_parallel` `scaling_efficiency` = t(1 worker) / (2 · t(2 workers)), 1.0 being a
 //! perfect halving; `allreduce_share`, the share of worker 0's step spent in its
-//! collectives. The collectives are steps of the schedule, run in turn, so nothing of
-//! the all-reduce is hidden behind the backward pass yet: `hidden_allreduce` reports 0. Before any time, the 2-worker loss and gradients are
+//! collectives (waiting for the other worker and writing its shares of the reductions);
+//! `data_parallel_blocking` `call_*`, the same step with every collective blocking where
+//! the program has it (`JitOptions::overlap_collectives` off), and `hidden_allreduce`,
+//! the part of that schedule's collective time the overlapped one (reductions started
+//! as the backward pass produces each gradient, in buckets) no longer spends in them.
+//! Before any time, the 2-worker loss and gradients are
 //! checked against the 1-worker ones. JAX's side (`bench/jax/bench.py`, in a child
 //! process with 2 host devices of one thread) is `shard_map` of the same step with
 //! `pmean`, checked equal to its 1-device step.
@@ -75,14 +79,55 @@ pub fn run(inputs: &mut Inputs, calls: Option<usize>) -> Result<bool> {
         }
     }
 
-    // Two workers of one thread, 64 rows each.
+    // Two workers of one thread, 64 rows each: the reductions overlapped with the
+    // backward pass (the default), and blocking where the program has them.
     let per_worker = |rank: usize| -> Result<Vec<Array>> {
         let mut mine = vec![rows(&args[0], rank, shard)?, rows(&args[1], rank, shard)?];
         mine.extend(args[2..].iter().cloned());
         Ok(mine)
     };
+    let (got, two, in_collectives) = two_workers(&per_worker, true, warmup, calls)?;
+    let (_, blocking, blocked) = two_workers(&per_worker, false, warmup, calls)?;
+
+    // The gate: the mean of the shards' mean loss and gradients is the batch's.
+    for (k, (g, r)) in got.iter().zip(&reference).enumerate() {
+        let c = compare(g, r, Tolerance::reduction(r.dtype()));
+        if !c.passed() {
+            eprintln!("data_parallel: FAILED the gate against 1 worker: result {k}: {c}");
+            eprintln!("data_parallel: no times reported");
+            return Ok(false);
+        }
+    }
+    eprintln!("data_parallel: gate against 1 worker: ok");
+    let total: Duration = two.iter().sum();
+    let stats = |t: &[Duration]| Stats::of(t).ok_or_else(|| Error::at("data_parallel", "no calls"));
+    let (one, two, blocking) = (stats(&one)?, stats(&two)?, stats(&blocking)?);
+    call_figures("data_parallel", "call", &two);
+    call_figures("data_parallel_blocking", "call", &blocking);
+    call_figures("data_parallel_1w", "call", &one);
+    let efficiency = one.median.as_secs_f64() / (WORKERS as f64 * two.median.as_secs_f64());
+    figure("data_parallel", "scaling_efficiency", efficiency, "ratio");
+    // The share of a step its worker spends in collectives (waiting for the others and
+    // writing its shares of the reductions included), and how much of the blocking
+    // schedule's collective time the overlapped one no longer spends there.
+    let share = in_collectives.as_secs_f64() / total.as_secs_f64().max(1e-12);
+    figure("data_parallel", "allreduce_share", share, "ratio");
+    let hidden = 1.0 - in_collectives.as_secs_f64() / blocked.as_secs_f64().max(1e-12);
+    figure("data_parallel", "hidden_allreduce", hidden.clamp(0.0, 1.0), "ratio");
+    Ok(true)
+}
+
+/// What worker 0 of a 2-worker step reports: its first results, its step times and its
+/// time in collectives over the timed calls; with the reductions `overlapped` or not.
+fn two_workers(
+    per_worker: &(dyn Fn(usize) -> Result<Vec<Array>> + Sync),
+    overlapped: bool,
+    warmup: usize,
+    calls: usize,
+) -> Result<(Vec<Array>, Vec<Duration>, Duration)> {
+    let options = JitOptions { overlap_collectives: overlapped, ..one_thread() };
     let example = per_worker(0)?;
-    let pstep = ferrax::pmap(|a: Vec<Tensor>| step(a, true), "i").jit_options(one_thread()).lower(&example, WORKERS)?;
+    let pstep = ferrax::pmap(|a: Vec<Tensor>| step(a, true), "i").jit_options(options).lower(&example, WORKERS)?;
     let group = ferrax_dist::ThreadGroup::new(WORKERS, Duration::from_secs(120));
     type Worker = (Vec<Array>, Vec<Duration>, Duration);
     let results = group.run(|worker| -> std::result::Result<Worker, String> {
@@ -101,34 +146,9 @@ pub fn run(inputs: &mut Inputs, calls: Option<usize>) -> Result<bool> {
         Ok((first, times, in_collectives))
     });
     let mut results = results.into_iter();
-    let (got, two, in_collectives) =
-        results.next().ok_or_else(|| Error::at("data_parallel", "no worker"))?.map_err(Error)?;
+    let first = results.next().ok_or_else(|| Error::at("data_parallel", "no worker"))?.map_err(Error)?;
     for r in results {
         r.map_err(Error)?;
     }
-
-    // The gate: the mean of the shards' mean loss and gradients is the batch's.
-    for (k, (g, r)) in got.iter().zip(&reference).enumerate() {
-        let c = compare(g, r, Tolerance::reduction(r.dtype()));
-        if !c.passed() {
-            eprintln!("data_parallel: FAILED the gate against 1 worker: result {k}: {c}");
-            eprintln!("data_parallel: no times reported");
-            return Ok(false);
-        }
-    }
-    eprintln!("data_parallel: gate against 1 worker: ok");
-    let total: Duration = two.iter().sum();
-    let (one, two) = (
-        Stats::of(&one).ok_or_else(|| Error::at("data_parallel", "no calls"))?,
-        Stats::of(&two).ok_or_else(|| Error::at("data_parallel", "no calls"))?,
-    );
-    call_figures("data_parallel", "call", &two);
-    call_figures("data_parallel_1w", "call", &one);
-    let efficiency = one.median.as_secs_f64() / (WORKERS as f64 * two.median.as_secs_f64());
-    figure("data_parallel", "scaling_efficiency", efficiency, "ratio");
-    // The share of a step spent in its collectives (waiting included), none of it
-    // hidden: the collectives are steps of the schedule, run in turn.
-    figure("data_parallel", "allreduce_share", in_collectives.as_secs_f64() / total.as_secs_f64().max(1e-12), "ratio");
-    figure("data_parallel", "hidden_allreduce", 0.0, "ratio");
-    Ok(true)
+    Ok(first)
 }

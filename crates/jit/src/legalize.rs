@@ -8,11 +8,14 @@
 //! equation computes in f32 and a `convert` to the 16-bit type and back rounds it; the
 //! two fuse into the kernel of their producer, so the 16-bit value lives in registers.
 //! Data movement and structured equations move the f32 values unchanged (exact: every
-//! 16-bit number is an f32). A 16-bit literal is widened. The entry keeps its 16-bit
+//! 16-bit number is an f32). A 16-bit literal is widened. A 16-bit `pmean`, which the
+//! vmap form computes as the psum rounded to 16 bits and then divided, becomes that: a
+//! psum in f32, its rounding, and a division by the members (a psum of 1, since the
+//! workers' count is known only when the program runs). The entry keeps its 16-bit
 //! parameters and results, converted on the way in and out, so callers pass and get
 //! the 16-bit arrays and the kernels read and write 16-bit memory there.
 
-use ferrax_ir::prim::{Flops, LinalgOp, ShapeOp};
+use ferrax_ir::prim::{BinaryOp, CollectiveOp, Flops, LinalgOp, ShapeOp};
 use ferrax_ir::{Array, DType, Eqn, Func, Module, Prim, Type, Value};
 use std::collections::HashMap;
 
@@ -58,6 +61,9 @@ fn legalize_func(f: &Func, keep_signature: bool) -> Func {
     for eqn in &f.eqns {
         let mut e = eqn.clone();
         e.inputs = e.inputs.iter().map(|v| *subst.get(v).unwrap_or(v)).collect();
+        if let Some(mean) = half_pmean(f, &mut g, &e) {
+            e = mean;
+        }
         let converts_to_half = e.prim.convert_dtype().is_some_and(DType::is_half);
         let rounds = match &mut e.prim {
             prim if prim.convert_dtype().is_some() => converts_to_half,
@@ -120,6 +126,41 @@ fn legalize_func(f: &Func, keep_signature: bool) -> Func {
         }
     }
     g
+}
+
+/// A `pmean` of a 16-bit operand, whose vmap form divides the psum as rounded to the
+/// 16-bit type: the psum in f32 and its rounding pushed onto `g`, and the division by
+/// the number of members (a psum of 1) returned in place of the pmean, to be rounded
+/// like any 16-bit result.
+fn half_pmean(f: &Func, g: &mut Func, e: &Eqn) -> Option<Eqn> {
+    let Prim::Collective(CollectiveOp::Pmean { axes }) = &e.prim else { return None };
+    let (&[x], &[out]) = (&e.inputs[..], &e.outputs[..]) else { return None };
+    let half = f.ty(out).dtype;
+    if !half.is_half() {
+        return None;
+    }
+    let shape = g.ty(x).shape.clone();
+    let psum = Prim::Collective(CollectiveOp::Psum { axes: axes.clone() });
+    let push = |g: &mut Func, prim: Prim, inputs: &[Value], ty: Type| {
+        let v = g.new_value(ty);
+        g.eqns.push(Eqn {
+            prim,
+            inputs: inputs.iter().copied().collect(),
+            outputs: [v].into_iter().collect(),
+            loc: e.loc.clone(),
+        });
+        v
+    };
+    let sum = push(g, psum.clone(), &[x], Type::new(DType::F32, &shape));
+    let rounded = push(g, Prim::convert(half), &[sum], Type::new(half, &shape));
+    let sum = push(g, Prim::convert(DType::F32), &[rounded], Type::new(DType::F32, &shape));
+    let one = Prim::Shape(ShapeOp::Constant { value: Array::scalar_f32(1.0), shape: Default::default() });
+    let one = push(g, one, &[], Type::new(DType::F32, &[]));
+    let members = push(g, psum, &[one], Type::new(DType::F32, &[]));
+    let spread = Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.clone(), dims: Default::default() });
+    let members = push(g, spread, &[members], Type::new(DType::F32, &shape));
+    let prim = Prim::Binary(BinaryOp::Div);
+    Some(Eqn { prim, inputs: [sum, members].into_iter().collect(), outputs: e.outputs.clone(), loc: e.loc.clone() })
 }
 
 /// The equation `to = convert[dtype](from)`.

@@ -230,3 +230,78 @@ impl Bucket {
         unsafe { comm.start_all_reduce(self.op, self.dtype, &parts) }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(text: &str, enabled: bool) -> (Func, Overlap) {
+        let module = ferrax_ir::parse(text).unwrap();
+        let func = module.entry().unwrap().clone();
+        let plan = Overlap::new(&func, enabled);
+        (func, plan)
+    }
+
+    /// A backward pass in miniature: two gradients, each reduced, then a value that
+    /// reads one reduced gradient.
+    const STEP: &str = r#"
+func @step[axis_names=["i"]](%x: f32[4], %w: f32[100000]) -> (f32[4], f32[100000], f32[4]) {
+  %g1: f32[4] = sin(%x)
+  %g2: f32[100000] = cos(%w)
+  %t: f32[100000] = mul(%g2, %g2)
+  %r1: f32[4] = pmean[axes=["i"]](%g1)
+  %r2: f32[100000] = pmean[axes=["i"]](%g2)
+  %u: f32[4] = exp(%r1)
+  return %u, %r2, %x
+}
+"#;
+
+    #[test]
+    fn reductions_move_up_to_their_operands_and_share_a_bucket() {
+        let (func, o) = plan(STEP, true);
+        // sin, pmean(g1), cos, pmean(g2), mul, exp.
+        assert_eq!(o.order, [0, 3, 1, 4, 2, 5]);
+        assert_eq!(o.buckets.len(), 1, "both pmeans in one bucket");
+        assert_eq!(o.buckets[0].2, [1, 3]);
+        // 400 kB do not fill the bucket: it waits for more until exp needs r1, then
+        // starts and finishes there.
+        assert_eq!(o.starts[5], [0]);
+        assert_eq!(o.finishes[5], [0]);
+        // g1 and g2 keep their buffers until the finish; g2 is read by mul at 4 < 5.
+        let g2 = func.eqns[1].outputs[0];
+        assert!(o.pinned[0].contains(&g2));
+        assert_eq!(o.last[g2.index()], LastUse::Returned);
+    }
+
+    #[test]
+    fn a_large_reduction_starts_at_once_and_disabled_keeps_the_order() {
+        let text = STEP.replace("100000", "300000");
+        let (_, o) = plan(&text, true);
+        // 1.2 MB fill the bucket: started right after pmean(g2), before the mul runs,
+        // and finished before exp.
+        assert_eq!(o.starts[4], [0]);
+        assert_eq!(o.finishes[5], [0]);
+        let (func, off) = plan(STEP, false);
+        assert_eq!(off.order, (0..func.eqns.len()).collect::<Vec<_>>());
+        assert!(off.buckets.is_empty());
+        assert_eq!(off.last, func.last_uses());
+    }
+
+    #[test]
+    fn reductions_of_other_kinds_go_in_other_buckets() {
+        let text = r#"
+func @f[axis_names=["i", "j"]](%x: f32[3]) -> (f32[3], f32[3], f32[3], f32[3]) {
+  %a: f32[3] = psum[axes=["i"]](%x)
+  %b: f32[3] = pmax[axes=["i"]](%x)
+  %c: f32[3] = psum[axes=["j"]](%x)
+  %d: f32[3] = psum[axes=["i", "j"]](%x)
+  return %a, %b, %c, %d
+}
+"#;
+        let (_, o) = plan(text, true);
+        // psum over two axes is not started early; the other three differ in kind.
+        assert_eq!(o.buckets.len(), 3);
+        assert!(o.buckets.iter().all(|b| b.2.len() == 1));
+        assert!(o.member.iter().filter(|m| m.is_some()).count() == 3);
+    }
+}
