@@ -13,14 +13,18 @@
 //!
 //! Reductions gather every rank's buffer and combine them in rank order
 //! (`ferrax_jit::reduce_in_rank_order`), so the results are the threads engine's and
-//! the vmap semantics' bits, whatever the MPI library's own reduction order.
+//! the vmap semantics' bits, whatever the MPI library's own reduction order. A started
+//! bucket of reductions ([`Communicator::start_all_reduce`]) posts one non-blocking
+//! gather per buffer and returns; `progress` (between the program's steps) tests them,
+//! which is when OpenMPI moves their bytes, and `finish` waits for them and reduces.
 
 use ferrax_ir::DType;
-use ferrax_jit::{Communicator, Reduce, reduce_in_rank_order};
-use mpi::request::{Request, Scope};
+use ferrax_jit::{Communicator, Reduce, ReducePart, Ticket, reduce_in_rank_order};
+use mpi::request::{Request, Scope, StaticScope};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator as _, CommunicatorCollectives, Destination, Source};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Bytes each rank sends to agree on a collective: its hash and the start of its
@@ -37,6 +41,34 @@ pub struct MpiWorker {
     in_flight: Mutex<()>,
     /// One call of a compiled program at a time ([`Communicator::lock_call`]).
     calls: Mutex<()>,
+    /// The started buckets of reductions, oldest first.
+    pending: Mutex<Vec<Bucket>>,
+    /// The next bucket's ticket.
+    tickets: AtomicU64,
+}
+
+/// A started bucket: one gather in flight per buffer.
+struct Bucket {
+    ticket: u64,
+    op: Reduce,
+    dtype: DType,
+    parts: Vec<ReducePart>,
+    /// Every rank's copy of each part, filled by its gather (leaked boxes, taken back
+    /// once the gather has completed).
+    gathered: Vec<*mut [u8]>,
+    /// Each part's gather, `None` once it completed.
+    requests: Vec<Option<Request<'static, [u8], StaticScope>>>,
+}
+
+impl Bucket {
+    /// Tests every gather still in flight.
+    fn test(&mut self) {
+        for slot in &mut self.requests {
+            if let Some(request) = slot.take() {
+                *slot = request.test().err();
+            }
+        }
+    }
 }
 
 // SAFETY: MPI is initialised with `Threading::Serialized`, which allows MPI calls from
@@ -60,7 +92,15 @@ impl MpiWorker {
             eprintln!("ferrax-dist: rank {rank} panicked; aborting the MPI job");
             SimpleCommunicator::world().abort(101);
         }));
-        Some(MpiWorker { _universe: universe, world, timeout, in_flight: Mutex::new(()), calls: Mutex::new(()) })
+        Some(MpiWorker {
+            _universe: universe,
+            world,
+            timeout,
+            in_flight: Mutex::new(()),
+            calls: Mutex::new(()),
+            pending: Mutex::new(Vec::new()),
+            tickets: AtomicU64::new(0),
+        })
     }
 
     /// Ends the whole job with `message` (printed with this rank), as a failed worker
@@ -151,6 +191,70 @@ impl Communicator for MpiWorker {
             return Ok(());
         }
         reduce_in_rank_order(op, dtype, &parts, data)
+    }
+
+    unsafe fn start_all_reduce(&self, op: Reduce, dtype: DType, parts: &[ReducePart]) -> Result<Ticket, String> {
+        let _one = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        let n = self.size();
+        let mut bucket = Bucket {
+            ticket: self.tickets.fetch_add(1, Ordering::Relaxed),
+            op,
+            dtype,
+            parts: parts.to_vec(),
+            gathered: Vec::with_capacity(parts.len()),
+            requests: Vec::with_capacity(parts.len()),
+        };
+        for p in parts {
+            let gathered: &'static mut [u8] = Box::leak(vec![0u8; p.len * n].into_boxed_slice());
+            bucket.gathered.push(gathered as *mut [u8]);
+            // SAFETY: by the caller's contract the send buffer stays valid and unchanged
+            // until `finish`, which completes this gather before returning.
+            let send: &'static [u8] = unsafe { std::slice::from_raw_parts(p.send, p.len) };
+            bucket.requests.push(Some(self.world.immediate_all_gather_into(StaticScope, send, gathered)));
+        }
+        let ticket = bucket.ticket;
+        self.pending.lock().unwrap_or_else(|p| p.into_inner()).push(bucket);
+        Ok(Ticket(ticket))
+    }
+
+    fn progress(&self) -> Result<(), String> {
+        let _one = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        self.pending.lock().unwrap_or_else(|p| p.into_inner()).iter_mut().for_each(Bucket::test);
+        Ok(())
+    }
+
+    fn finish(&self, ticket: Ticket) -> Result<(), String> {
+        let _one = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        let bucket = {
+            let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+            let k = pending.iter().position(|b| b.ticket == ticket.0);
+            k.map(|k| pending.remove(k))
+        };
+        let Some(mut bucket) = bucket else { return Err(format!("no reduction started as ticket {}", ticket.0)) };
+        for request in bucket.requests.iter_mut().filter_map(Option::take) {
+            self.wait("all_reduce", request);
+        }
+        let n = self.size();
+        let mut result = Ok(());
+        for (p, &gathered) in bucket.parts.iter().zip(&bucket.gathered) {
+            // SAFETY: the gather into this box completed above; the box was leaked by
+            // `start_all_reduce` and is taken back once, here.
+            let gathered = unsafe { Box::from_raw(gathered) };
+            if result.is_ok() && p.len > 0 {
+                let ranks: Vec<&[u8]> = gathered.chunks_exact(p.len).take(n).collect();
+                // SAFETY: by the contract of `start_all_reduce`, `recv` is this part's
+                // receive buffer of `len` bytes, untouched by anyone else until now.
+                let recv = unsafe { std::slice::from_raw_parts_mut(p.recv, p.len) };
+                result = reduce_in_rank_order(bucket.op, bucket.dtype, &ranks, recv);
+            }
+        }
+        result
+    }
+
+    /// Under MPI a failed call ends the job (the other ranks cannot be told otherwise).
+    fn abandon(&self, ticket: Ticket, why: &str) {
+        let _ = ticket;
+        self.fail(why)
     }
 
     fn lock_call(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
