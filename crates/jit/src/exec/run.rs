@@ -128,34 +128,7 @@ impl Run<'_> {
                         };
                         self.program(branches[i], &frame.ptrs(ins), &frame.ptrs(outs))?;
                     }
-                    Step::While { cond, body, max_iters, init, outs, spare, through, used, flag, bytes } => {
-                        let init = frame.ptrs(init);
-                        let (mut cur, mut next) = (frame.ptrs(outs), frame.ptrs(spare));
-                        for (k, _) in through.iter().enumerate().filter(|(_, t)| **t) {
-                            // Read in place; the body's copy of it is then a no-op.
-                            (cur[k], next[k]) = (init[k], init[k]);
-                        }
-                        copy_all(&init, &cur, bytes);
-                        let mut iters = 0;
-                        loop {
-                            if max_iters.is_some_and(|m| iters >= m) {
-                                break;
-                            }
-                            self.program(*cond, &cur, &[frame.ptr(*flag)])?;
-                            if *frame.ptr(*flag) == 0 {
-                                break;
-                            }
-                            self.burn(p, s)?;
-                            self.program(*body, &cur, &next)?;
-                            std::mem::swap(&mut cur, &mut next);
-                            iters += 1;
-                        }
-                        for (k, dst) in frame.ptrs(outs).into_iter().enumerate() {
-                            if used[k] || !through[k] {
-                                copy(cur[k], dst, bytes[k]);
-                            }
-                        }
-                    }
+                    Step::While { .. } => self.run_while(p, s, &frame)?,
                     Step::Scan(sc) => self.scan(p, s, sc, &frame)?,
                     Step::Offload { src, slot, bytes } => {
                         let data = std::slice::from_raw_parts(frame.ptr(*src), *bytes);
@@ -189,6 +162,47 @@ impl Run<'_> {
             unsafe { copy(frame.ptr(l), dst, n) };
         }
         self.active[id] = false;
+        Ok(())
+    }
+
+    /// Runs a `while` step of program `p`: the condition program, then the body, the
+    /// carries alternating between the results and the spare buffers.
+    ///
+    /// # Safety
+    /// As [`Run::program`], for the buffers of `frame`.
+    unsafe fn run_while(&mut self, p: &Program, s: &StepAt, frame: &Frame) -> Result<(), Error> {
+        let Step::While { cond, body, max_iters, init, outs, spare, through, used, flag, bytes } = &s.step else {
+            return Err(at(p, s, "jit: not a while step"));
+        };
+        let init = frame.ptrs(init);
+        let (mut cur, mut next) = (frame.ptrs(outs), frame.ptrs(spare));
+        for (k, _) in through.iter().enumerate().filter(|(_, t)| **t) {
+            // Read in place; the body's copy of it is then a no-op.
+            (cur[k], next[k]) = (init[k], init[k]);
+        }
+        // SAFETY: by the caller's contract, every Loc resolves to a buffer of its type.
+        unsafe {
+            copy_all(&init, &cur, bytes);
+            let mut iters = 0;
+            loop {
+                if max_iters.is_some_and(|m| iters >= m) {
+                    break;
+                }
+                self.program(*cond, &cur, &[frame.ptr(*flag)])?;
+                if *frame.ptr(*flag) == 0 {
+                    break;
+                }
+                self.burn(p, s)?;
+                self.program(*body, &cur, &next)?;
+                std::mem::swap(&mut cur, &mut next);
+                iters += 1;
+            }
+            for (k, dst) in frame.ptrs(outs).into_iter().enumerate() {
+                if used[k] || !through[k] {
+                    copy(cur[k], dst, bytes[k]);
+                }
+            }
+        }
         Ok(())
     }
 
