@@ -20,8 +20,10 @@ pub mod candle;
 pub mod data;
 pub mod gate;
 pub mod passes;
+pub mod plot;
 pub mod report;
 pub mod run;
+pub mod sweep;
 pub mod workloads;
 
 mod w10_linalg;

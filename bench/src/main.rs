@@ -15,6 +15,8 @@ const USAGE: &str = "usage:
   ferrax-bench run --data DIR [--only W1,W3|NAME,...] [--rounds N] [--calls N]
   ferrax-bench calibrate [--quick]
   ferrax-bench passes [--sizes 1000,10000,100000] [--chains sin,two] [--passes fuse,cost,...]
+  ferrax-bench sweep [--only W1,W3|NAME,...]
+  ferrax-bench plot --csv FILE --out FILE.svg
 
 gen writes every workload's inputs as DIR/*.npy; run prints one
 `workload<TAB>metric<TAB>value<TAB>unit` line per figure on stdout (notes on
@@ -22,7 +24,9 @@ stderr) and exits 1 if a workload failed its correctness gate. passes times ever
 pass of the `ferrax` command on chains of the given numbers of equations (one
 `passes<TAB>chain/pass/equations<TAB>seconds<TAB>s` line each) and prints each
 pass's growth exponent on stderr. calibrate prints the machine's limits (GEMM
-GFLOP/s and copy/triad GB/s on 1 thread and on every core) as `machine` lines.";
+GFLOP/s and copy/triad GB/s on 1 thread and on every core) as `machine` lines.
+sweep times W1-W4 over their sizes (`scaling<TAB>name/size<TAB>median<TAB>us`
+lines); plot draws bench/sweep's scaling.csv as an SVG of log-log panels.";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,6 +46,23 @@ fn dispatch(args: &[String]) -> Result<bool> {
     };
     if command == "passes" {
         return passes(rest);
+    }
+    if command == "sweep" {
+        let only: Vec<String> = match rest {
+            [] => Vec::new(),
+            [flag, value] if flag == "--only" => vec![value.clone()],
+            _ => return Err(Error::at(command, "takes only --only LIST")),
+        };
+        ferrax_bench::sweep::sweep(&only)?;
+        return Ok(true);
+    }
+    if command == "plot" {
+        let (csv, out) = match rest {
+            [a, csv, b, out] if a == "--csv" && b == "--out" => (PathBuf::from(csv), PathBuf::from(out)),
+            _ => return Err(Error::at(command, "takes --csv FILE --out FILE.svg")),
+        };
+        ferrax_bench::plot::plot(&csv, &out)?;
+        return Ok(true);
     }
     if command == "calibrate" {
         let quick = match rest {

@@ -44,7 +44,7 @@ pub(crate) fn logits(p: &[Tensor], x: &Tensor) -> Tensor {
 
 /// `jit(value_and_grad(loss))` as a user writes it: the loss, and `grad` of the loss
 /// with the batch captured from the enclosing trace.
-fn program() -> Program {
+pub(crate) fn program() -> Program {
     Box::new(|args: Vec<Tensor>| {
         let (x, y) = (&args[0], &args[1]);
         let params = args[2..].to_vec();

@@ -32,7 +32,7 @@ pub(crate) fn rosenbrock(x: &Tensor) -> Tensor {
     ((tail - head.powi(2)).powi(2) * 100.0f64 + (1.0f64 - head).powi(2)).sum_all()
 }
 
-fn grad_program() -> Program {
+pub(crate) fn grad_program() -> Program {
     Box::new(|args: Vec<Tensor>| {
         let g = grad(|x: Tensor| rosenbrock(&x));
         vec![g.apply(&args[0])]

@@ -35,11 +35,11 @@ pub(crate) fn chain(v: &[Tensor]) -> Tensor {
     ((a * b + c).tanh() * (-a).exp() / (b * b + 1.0f32)).sum_all()
 }
 
-fn forward_program() -> Program {
+pub(crate) fn forward_program() -> Program {
     Box::new(|args: Vec<Tensor>| vec![chain(&args)])
 }
 
-fn grad_program() -> Program {
+pub(crate) fn grad_program() -> Program {
     Box::new(|args: Vec<Tensor>| {
         let value = chain(&args);
         let grads = grad(|v: Vec<Tensor>| chain(&v)).apply(&args);

@@ -42,7 +42,7 @@ pub(crate) fn loss(v: &[Tensor]) -> Tensor {
     (prediction - &v[5]).powi(2).sum_all()
 }
 
-fn program() -> Program {
+pub(crate) fn program() -> Program {
     Box::new(|args: Vec<Tensor>| {
         let g = grad(|v: Vec<Tensor>| loss(&v));
         let per_example =

@@ -183,7 +183,7 @@ impl Shared {
         let spin = Instant::now();
         // The clock is read once every 64 turns (a read costs more than a turn).
         let mut turns = 0u32;
-        while turns % 64 != 0 || spin.elapsed() < SPIN {
+        while !turns.is_multiple_of(64) || spin.elapsed() < SPIN {
             turns = turns.wrapping_add(1);
             let now = self.epoch.load(Ordering::Acquire);
             if now != epoch {
