@@ -3,7 +3,10 @@
 //!
 //! - [`threads`]: the workers are threads of one process ([`ThreadGroup`]); every
 //!   collective is one exchange through shared memory, combined in rank order, so the
-//!   results are bit-identical to the vmap semantics of the collectives. A worker that
+//!   results are bit-identical to the vmap semantics of the collectives; a reduction
+//!   copies nothing through the exchange (each worker reduces its share of the
+//!   elements straight from the others' buffers into theirs), and a started bucket
+//!   of reductions never blocks its worker. A worker that
 //!   fails (an error or a panic) or does not arrive within the timeout makes every
 //!   other worker's collective fail with an error naming it, never hang.
 //! - [`mpi`] (cargo feature `mpi`): the workers are the processes of an MPI job

@@ -12,6 +12,11 @@
 //! without a communicator (a plain call), a collective is an error naming its axis:
 //! nothing has bound it.
 //!
+//! Reductions of one axis can also run as *buckets* that a program starts early and
+//! finishes late ([`Communicator::start_all_reduce`], [`Communicator::finish`]; the
+//! schedule is `exec/overlap.rs`'s): an engine that can returns from the start before
+//! the other workers arrive, so the reduction overlaps the rest of the program.
+//!
 //! Every reduction combines the members as the interpreter reduces the batch axis after
 //! `vmap` binds the axis (sums in its blocked pairwise order over the ranks, 16-bit
 //! floats summed in f32 and rounded once); the results are therefore bit-identical to
