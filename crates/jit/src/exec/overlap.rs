@@ -72,6 +72,11 @@ pub(crate) struct Overlap {
     pub pinned: Vec<Vec<Value>>,
     /// Each bucket's reduction and dtype, and its member positions.
     pub buckets: Vec<(Reduce, DType, Vec<usize>)>,
+    /// The last read of each value before any pin, by position.
+    natural: Vec<LastUse>,
+    /// The bucket holding each pinned value, and its finish (a value two buckets read
+    /// stays until the later finish).
+    pinned_by: std::collections::HashMap<Value, (usize, usize)>,
 }
 
 impl Overlap {
@@ -89,6 +94,8 @@ impl Overlap {
         func.results.iter().for_each(|v| last[v.index()] = LastUse::Returned);
         let mut o = Overlap {
             order,
+            natural: last.clone(),
+            pinned_by: Default::default(),
             last,
             member: vec![None; n],
             starts: vec![Vec::new(); n + 1],
@@ -153,10 +160,17 @@ impl Overlap {
         self.finishes[finish].push(b);
         for k in 0..self.buckets[b].2.len() {
             let x = func.eqns[self.order[self.buckets[b].2[k]]].inputs[0];
-            if matches!(self.last[x.index()], LastUse::Eqn(p) if p < finish) {
-                self.last[x.index()] = LastUse::Returned;
-                self.pinned[b].push(x);
+            if !matches!(self.natural[x.index()], LastUse::Eqn(p) if p < finish) {
+                continue;
             }
+            match self.pinned_by.get(&x) {
+                Some(&(_, earlier)) if earlier >= finish => continue,
+                Some(&(other, _)) => self.pinned[other].retain(|&v| v != x),
+                None => {}
+            }
+            self.last[x.index()] = LastUse::Returned;
+            self.pinned[b].push(x);
+            self.pinned_by.insert(x, (b, finish));
         }
     }
 }
@@ -285,6 +299,28 @@ func @step[axis_names=["i"]](%x: f32[4], %w: f32[100000]) -> (f32[4], f32[100000
         assert_eq!(off.order, (0..func.eqns.len()).collect::<Vec<_>>());
         assert!(off.buckets.is_empty());
         assert_eq!(off.last, func.last_uses());
+    }
+
+    #[test]
+    fn a_value_two_buckets_read_stays_until_the_later_finish() {
+        let text = r#"
+func @f[axis_names=["i"]](%x: f32[3]) -> (f32[3], f32[3]) {
+  %s: f32[3] = sin(%x)
+  %a: f32[3] = psum[axes=["i"]](%s)
+  %b: f32[3] = pmax[axes=["i"]](%s)
+  %c: f32[3] = exp(%a)
+  %d: f32[3] = exp(%b)
+  return %c, %d
+}
+"#;
+        let (func, o) = plan(text, true);
+        assert_eq!(o.buckets.len(), 2);
+        let s = func.eqns[0].outputs[0];
+        // The psum finishes before exp(a), the pmax later: only the pmax frees s.
+        let holders: Vec<usize> = (0..2).filter(|&b| o.pinned[b].contains(&s)).collect();
+        let finish = |b: usize| o.finishes.iter().position(|f| f.contains(&b)).unwrap();
+        assert_eq!(holders.len(), 1);
+        assert_eq!(finish(holders[0]), (0..2).map(finish).max().unwrap());
     }
 
     #[test]
