@@ -9,9 +9,9 @@
 //! at most 200), after 2 warm-up calls. Output: one
 //! `scaling<TAB>name/size<TAB>median<TAB>us` line per point.
 
+use crate::Result;
 use crate::data::Rng;
 use crate::workloads::Program;
-use crate::{Error, Result};
 use ferrax::{Array, Tensor};
 use std::time::{Duration, Instant};
 
@@ -29,21 +29,9 @@ pub struct Series {
     args: fn(usize) -> Result<Vec<Array>>,
 }
 
-/// W1's arguments at batch `b`: `x`, one-hot `y`, then the three layers' weights.
-fn mlp_args(b: usize) -> Result<Vec<Array>> {
-    let mut rng = Rng::for_group("mlp");
-    let mut args = vec![rng.normal_f32(&[b, 784], 1.0)?, rng.one_hot_f32(b, 10)?];
-    for (fan_in, fan_out) in [(784, 512), (512, 512), (512, 10)] {
-        args.push(rng.normal_f32(&[fan_in, fan_out], 1.0 / (fan_in as f64).sqrt())?);
-        args.push(rng.normal_f32(&[fan_out], 0.1)?);
-    }
-    Ok(args)
-}
-
-/// W3's arguments at `n`: three standard normal vectors.
-fn chain_args(n: usize) -> Result<Vec<Array>> {
-    let mut rng = Rng::for_group("chain");
-    (0..3).map(|_| rng.normal_f32(&[n], 1.0)).collect()
+/// The arrays of a workload's generated inputs, in order.
+fn arrays(named: Result<Vec<(String, Array)>>) -> Result<Vec<Array>> {
+    Ok(named?.into_iter().map(|(_, a)| a).collect())
 }
 
 /// Every swept workload: W1 batch 1 to 1024, W2 n 10^3 to 10^7, W3 n 10^3 to 10^8
@@ -56,7 +44,7 @@ pub fn series() -> Vec<Series> {
             size_name: "batch",
             sizes: &[1, 4, 16, 64, 128, 256, 1024],
             program: crate::w1_mlp::program,
-            args: mlp_args,
+            args: |b| arrays(crate::w1_mlp::sized(b, 784, 512, 10)),
         },
         Series {
             name: "rosenbrock_grad",
@@ -72,7 +60,7 @@ pub fn series() -> Vec<Series> {
             size_name: "n",
             sizes: &[1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000],
             program: crate::w3_elementwise::forward_program,
-            args: chain_args,
+            args: |n| arrays(crate::w3_elementwise::sized(n)),
         },
         Series {
             name: "elementwise_chain_grad",
@@ -80,7 +68,7 @@ pub fn series() -> Vec<Series> {
             size_name: "n",
             sizes: &[1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000],
             program: crate::w3_elementwise::grad_program,
-            args: chain_args,
+            args: |n| arrays(crate::w3_elementwise::sized(n)),
         },
         Series {
             name: "per_sample_grads",
@@ -88,30 +76,14 @@ pub fn series() -> Vec<Series> {
             size_name: "batch",
             sizes: &[1, 4, 16, 64, 256, 1024, 4096],
             program: crate::w4_per_sample::program,
-            args: |b| {
-                let mut rng = Rng::for_group("per_sample");
-                Ok(vec![
-                    rng.normal_f32(&[100, 256], 0.1)?,
-                    rng.normal_f32(&[256], 0.1)?,
-                    rng.normal_f32(&[256, 1], 1.0 / 16.0)?,
-                    rng.normal_f32(&[1], 0.1)?,
-                    rng.normal_f32(&[b, 100], 1.0)?,
-                    rng.normal_f32(&[b], 1.0)?,
-                ])
-            },
+            args: |b| arrays(crate::w4_per_sample::sized(b, 100, 256)),
         },
     ]
 }
 
 /// The series `only` names (by name or label, comma lists allowed); all for none.
 pub fn select(only: &[String]) -> Result<Vec<Series>> {
-    let wanted: Vec<&str> = only.iter().flat_map(|s| s.split(',')).map(str::trim).filter(|s| !s.is_empty()).collect();
-    let every = series();
-    if let Some(w) = wanted.iter().find(|w| !every.iter().any(|s| s.name == **w || s.id.eq_ignore_ascii_case(w))) {
-        return Err(Error::at("--only", format!("no swept workload `{w}` (W1-W4 or a name)")));
-    }
-    let picked = |s: &Series| wanted.is_empty() || wanted.iter().any(|w| s.name == *w || s.id.eq_ignore_ascii_case(w));
-    Ok(every.into_iter().filter(picked).collect())
+    crate::workloads::pick(series(), only, |s| (s.name, s.id))
 }
 
 /// Sweeps the series `only` names, printing one line per point.

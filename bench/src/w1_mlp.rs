@@ -24,6 +24,11 @@ fn sizes(scale: Scale) -> (usize, usize, usize, usize) {
 /// The inputs: standard normal `x`, one-hot `y`, weights ~N(0, 1/fan_in), biases ~N(0, 0.01).
 pub(crate) fn generate(scale: Scale) -> Result<Vec<(String, Array)>> {
     let (batch, input, hidden, classes) = sizes(scale);
+    sized(batch, input, hidden, classes)
+}
+
+/// The inputs at a batch and layer sizes (the scaling sweep's too).
+pub(crate) fn sized(batch: usize, input: usize, hidden: usize, classes: usize) -> Result<Vec<(String, Array)>> {
     let mut rng = Rng::for_group("mlp");
     let x = rng.normal_f32(&[batch, input], 1.0)?;
     let y = rng.one_hot_f32(batch, classes)?;

@@ -20,7 +20,11 @@ fn size(scale: Scale) -> usize {
 }
 
 pub(crate) fn generate(scale: Scale) -> Result<Vec<(String, Array)>> {
-    let n = size(scale);
+    sized(size(scale))
+}
+
+/// The inputs at `n` (the scaling sweep's too).
+pub(crate) fn sized(n: usize) -> Result<Vec<(String, Array)>> {
     let mut rng = Rng::for_group("chain");
     let mut out = Vec::new();
     for stem in STEMS {

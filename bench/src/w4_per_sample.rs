@@ -23,6 +23,11 @@ fn sizes(scale: Scale) -> (usize, usize, usize) {
 
 pub(crate) fn generate(scale: Scale) -> Result<Vec<(String, Array)>> {
     let (batch, input, hidden) = sizes(scale);
+    sized(batch, input, hidden)
+}
+
+/// The inputs at a batch and layer sizes (the scaling sweep's too).
+pub(crate) fn sized(batch: usize, input: usize, hidden: usize) -> Result<Vec<(String, Array)>> {
     let mut rng = Rng::for_group("per_sample");
     let arrays = vec![
         rng.normal_f32(&[input, hidden], 1.0 / (input as f64).sqrt())?,

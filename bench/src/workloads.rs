@@ -62,18 +62,26 @@ pub fn all() -> Vec<Workload> {
 
 /// The workloads `only` names (by name or by id, comma lists allowed); all for none.
 pub fn select(only: &[String]) -> Result<Vec<Workload>> {
+    pick(all(), only, |w| (w.name, w.id))
+}
+
+/// The items of `every` that `only` names by name or label (`key`: both), comma lists
+/// allowed; all for none; an error naming an unknown one.
+pub(crate) fn pick<T>(
+    every: Vec<T>,
+    only: &[String],
+    key: impl Fn(&T) -> (&'static str, &'static str),
+) -> Result<Vec<T>> {
     let wanted: Vec<&str> = only.iter().flat_map(|s| s.split(',')).map(str::trim).filter(|s| !s.is_empty()).collect();
-    let every = all();
-    for w in &wanted {
-        if !every.iter().any(|k| k.name == *w || k.id.eq_ignore_ascii_case(w)) {
-            let names: Vec<&str> = every.iter().map(|k| k.name).collect();
-            return Err(Error::at("--only", format!("no workload `{w}` (W1-W10 or one of {})", names.join(", "))));
-        }
+    let named = |t: &T, w: &str| {
+        let (name, id) = key(t);
+        name == w || id.eq_ignore_ascii_case(w)
+    };
+    if let Some(w) = wanted.iter().find(|w| !every.iter().any(|t| named(t, w))) {
+        let names: Vec<&str> = every.iter().map(|t| key(t).0).collect();
+        return Err(Error::at("--only", format!("no workload `{w}` (one of {})", names.join(", "))));
     }
-    Ok(every
-        .into_iter()
-        .filter(|k| wanted.is_empty() || wanted.iter().any(|w| k.name == *w || k.id.eq_ignore_ascii_case(w)))
-        .collect())
+    Ok(every.into_iter().filter(|t| wanted.is_empty() || wanted.iter().any(|w| named(t, w))).collect())
 }
 
 /// The arrays of `stems`, in order.

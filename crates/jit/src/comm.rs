@@ -42,6 +42,24 @@ pub enum Reduce {
     Mean,
 }
 
+impl Reduce {
+    /// How a reduction collective combines the members, with its axes; `None` for the
+    /// collectives that move data.
+    pub(crate) fn of(op: &CollectiveOp) -> Option<(Reduce, &[String])> {
+        match op {
+            CollectiveOp::Psum { axes } => Some((Reduce::Sum, axes)),
+            CollectiveOp::Pmean { axes } => Some((Reduce::Mean, axes)),
+            CollectiveOp::Pmax { axes } => Some((Reduce::Max, axes)),
+            CollectiveOp::Pmin { axes } => Some((Reduce::Min, axes)),
+            CollectiveOp::AllGather { .. }
+            | CollectiveOp::PsumScatter { .. }
+            | CollectiveOp::Ppermute { .. }
+            | CollectiveOp::AllToAll { .. }
+            | CollectiveOp::AxisIndex { .. } => None,
+        }
+    }
+}
+
 /// The workers of one named axis, as one worker sees them: what a collective step
 /// calls. Every method is collective: all workers call it, in the same order, with
 /// buffers of the same lengths; an engine returns an error (never hangs) when a worker
@@ -278,10 +296,13 @@ impl Collective {
         let out: &mut [u8] = unsafe { std::slice::from_raw_parts_mut(outs[0], self.out_bytes) };
         let rank = comm.rank();
         match &self.op {
-            CollectiveOp::Psum { .. } => comm.all_reduce_into(Reduce::Sum, self.dtype, x, out)?,
-            CollectiveOp::Pmax { .. } => comm.all_reduce_into(Reduce::Max, self.dtype, x, out)?,
-            CollectiveOp::Pmin { .. } => comm.all_reduce_into(Reduce::Min, self.dtype, x, out)?,
-            CollectiveOp::Pmean { .. } => comm.all_reduce_into(Reduce::Mean, self.dtype, x, out)?,
+            CollectiveOp::Psum { .. }
+            | CollectiveOp::Pmax { .. }
+            | CollectiveOp::Pmin { .. }
+            | CollectiveOp::Pmean { .. } => {
+                let (op, _) = Reduce::of(&self.op).ok_or("a reduction without its combination")?;
+                comm.all_reduce_into(op, self.dtype, x, out)?
+            }
             CollectiveOp::AllGather { axis, .. } => self.all_gather(comm, x, out, *axis)?,
             CollectiveOp::PsumScatter { scatter_dimension, .. } => {
                 let mut total = x.to_vec();

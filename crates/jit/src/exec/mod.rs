@@ -364,10 +364,10 @@ impl Builder<'_> {
         let mut parts: Vec<Vec<(Loc, Loc, usize)>> = vec![Vec::new(); plan.buckets.len()];
         for pos in 0..=plan.order.len() {
             for &b in &plan.starts[pos] {
-                steps.push(start_step(func, &plan, b, first_ticket + b, std::mem::take(&mut parts[b]))?);
+                steps.push(plan.start_step(func, b, first_ticket + b, std::mem::take(&mut parts[b]))?);
             }
             for &b in &plan.finishes[pos] {
-                let eqn = plan.order[*plan.buckets[b].2.last().unwrap_or(&0)];
+                let eqn = plan.order[*plan.buckets[b].1.last().unwrap_or(&0)];
                 let prim = func.eqns[eqn].prim.name();
                 steps.push(StepAt { eqn, prim, step: Step::ReduceFinish { ticket: first_ticket + b } });
                 for &v in &plan.pinned[b] {
@@ -671,39 +671,4 @@ impl Scratch<'_> {
             self.arena.release(off, b);
         }
     }
-}
-
-/// The step starting bucket `b` of `plan` under `ticket`, over its members' buffers.
-fn start_step(
-    func: &Func,
-    plan: &overlap::Overlap,
-    b: usize,
-    ticket: usize,
-    parts: Vec<(Loc, Loc, usize)>,
-) -> Result<StepAt, Error> {
-    let (op, dtype, members) = &plan.buckets[b];
-    let eqns: Vec<usize> = members.iter().map(|&p| plan.order[p]).collect();
-    let mut what = Vec::new();
-    let mut first = None;
-    for &e in &eqns {
-        let eqn = &func.eqns[e];
-        let Prim::Collective(c) = &eqn.prim else {
-            return Err(err(
-                &func.name,
-                Some(e),
-                Some(eqn.prim.name()),
-                "jit: a reduction bucket holds a non-collective",
-            ));
-        };
-        what.push(crate::comm::describe(c, &[func.ty(eqn.inputs[0]).clone()]));
-        first.get_or_insert_with(|| c.clone());
-    }
-    let (Some(first), Some(&last)) = (first, eqns.last()) else {
-        return Err(err(&func.name, None, None, "jit: an empty reduction bucket"));
-    };
-    let what = what.join(" + ");
-    let hash = crate::comm::fingerprint(&what);
-    let bucket = overlap::Bucket { op: *op, dtype: *dtype, what, hash, first };
-    let prim = func.eqns[last].prim.name();
-    Ok(StepAt { eqn: last, prim, step: Step::ReduceStart { bucket: Box::new(bucket), parts, ticket } })
 }

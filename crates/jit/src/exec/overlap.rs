@@ -22,32 +22,26 @@
 //! Compiled with `JitOptions::overlap_collectives` off, every collective is one
 //! blocking step in the program's own order.
 
+use super::{Loc, Step, StepAt, err};
 use crate::comm::{Communicator, Reduce, ReducePart, Ticket};
 use ferrax_ir::prim::{CollectiveOp, Prim};
-use ferrax_ir::{DType, Eqn, Func, LastUse, Value};
+use ferrax_ir::{DType, Eqn, Error, Func, LastUse, Value};
 
 /// The bytes a bucket gathers before it starts (unless a result of it is needed
 /// sooner, or the program ends). Smaller buckets start sooner; larger ones pay fewer
 /// rendezvous.
 pub(crate) const BUCKET_BYTES: usize = 1 << 20;
 
+/// What a bucket gathers: reductions of one combination, dtype and axis.
+pub(crate) type Kind = (Reduce, DType, String);
+
 /// The reduction a collective equation computes, when the program may start it early
 /// and finish it later: one operand of a number dtype with elements, one axis, and a
 /// result something reads.
-fn startable(func: &Func, last: &[LastUse], eqn: &Eqn) -> Option<(Reduce, DType, String)> {
+fn startable(func: &Func, last: &[LastUse], eqn: &Eqn) -> Option<Kind> {
     let Prim::Collective(op) = &eqn.prim else { return None };
-    let (reduce, axes) = match op {
-        CollectiveOp::Psum { axes } => (Reduce::Sum, axes),
-        CollectiveOp::Pmean { axes } => (Reduce::Mean, axes),
-        CollectiveOp::Pmax { axes } => (Reduce::Max, axes),
-        CollectiveOp::Pmin { axes } => (Reduce::Min, axes),
-        CollectiveOp::AllGather { .. }
-        | CollectiveOp::PsumScatter { .. }
-        | CollectiveOp::Ppermute { .. }
-        | CollectiveOp::AllToAll { .. }
-        | CollectiveOp::AxisIndex { .. } => return None,
-    };
-    let ([x], [y], [axis]) = (&eqn.inputs[..], &eqn.outputs[..], &axes[..]) else { return None };
+    let (reduce, axes) = Reduce::of(op)?;
+    let ([x], [y], [axis]) = (&eqn.inputs[..], &eqn.outputs[..], axes) else { return None };
     let ty = func.ty(*x);
     let used = last.get(y.index()).is_some_and(|l| *l != LastUse::Unused);
     (used && ty.dtype != DType::Bool && ty.element_count().is_some_and(|n| n > 0))
@@ -70,8 +64,8 @@ pub(crate) struct Overlap {
     pub finishes: Vec<Vec<usize>>,
     /// Each bucket's operands whose buffers are freed at its finish.
     pub pinned: Vec<Vec<Value>>,
-    /// Each bucket's reduction and dtype, and its member positions.
-    pub buckets: Vec<(Reduce, DType, Vec<usize>)>,
+    /// Each bucket's kind (reduction, dtype, axis) and its member positions.
+    pub buckets: Vec<(Kind, Vec<usize>)>,
     /// The last read of each value before any pin, by position.
     natural: Vec<LastUse>,
     /// The bucket holding each pinned value, and its finish (a value two buckets read
@@ -84,7 +78,7 @@ impl Overlap {
     pub fn new(func: &Func, enabled: bool) -> Overlap {
         let n = func.eqns.len();
         let natural = func.last_uses();
-        let kinds: Vec<Option<(Reduce, DType, String)>> =
+        let kinds: Vec<Option<Kind>> =
             func.eqns.iter().map(|e| if enabled { startable(func, &natural, e) } else { None }).collect();
         let order = hoisted_order(func, &kinds);
         let mut last = vec![LastUse::Unused; func.value_types.len()];
@@ -110,7 +104,7 @@ impl Overlap {
     /// Gathers consecutive startable reductions of one kind into buckets, each started
     /// once it holds [`BUCKET_BYTES`] (or before a position that needs one of its
     /// results, or at the end) and finished before its first reader.
-    fn bucket(&mut self, func: &Func, kinds: &[Option<(Reduce, DType, String)>]) {
+    fn bucket(&mut self, func: &Func, kinds: &[Option<Kind>]) {
         let n = self.order.len();
         // The first position reading each value (`n` for none, or a result).
         let mut first_read = vec![n; func.value_types.len()];
@@ -129,19 +123,18 @@ impl Overlap {
             let eqn = &func.eqns[self.order[pos]];
             let (x, y) = (eqn.inputs[0], eqn.outputs[0]);
             let bytes = func.ty(x).byte_size().map_or(usize::MAX, |b| usize::try_from(b).unwrap_or(usize::MAX));
-            if let Some((b, _, finish)) = open {
-                let (op, dtype, _) = &self.buckets[b];
-                if (*op, *dtype) != (kind.0, kind.1) || bucket_axis(func, &self.order, &self.buckets[b].2) != kind.2 {
-                    self.close(func, b, pos, finish);
-                    open = None;
-                }
+            if let Some((b, _, finish)) = open
+                && self.buckets[b].0 != *kind
+            {
+                self.close(func, b, pos, finish);
+                open = None;
             }
             let (b, held, finish) = open.unwrap_or_else(|| {
-                self.buckets.push((kind.0, kind.1, Vec::new()));
+                self.buckets.push((kind.clone(), Vec::new()));
                 self.pinned.push(Vec::new());
                 (self.buckets.len() - 1, 0, n)
             });
-            self.buckets[b].2.push(pos);
+            self.buckets[b].1.push(pos);
             self.member[pos] = Some(b);
             let (held, finish) = (held.saturating_add(bytes), finish.min(first_read[y.index()]));
             open = Some((b, held, finish));
@@ -152,14 +145,49 @@ impl Overlap {
         }
     }
 
+    /// The step starting bucket `b` under `ticket`, over its members' buffers (`parts`).
+    pub fn start_step(
+        &self,
+        func: &Func,
+        b: usize,
+        ticket: usize,
+        parts: Vec<(Loc, Loc, usize)>,
+    ) -> Result<StepAt, Error> {
+        let ((op, dtype, _), members) = &self.buckets[b];
+        let mut what = Vec::new();
+        let mut first = None;
+        for &e in members.iter().map(|&p| &self.order[p]) {
+            let eqn = &func.eqns[e];
+            let Prim::Collective(c) = &eqn.prim else {
+                return Err(err(
+                    &func.name,
+                    Some(e),
+                    Some(eqn.prim.name()),
+                    "jit: a reduction bucket holds a non-collective",
+                ));
+            };
+            what.push(crate::comm::describe(c, &[func.ty(eqn.inputs[0]).clone()]));
+            first.get_or_insert_with(|| c.clone());
+        }
+        let (Some(first), Some(&last)) = (first, members.last()) else {
+            return Err(err(&func.name, None, None, "jit: an empty reduction bucket"));
+        };
+        let what = what.join(" + ");
+        let hash = crate::comm::fingerprint(&what);
+        let bucket = Bucket { op: *op, dtype: *dtype, what, hash, first };
+        let eqn = self.order[last];
+        let prim = func.eqns[eqn].prim.name();
+        Ok(StepAt { eqn, prim, step: Step::ReduceStart { bucket: Box::new(bucket), parts, ticket } })
+    }
+
     /// Starts bucket `b` before position `start` and finishes it before `finish`; an
     /// operand of it that nothing reads after the finish keeps its buffer until then.
     fn close(&mut self, func: &Func, b: usize, start: usize, finish: usize) {
         let finish = finish.max(start);
         self.starts[start].push(b);
         self.finishes[finish].push(b);
-        for k in 0..self.buckets[b].2.len() {
-            let x = func.eqns[self.order[self.buckets[b].2[k]]].inputs[0];
+        for k in 0..self.buckets[b].1.len() {
+            let x = func.eqns[self.order[self.buckets[b].1[k]]].inputs[0];
             if !matches!(self.natural[x.index()], LastUse::Eqn(p) if p < finish) {
                 continue;
             }
@@ -175,19 +203,10 @@ impl Overlap {
     }
 }
 
-/// The axis of a bucket (that of its first member).
-fn bucket_axis(func: &Func, order: &[usize], members: &[usize]) -> String {
-    let eqn = members.first().map(|&p| &func.eqns[order[p]]);
-    match eqn.map(|e| &e.prim) {
-        Some(Prim::Collective(op)) => op.axis_names().first().map(|a| a.to_string()).unwrap_or_default(),
-        _ => String::new(),
-    }
-}
-
 /// The equations of `func` in order, except that each startable reduction (`kinds`)
 /// runs right after the equation computing its operand (first of all when the operand
 /// is a parameter).
-fn hoisted_order(func: &Func, kinds: &[Option<(Reduce, DType, String)>]) -> Vec<usize> {
+fn hoisted_order(func: &Func, kinds: &[Option<Kind>]) -> Vec<usize> {
     let n = func.eqns.len();
     let mut defined_at = vec![None; func.value_types.len()];
     for (i, e) in func.eqns.iter().enumerate() {
@@ -276,7 +295,7 @@ func @step[axis_names=["i"]](%x: f32[4], %w: f32[100000]) -> (f32[4], f32[100000
         // sin, pmean(g1), cos, pmean(g2), mul, exp.
         assert_eq!(o.order, [0, 3, 1, 4, 2, 5]);
         assert_eq!(o.buckets.len(), 1, "both pmeans in one bucket");
-        assert_eq!(o.buckets[0].2, [1, 3]);
+        assert_eq!(o.buckets[0].1, [1, 3]);
         // 400 kB do not fill the bucket: it waits for more until exp needs r1, then
         // starts and finishes there.
         assert_eq!(o.starts[5], [0]);
@@ -337,7 +356,7 @@ func @f[axis_names=["i", "j"]](%x: f32[3]) -> (f32[3], f32[3], f32[3], f32[3]) {
         let (_, o) = plan(text, true);
         // psum over two axes is not started early; the other three differ in kind.
         assert_eq!(o.buckets.len(), 3);
-        assert!(o.buckets.iter().all(|b| b.2.len() == 1));
+        assert!(o.buckets.iter().all(|b| b.1.len() == 1));
         assert!(o.member.iter().filter(|m| m.is_some()).count() == 3);
     }
 }
