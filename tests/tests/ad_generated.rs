@@ -21,17 +21,15 @@
 //! `ferrax_ir::testing::shrink`. A soak:
 //!
 //! ```text
-//! FERRAX_CASES=5000 FERRAX_SEED=100000 cargo test -p ferrax-tests --test ad_generated
+//! FERRAX_CASES=5000 FERRAX_SEED=100000 cargo test -p ferrax-tests --test suite ad_generated::
 //! ```
 
-mod support;
-
+use crate::support::{Report, central, close, eval_options, no_panic};
 use ferrax_ir::array::Data;
 use ferrax_ir::prim::{ControlOp, ShapeOp};
 use ferrax_ir::testing::{GenConfig, Rng, cases, first_seed, random_inputs, random_module};
 use ferrax_ir::{Array, Module, Prim, eval_entry, verify};
 use ferrax_transform::{Modes, Tolerance, Wrt, check_grads, grad, jvp, vjp, vmap};
-use support::{Report, central, close, eval_options, no_panic};
 
 /// The seeds of one test: `FERRAX_SEED..FERRAX_SEED + FERRAX_CASES`, `default` cases.
 fn seeds(default: usize) -> std::ops::Range<u64> {

@@ -9,13 +9,11 @@
 //! at once, give the bits of a single-threaded executable, and the interpreter's where
 //! every operation is exact.
 
-mod support;
-
+use crate::support::{jit_options, same_bits};
 use ferrax_ir::testing::{GenConfig, Rng, random_inputs, random_module};
 use ferrax_ir::{Array, Module, parse};
 use ferrax_jit::{Executable, JitCache, JitOptions, Miss, compile};
 use std::sync::Arc;
-use support::{jit_options, same_bits};
 
 const THREADS: usize = 8;
 

@@ -27,7 +27,7 @@
 //!
 //! ```text
 //! FERRAX_CASES=3000 FERRAX_GEN_SIZE=large FERRAX_SEED=1000000 \
-//!     cargo test -p ferrax-tests --test differential -- --nocapture
+//!     cargo test -p ferrax-tests --test suite differential:: -- --nocapture
 //! ```
 //!
 //! `FERRAX_CASES` is the number of seeds per test, `FERRAX_SEED` the first seed,
@@ -35,12 +35,10 @@
 //! `FERRAX_GEN_BIG=N` gives big arrays to one seed in N (0: none). docs/testing.md
 //! describes the oracle and the soaks.
 
-mod support;
-
+use crate::support::{Report, central, close, eval_options, jit_vs_interpreter, no_panic, same_bits, stack};
 use ferrax_ir::testing::{GenConfig, Rng, cases, first_seed, random_inputs, random_module};
 use ferrax_ir::{Array, Module, eval_entry, parse, print, verify};
 use ferrax_transform::{Modes, Tolerance, check_grads, opt, vmap};
-use support::{Report, central, close, eval_options, jit_vs_interpreter, no_panic, same_bits, stack};
 
 /// Input sets per program in the JIT check.
 const INPUTS_PER_PROGRAM: u64 = 2;

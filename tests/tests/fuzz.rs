@@ -18,8 +18,7 @@
 //! input takes over a minute. Cases: `FERRAX_CASES` (default below), first seed
 //! `FERRAX_SEED`.
 
-mod support;
-
+use crate::support::{eval_options, jit_options, no_panic};
 use ferrax_ir::array::{Array, Budget, npy, npz};
 use ferrax_ir::testing::{GenConfig, Rng, cases, first_seed, mutate_text, random_inputs, random_module};
 use ferrax_ir::{DType, Module, Type, Value, parse, print, verify};
@@ -27,7 +26,6 @@ use ferrax_transform::{Wrt, jvp, opt, vjp, vmap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{eval_options, jit_options, no_panic};
 
 /// The longest one input may take before the watchdog calls it a hang.
 const HANG: Duration = Duration::from_secs(60);
@@ -382,7 +380,8 @@ fn fuzz_regressions_replay_without_panics() {
             for seed in 0..4 {
                 let mut rng = Rng::new(seed);
                 let args = random_inputs(module.entry().expect("an entry"), &mut rng, true);
-                support::jit_vs_interpreter(&module, &args).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                crate::support::jit_vs_interpreter(&module, &args)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             }
         }
     }

@@ -5,12 +5,10 @@
 //! loops, argument checks on every compiled call, and clamped indices in `gather`,
 //! `dynamic_slice`, `dynamic_update_slice` and `scatter_add` in both backends.
 
-mod support;
-
+use crate::support::{no_panic, same_bits};
 use ferrax_ir::{Array, EvalOptions, MAX_NESTING, Module, eval_entry, parse, verify};
 use ferrax_jit::{ArgRef, JitOptions, OutRef, compile};
 use ferrax_transform::{Wrt, grad, inline_calls, jvp, opt, vjp, vmap};
-use support::{no_panic, same_bits};
 
 /// Runs `f` on a thread with the default 2 MiB stack and returns its result.
 fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
