@@ -1,4 +1,4 @@
-"""The JAX side of ferrax's benchmark harness: the workloads W1-W10 of README.md's Benchmarks section.
+"""The JAX side of ferrax's benchmark harness: the workloads W1-W10 and W12 of README.md's Benchmarks section.
 
 Same shapes, dtypes, inputs (the .npy files `ferrax-bench gen --data DIR` wrote),
 argument and result order, call counts and output format as `ferrax-bench run`:
@@ -148,6 +148,20 @@ def linalg_grad():
     return f
 
 
+def onehot_xent_grad():
+    # W12: the one-hot targets built in the program from integer labels
+    # (jax.nn.one_hot: labels == arange(classes)), fused into the loss's kernels.
+    def loss(logits, labels):
+        y = jax.nn.one_hot(labels, logits.shape[1], dtype=logits.dtype)
+        return -jnp.mean(jnp.sum(y * jax.nn.log_softmax(logits), axis=1))
+
+    def f(logits, labels):
+        value, g = jax.value_and_grad(loss)(logits, labels)
+        return value, g
+
+    return f
+
+
 def linalg_cg_grad():
     # W10, second half: |x|² for A·x = b by exactly 50 CG iterations (tol = atol = 0),
     # per matrix of the batch; jax.scipy.sparse.linalg.cg differentiates implicitly
@@ -280,6 +294,7 @@ WORKLOADS = [
     ("transformer_grad", "W9", transformer_grad, TRANSFORMER, 20, np.float32),
     ("linalg_grad", "W10", linalg_grad, ["la_a", "la_b"], 20, np.float64),
     ("linalg_cg_grad", "W10", linalg_cg_grad, ["la_a", "la_b"], 20, np.float64),
+    ("onehot_xent_grad", "W12", onehot_xent_grad, ["xent_logits", "xent_labels"], 200, np.float32),
 ]
 
 
@@ -298,8 +313,10 @@ def load(data, stems, dtype):
     for stem in stems:
         split = stem.startswith("*")
         array = np.load(os.path.join(data, stem.lstrip("*") + ".npy"))
-        if array.dtype != dtype:
-            raise SystemExit(f"{stem}.npy is {array.dtype}, expected {np.dtype(dtype)}")
+        # Integer labels are the one input not of the workload's dtype.
+        expected = np.int32 if stem.endswith("_labels") else dtype
+        if array.dtype != expected:
+            raise SystemExit(f"{stem}.npy is {array.dtype}, expected {np.dtype(expected)}")
         args.extend(list(array) if split else [array])
     return [jax.device_put(a) for a in args]
 

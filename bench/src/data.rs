@@ -112,6 +112,7 @@ pub fn generate(scale: Scale) -> Result<Vec<(String, Array)>> {
     all.extend(crate::w8_cnn::generate(scale)?);
     all.extend(crate::w9_transformer::generate(scale)?);
     all.extend(crate::w10_linalg::generate(scale)?);
+    all.extend(crate::w12_kernels::generate(scale)?);
     Ok(all)
 }
 

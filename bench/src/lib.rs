@@ -1,6 +1,6 @@
 //! ferrax-bench: the side-by-side benchmark harness.
 //!
-//! The workloads W1-W10 ([`workloads`]) are written as a user of the `ferrax` crate
+//! The workloads W1-W10 and W12 ([`workloads`]) are written as a user of the `ferrax` crate
 //! would write them: Rust closures over [`ferrax::Tensor`]s, differentiated and batched
 //! with `grad`/`jvp_apply`/`vmap` and compiled with `ferrax::jit`. [`data`] writes every
 //! workload's inputs once as `.npy` files (the same files `bench/jax/bench.py` loads),
@@ -28,6 +28,7 @@ pub mod workloads;
 
 mod w10_linalg;
 pub mod w11_data_parallel;
+mod w12_kernels;
 mod w1_mlp;
 mod w2_rosenbrock;
 mod w3_elementwise;

@@ -1,4 +1,4 @@
-//! The registry of workloads: W1-W10 (the performance workloads of README.md's
+//! The registry of workloads: W1-W10 and W12 (the performance workloads of README.md's
 //! benchmark section) as named programs with their
 //! inputs, default call counts and tolerances.
 //!
@@ -57,6 +57,7 @@ pub fn all() -> Vec<Workload> {
     all.extend(crate::w8_cnn::workloads());
     all.extend(crate::w9_transformer::workloads());
     all.extend(crate::w10_linalg::workloads());
+    all.extend(crate::w12_kernels::workloads());
     all
 }
 

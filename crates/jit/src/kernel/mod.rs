@@ -48,8 +48,8 @@
 //!
 //! SIMD: see [`vector`]: when every value on the way from the loads to the results is read
 //! contiguously along the innermost loop axis (elementwise work, broadcasts) or does not
-//! depend on it (computed once in scalar code and splat), and no bool value is involved,
-//! the innermost loop runs F32X4 / F64X2 / I32X4 vectors with a scalar tail; other kernels
+//! depend on it (computed once in scalar code and splat), and no bool is loaded or stored
+//! (bools computed in the loop are lane masks: [`mask`]), the innermost loop runs F32X4 / F64X2 / I32X4 vectors with a scalar tail; other kernels
 //! (transposed or strided reads, gathers, interior pads...) keep the scalar loop; slices and
 //! pads along the innermost axis are shifted vector reads, with a scalar head and tail
 //! outside a pad's interior. Cranelift
@@ -66,6 +66,7 @@ mod chunked;
 pub(crate) mod half;
 pub(crate) mod libcalls;
 mod lower;
+mod mask;
 mod ops;
 mod ordered;
 mod outer;

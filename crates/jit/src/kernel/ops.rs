@@ -497,10 +497,11 @@ impl Analysis<'_> {
         let func = self.func;
         let ins = &func.eqns[e].inputs;
         match op {
-            TernaryOp::Select => {
-                let Some(c) = self.predicate(ins[0], off) else { return false };
-                self.contiguous(ins[if c { 1 } else { 2 }], off)
-            }
+            TernaryOp::Select => match self.predicate(ins[0], off) {
+                Some(c) => self.contiguous(ins[if c { 1 } else { 2 }], off),
+                // A predicate computed in the loop: a lane mask (`mask.rs`).
+                None => ins.iter().all(|&i| self.contiguous(i, off)),
+            },
             TernaryOp::Clamp => (float || self.sse41) && ins.iter().all(|&i| self.contiguous(i, off)),
         }
     }
@@ -536,6 +537,9 @@ impl Lower<'_, '_> {
             }
             UnaryOp::Convert { dtype } => {
                 let from = self.func.ty(q.ins[0]).dtype;
+                if from == DType::Bool {
+                    return self.vec_from_bool(q, idx, vmemo);
+                }
                 let x = self.vec_at(q.ins[0], idx, vmemo)?;
                 if dtype.is_half() && !from.is_half() {
                     return Ok(super::half::narrow_bits(&mut self.fb, dtype, x));
@@ -659,10 +663,10 @@ impl Lower<'_, '_> {
             TernaryOp::Select => {
                 let n = *self.plan.loop_shape.last().unwrap_or(&0);
                 let mut a = Analysis::new(self.func, self.plan, 0, self.has_sse41, n);
-                let Some(c) = a.predicate(q.ins[0], 0) else {
-                    return Err(self.err(Some(q.e), "a select on a non-constant predicate in a vector loop"));
-                };
-                self.vec_at(q.ins[if c { 1 } else { 2 }], idx, vmemo)
+                match a.predicate(q.ins[0], 0) {
+                    Some(c) => self.vec_at(q.ins[if c { 1 } else { 2 }], idx, vmemo),
+                    None => self.vec_select_mask(q, idx, vmemo),
+                }
             }
             TernaryOp::Clamp => {
                 let lo = self.vec_at(q.ins[0], idx, vmemo)?;

@@ -7,7 +7,7 @@ use super::lower::{Index, Lower, mem};
 use super::ops;
 use super::vector::{Analysis, VecEqn};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, Value as Cv, types};
+use cranelift_codegen::ir::{ConstantData, InstBuilder, Value as Cv, types};
 use cranelift_module::{DataDescription, Module as _};
 use ferrax_ir::array::Data;
 use ferrax_ir::prim::ShapeOp;
@@ -38,11 +38,11 @@ impl Analysis<'_> {
                 }
                 self.contiguous(x, off + shift)
             }
-            ShapeOp::Reshape { .. }
-            | ShapeOp::Transpose { .. }
-            | ShapeOp::Rev { .. }
-            | ShapeOp::Concatenate { .. }
-            | ShapeOp::Iota { .. } => false,
+            // Counted in i32 lanes (f32 converts from them): the extent must fit.
+            ShapeOp::Iota { shape, dim, .. } => shape.get(*dim).is_some_and(|&n| n <= i32::MAX as usize),
+            ShapeOp::Reshape { .. } | ShapeOp::Transpose { .. } | ShapeOp::Rev { .. } | ShapeOp::Concatenate { .. } => {
+                false
+            }
         }
     }
 
@@ -291,12 +291,48 @@ impl Lower<'_, '_> {
                 }
                 self.vec_at(q.ins[0], &at, vmemo)
             }
-            ShapeOp::Reshape { .. }
-            | ShapeOp::Transpose { .. }
-            | ShapeOp::Rev { .. }
-            | ShapeOp::Concatenate { .. }
-            | ShapeOp::Iota { .. } => Err(self.no_vector_form(q)),
+            ShapeOp::Iota { shape, dim, .. } => self.vec_iota(q, *dim, shape.len(), idx),
+            ShapeOp::Reshape { .. } | ShapeOp::Transpose { .. } | ShapeOp::Rev { .. } | ShapeOp::Concatenate { .. } => {
+                Err(self.no_vector_form(q))
+            }
         }
+    }
+
+    /// `iota` counting along axis `dim` of a rank-`rank` result, at lanes `idx[last] ..`:
+    /// the lane offsets added to the first lane's count when it counts along the innermost
+    /// axis (in i32 lanes, converted as the scalar code converts each count), else one
+    /// count splat.
+    fn vec_iota(&mut self, q: &VecEqn, dim: usize, rank: usize, idx: &[Cv]) -> Result<Cv, Error> {
+        let i = *idx.get(dim).ok_or_else(|| self.err(Some(q.e), "iota dim out of range"))?;
+        if dim + 1 != rank {
+            let s = ops::from_index(&mut self.fb, q.dtype, i);
+            return Ok(self.fb.ins().splat(q.vt, s));
+        }
+        let lanes = q.vt.lane_count();
+        let (first, step) = match q.dtype {
+            DType::I32 | DType::F32 => {
+                let b = self.fb.ins().ireduce(types::I32, i);
+                let step: Vec<u8> = (0..lanes as i32).flat_map(i32::to_le_bytes).collect();
+                (self.fb.ins().splat(types::I32X4, b), step)
+            }
+            DType::F64 => {
+                let f = self.fb.ins().fcvt_from_sint(types::F64, i);
+                let step: Vec<u8> = (0..lanes).map(f64::from).flat_map(f64::to_le_bytes).collect();
+                (self.fb.ins().splat(types::F64X2, f), step)
+            }
+            DType::Bool | DType::BF16 | DType::F16 => return Err(self.no_vector_form(q)),
+        };
+        let ty = self.fb.func.dfg.value_type(first);
+        let handle = self.fb.func.dfg.constants.insert(ConstantData::from(step));
+        let step = self.fb.ins().vconst(ty, handle);
+        Ok(match q.dtype {
+            DType::F64 => self.fb.ins().fadd(first, step),
+            DType::F32 => {
+                let counts = self.fb.ins().iadd(first, step);
+                self.fb.ins().fcvt_from_sint(q.vt, counts)
+            }
+            _ => self.fb.ins().iadd(first, step),
+        })
     }
 }
 

@@ -13,9 +13,11 @@
 //! whose vector form is exact and cheap: float `add sub mul div neg abs sqrt rsqrt max min
 //! clamp integer_pow`, `floor ceil round` (SSE4.1), i32 `add sub and or not neg` and
 //! `mul max min abs` (SSE4.1), f32↔i32 `convert`, and the transcendentals (one call per
-//! lane through the math stand-in). All values must have the same lane count, and no bool
-//! value may appear (bools are bytes: 16 lanes would not match the 4-lane data); any other
-//! kernel keeps the scalar loop. A pad restricts the vector loop to the innermost indices
+//! lane through the math stand-in), `iota` (lane offsets added to the first lane's count),
+//! and bools computed in the loop as lane masks (`mask.rs`: comparisons, `select` on them,
+//! bool logic, `convert` of a bool). All values must have the same lane count, and no bool
+//! may be loaded or stored (bools are bytes: 16 lanes would not match the 4-lane data); any
+//! other kernel keeps the scalar loop. A pad restricts the vector loop to the innermost indices
 //! where it reads inside its operand (its interior); a scalar head and the scalar tail run
 //! the rest (reductions take the vector loop only without such a restriction). Results are
 //! identical to the scalar code lane by lane: the
@@ -106,6 +108,12 @@ impl Analysis<'_> {
         ok
     }
 
+    /// Whether `v` can be generated in vectors at the loop's own index and held in memory
+    /// as one: not a bool (a byte each, where the vector loop's data has 4 or 2 lanes).
+    fn stored(&mut self, v: Value) -> bool {
+        self.func.ty(v).dtype != DType::Bool && self.contiguous(v, 0)
+    }
+
     /// The value of bool `v` at `i + off` inside the vector range, when it is a constant
     /// there (a constant, or one padded or broadcast).
     pub(super) fn predicate(&mut self, v: Value, off: i64) -> Option<bool> {
@@ -122,6 +130,9 @@ impl Analysis<'_> {
     fn check(&mut self, v: Value, off: i64) -> bool {
         let func = self.func;
         let ty = func.ty(v);
+        if ty.dtype == DType::Bool {
+            return self.mask_vectorises(v, off);
+        }
         if vec_type(ty.dtype).map(|t| t.lane_count()) != Some(self.lanes) {
             return false;
         }
@@ -182,7 +193,7 @@ pub(super) fn lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<VectorLoop>
     let lanes = vec_type(func.ty(func.results[0]).dtype)?.lane_count();
     let n = *plan.loop_shape.last()?;
     let mut a = Analysis::new(func, plan, lanes, sse41, n);
-    let ok = func.results.iter().all(|&r| a.contiguous(r, 0));
+    let ok = func.results.iter().all(|&r| a.stored(r));
     ok.then_some(VectorLoop { lanes, lo: a.lo.clamp(0, n as i64), hi: a.hi.clamp(0, n as i64) })
 }
 
@@ -194,7 +205,7 @@ pub(super) fn lanes_of(func: &Func, plan: &Plan, sse41: bool, values: &[Value]) 
     let n = *func.ty(first).shape.last()?;
     let mut a = Analysis::new(func, plan, lanes, sse41, n);
     // The outer-axis loop has no scalar head: a pad must cover the whole innermost axis.
-    (values.iter().all(|&v| a.contiguous(v, 0)) && !a.restricted(n)).then_some(lanes)
+    (values.iter().all(|&v| a.stored(v)) && !a.restricted(n)).then_some(lanes)
 }
 
 impl Lower<'_, '_> {
@@ -397,7 +408,7 @@ pub(super) fn reduce_lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<u32>
     let n = *red.in_shape.last()?;
     let mut a = Analysis::new(func, plan, lanes, sse41, n);
     // A pad restricting the range would need a scalar head in every row: scalar loop.
-    let ok = a.contiguous(red.input, 0) && in_results.iter().all(|&r| a.contiguous(r, 0));
+    let ok = a.stored(red.input) && in_results.iter().all(|&r| a.stored(r));
     (ok && !a.restricted(n)).then_some(lanes)
 }
 

@@ -3,6 +3,7 @@
 //! vector path (also on a baseline SSE2 target), and generated kernels.
 
 mod chunked;
+mod masks;
 mod ops;
 mod order;
 mod outer;

@@ -233,22 +233,6 @@ fn shifted_and_padded_reads_vectorize_and_match() {
     }
 }
 
-#[test]
-fn a_computed_predicate_keeps_the_scalar_loop() {
-    let text = fusion(
-        "%a: f32[9], %b: f32[9]) -> (f32[9]",
-        "  %c: bool[9] = lt(%a, %b)\n  %d: f32[9] = select(%c, %a, %b)",
-        "%d",
-    );
-    let module = ferrax_ir::parse(&text).unwrap();
-    let opts = KernelOptions { fma: false, simd: true, dump: true, precise_math: true, tiles: true };
-    let c = compile(&module, &opts).unwrap();
-    assert!(!has_vectors(c.dump.as_deref().unwrap()));
-    let args = [values(DType::F32, &[9], 1, true), values(DType::F32, &[9], 2, true)];
-    let got = run(&c, &module, &args, &[]);
-    assert!(same_bits(&got[0], &interp(&module, &args)[0]));
-}
-
 /// A reduction whose kernel also writes values of the reduction's input shape (how the
 /// merged forward-and-gradient kernel of value_and_grad looks): the vector loop stores
 /// them from the same vectors, bit-identical to the interpreter, around the width.
