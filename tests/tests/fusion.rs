@@ -122,3 +122,27 @@ fn rosenbrock_hvp_fuses_into_one_launch() {
     assert_eq!(launches, 1, "launches:\n{}", ferrax_ir::print(&fused));
     assert_same(&h, &fused);
 }
+
+/// Causal attention's value and gradient: the mask `le(iota, iota)`, read by the
+/// forward max, the forward exp and the backward kernels, is recomputed in each kernel
+/// (an index constant) instead of being written out as a bool buffer that every reader
+/// would load bytewise: no kernel takes or returns a bool.
+#[test]
+fn a_causal_mask_is_recomputed_in_every_kernel() {
+    let loss = |p: Vec<Tensor>| {
+        let mask = nn::causal_mask(8);
+        (nn::dot_product_attention(&p[0], &p[1], &p[2], Some(&mask)) * &p[0]).sum_all()
+    };
+    let t = Type::new(DType::F32, &[2, 8, 3, 4]);
+    let f = ferrax::trace(|p: Vec<Tensor>| loss(p), &vec![t.clone(), t.clone(), t]).expect("attention traces");
+    let g = value_and_grad(&f, &Wrt::Params(vec![0, 1, 2]), false).expect("value_and_grad");
+    let fused = fused(&g, "causal attention value_and_grad");
+    let kernels: Vec<_> = fused.funcs.values().filter(|f| f.attr("kind").is_some()).collect();
+    assert!(!kernels.is_empty());
+    for k in kernels {
+        let results = k.results.iter().map(|&r| k.ty(r));
+        let bools = k.param_types().iter().chain(results).any(|t| t.dtype == DType::Bool);
+        assert!(!bools, "a bool crosses a kernel boundary:\n{}", ferrax_ir::print(&fused));
+    }
+    assert_same(&g, &fused);
+}

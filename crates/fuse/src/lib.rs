@@ -47,7 +47,11 @@
 //!    the buffer anyway) and the value does not feed a max/min reduction within a few
 //!    cheap steps; a cheap elementwise equation goes into at most [`MAX_COPIES`]
 //!    kernels and a kernel holds at most [`MAX_COPIES_PER_KERNEL`] such copies, while
-//!    a view (index arithmetic over a buffer, no arithmetic) may be copied freely.
+//!    a view (index arithmetic over a buffer, no arithmetic) may be copied freely, and
+//!    so may an *index constant*: integers or bools computed from sources alone through
+//!    cheap ops and views (a causal mask `le(iota, iota)` broadcast over the batch),
+//!    exact in every copy, so neither the copy budget nor the max/min rule below
+//!    applies to it. A kernel then never loads such a mask as bytes.
 //! 4. **Reductions.** One reduction per kernel. A reduction joins a group whose members
 //!    depending on it are all elementwise (a cheap or expensive epilogue on the reduced
 //!    shape, such as `sum / n` or `rsqrt(var + eps)`); its producers then fuse into its

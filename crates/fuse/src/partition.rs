@@ -10,7 +10,7 @@
 
 use crate::classify::{Class, class, is_extreme_reduction, view_replicates};
 use ferrax_ir::prim::Prim;
-use ferrax_ir::{Func, Value};
+use ferrax_ir::{DType, Func, Value};
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -329,6 +329,9 @@ fn copy_ok(func: &Func, p: &Partition, g: usize, c: usize) -> bool {
     if buffer_needed {
         return false;
     }
+    if index_constant(func, p, c, INDEX_CONSTANT_DEPTH) {
+        return true;
+    }
     let copies = p.member_of[c].len();
     let group_copies = p.groups[g]
         .members
@@ -338,6 +341,32 @@ fn copy_ok(func: &Func, p: &Partition, g: usize, c: usize) -> bool {
     // A view only re-indexes a buffer: its copies cost no arithmetic.
     let view = class(&func.eqns[c].prim) == Class::View;
     (view || (copies < MAX_COPIES && group_copies < MAX_COPIES_PER_KERNEL)) && !feeds_extreme(func, p, c, 4)
+}
+
+/// How many equations deep [`index_constant`] looks.
+const INDEX_CONSTANT_DEPTH: usize = 8;
+
+/// True when equation `x` computes integers or bools from sources alone (`iota`,
+/// `constant`) through cheap elementwise ops and views, at most `depth` deep: a causal
+/// mask `le(iota, iota)` broadcast over the batch, a one-hot's positions. Such a value
+/// is copied into every kernel that reads it, like a source: integer and bool
+/// arithmetic is exact, so every copy has the same bits (the concern that keeps
+/// softmax's `x` from being copied does not arise), and a few integer ops per element
+/// cost less than the buffer they replace, which is also bytes that a vector loop could
+/// not load.
+fn index_constant(func: &Func, p: &Partition, x: usize, depth: usize) -> bool {
+    let eqn = &func.eqns[x];
+    let exact = eqn.outputs.iter().all(|o| matches!(func.ty(*o).dtype, DType::I32 | DType::Bool));
+    let cheap = match class(&eqn.prim) {
+        Class::Source => return exact,
+        Class::Elementwise { expensive } => !expensive,
+        Class::View => true,
+        Class::Reduction | Class::Launch => false,
+    };
+    exact
+        && cheap
+        && depth > 0
+        && eqn.inputs.iter().all(|v| p.defs[v.index()].is_some_and(|d| index_constant(func, p, d, depth - 1)))
 }
 
 /// True when `x`'s value reaches a max/min reduction through at most `depth` cheap
