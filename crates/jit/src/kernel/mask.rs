@@ -152,13 +152,8 @@ impl Lower<'_, '_> {
         vmemo: &mut HashMap<(Value, Index), Cv>,
         mt: Type,
     ) -> Result<Cv, Error> {
-        let xs = self.func.ty(x).shape.clone();
-        let last = shape.len() - 1;
-        let mut at = Index::new();
-        for (i, &d) in dims.iter().enumerate() {
-            at.push(if xs[i] == shape[d] { idx[d] } else { self.i64c(0) });
-        }
-        if dims.last() == Some(&last) && xs[xs.len() - 1] == shape[last] {
+        let (at, keeps) = self.broadcast_read(x, shape, dims, idx);
+        if keeps {
             self.vec_mask(x, &at, vmemo, mt)
         } else {
             let b = self.value_at(x, &at)?;

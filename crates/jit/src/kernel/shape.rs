@@ -266,13 +266,8 @@ impl Lower<'_, '_> {
             }
             ShapeOp::BroadcastInDim { shape, dims } => {
                 let x = q.ins[0];
-                let xs = self.func.ty(x).shape.clone();
-                let last = shape.len() - 1;
-                let mut at = Index::new();
-                for (i, &d) in dims.iter().enumerate() {
-                    at.push(if xs[i] == shape[d] { idx[d] } else { self.i64c(0) });
-                }
-                if dims.last() == Some(&last) && xs[xs.len() - 1] == shape[last] {
+                let (at, keeps) = self.broadcast_read(x, shape, dims, idx);
+                if keeps {
                     self.vec_at(x, &at, vmemo)
                 } else {
                     let s = self.value_at(x, &at)?;
@@ -296,6 +291,19 @@ impl Lower<'_, '_> {
                 Err(self.no_vector_form(q))
             }
         }
+    }
+
+    /// Where a vector loop reads operand `x` of a `broadcast_in_dim` to `shape` at `idx`,
+    /// and whether the broadcast keeps the innermost axis (then `x` is read in vectors
+    /// there; else one scalar of it is splat).
+    pub(super) fn broadcast_read(&mut self, x: Value, shape: &[usize], dims: &[usize], idx: &[Cv]) -> (Index, bool) {
+        let xs = self.func.ty(x).shape.clone();
+        let last = shape.len() - 1;
+        let mut at = Index::new();
+        for (i, &d) in dims.iter().enumerate() {
+            at.push(if xs[i] == shape[d] { idx[d] } else { self.i64c(0) });
+        }
+        (at, dims.last() == Some(&last) && xs[xs.len() - 1] == shape[last])
     }
 
     /// `iota` counting along axis `dim` of a rank-`rank` result, at lanes `idx[last] ..`:
