@@ -2,8 +2,9 @@
 ; alone makes three kernels over one shape: the first writes tanh, exp and 1/(1+b*b) as
 ; extra results, the second reads them back, and a third sums the forward values the second
 ; writes. Launched one after the other, each reading the previous one's results only at the
-; loop index, they merge into one kernel: nothing is recomputed, only the gradients are
-; written, and the sum runs in the same loop.
+; loop index, they merge into one kernel: nothing is recomputed (`1 + b*b`, which two of
+; them had copied, is computed once), only the gradients are written, and the sum runs in
+; the same loop.
 func @f(%0: f32[8], %1: f32[8], %2: f32[8]) -> (f32[], f32[8], f32[8], f32[8]) {
   %3: f32[8] = mul(%0, %1)
   %4: f32[8] = add(%3, %2)
@@ -59,17 +60,14 @@ func @f(%0: f32[8], %1: f32[8], %2: f32[8]) -> (f32[], f32[8], f32[8], f32[8]) {
 ;   %18: f32[8] = mul(%15, %8)
 ;   %19: f32[8] = mul(%18, %1)
 ;   %20: f32[8] = add(%17, %19)
-;   %21: f32[8] = constant[value=1.0]()
-;   %22: f32[8] = mul(%5, %10)
-;   %23: f32[8] = mul(%1, %1)
-;   %24: f32[8] = add(%21, %23)
-;   %25: f32[8] = div(%22, %24)
-;   %26: f32[8] = neg(%13)
-;   %27: f32[8] = mul(%26, %25)
-;   %28: f32[8] = mul(%27, %1)
-;   %29: f32[8] = add(%28, %28)
-;   %30: f32[8] = mul(%18, %0)
-;   %31: f32[8] = add(%29, %30)
-;   %32: f32[] = reduce_sum[axes=[0]](%25)
-;   return %18, %20, %31, %32
+;   %21: f32[8] = mul(%5, %10)
+;   %22: f32[8] = div(%21, %12)
+;   %23: f32[8] = neg(%13)
+;   %24: f32[8] = mul(%23, %22)
+;   %25: f32[8] = mul(%24, %1)
+;   %26: f32[8] = add(%25, %25)
+;   %27: f32[8] = mul(%18, %0)
+;   %28: f32[8] = add(%26, %27)
+;   %29: f32[] = reduce_sum[axes=[0]](%22)
+;   return %18, %20, %28, %29
 ; }

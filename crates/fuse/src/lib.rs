@@ -79,7 +79,8 @@
 //!    only at the loop index (in elementwise equations, or as its reduction's input),
 //!    become one kernel within the size caps; results of the first that only
 //!    the second read are no longer written (a producer shared by two gradients is kept
-//!    in registers instead of a round trip through memory).
+//!    in registers instead of a round trip through memory), and a producer both had
+//!    copied (rule 3) is computed once in the merged loop (`ferrax_transform::cse_func`).
 //!
 //! And the fusions deliberately not made:
 //!

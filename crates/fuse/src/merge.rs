@@ -10,7 +10,9 @@
 //! keeps are written during the reduction loop): the first's values are
 //! computed once per element and used in registers, and those no one else reads are no
 //! longer written. Nothing is recomputed, so the "no duplicated expensive work" rule
-//! holds; the size caps of the partition hold for the merged kernel too.
+//! holds; the size caps of the partition hold for the merged kernel too. Equations
+//! both kernels had copied (a cheap producer such as `1 + x*x` read by a gradient and
+//! its sum) are merged, so the merged loop computes them once.
 
 use crate::classify::{Class, class, is_elementwise};
 use crate::partition::{MAX_KERNEL_EQNS, MAX_KERNEL_PARAMS};
@@ -175,6 +177,9 @@ fn try_merge(
         outputs: outs.into_iter().collect(),
         loc: ea.loc.clone(),
     };
+    // A and B may each have copied the same producer (an index constant, a cheap
+    // shared value): computed once in the merged loop.
+    let k = ferrax_transform::cse_func(&k);
     let nb = nb.to_string();
     kernels.insert(k.name.clone(), k);
     kernels.remove(&nb);

@@ -28,8 +28,9 @@ pub fn cse(module: &Module) -> Module {
     out
 }
 
-/// `func` with each repeated equation merged into its first occurrence.
-pub(crate) fn cse_func(func: &Func) -> Func {
+/// `func` with each repeated equation merged into its first occurrence (the merge of
+/// [`cse`] within one Func, callees untouched).
+pub fn cse_func(func: &Func) -> Func {
     let mut out = func.clone();
     out.eqns.clear();
     let mut map: Vec<Value> = (0..func.value_types.len() as u32).map(Value).collect();

@@ -79,7 +79,7 @@ pub use cost::{
     Cost, FuncCost, RANDOM_BITS_FLOPS, cost, cost_with_residuals, offloaded_bytes_by_dtype, peak_live_bytes,
     residual_bytes_by_dtype,
 };
-pub use cse::cse;
+pub use cse::{cse, cse_func};
 pub use dce::dce;
 pub use dot::dot;
 pub use equality::merge_identical_funcs;
