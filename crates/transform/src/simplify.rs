@@ -27,14 +27,20 @@
 //!   shape (kept symbolic: no literal of the full size); a broadcast to the operand's
 //!   own shape with the identity axes → `x`.
 //!
+//! - `reduce(broadcast_in_dim(y))` whose reduced axes all come from `y` unexpanded →
+//!   `broadcast_in_dim(reduce(y))`: each result element combines the same terms in the
+//!   same order, over `y`'s smaller array (reverse mode makes these: the transpose of a
+//!   broadcast summed back over axes the broadcast kept). A reduction over an expanded
+//!   axis stays (n equal terms summed round differently from `n·y`).
+//!
 //! Not rewritten, on purpose: `0 * x` (it is NaN for inf or NaN `x`, and -0.0 for
 //! negative `x`), `x + 0.0`, and anything that reassociates arithmetic.
 
 use crate::fold::uniform;
 use ferrax_ir::array::{Array, DType, Data};
-use ferrax_ir::prim::{BinaryOp, Prim, UnaryOp};
+use ferrax_ir::prim::{BinaryOp, Prim, ReduceOp, ReductionOp, UnaryOp};
 use ferrax_ir::prim::{ShapeOp, TernaryOp};
-use ferrax_ir::{Func, Module, Value};
+use ferrax_ir::{Eqn, Func, Module, Type, Value};
 
 /// The module with the algebraic rewrites applied in every Func.
 pub fn simplify(module: &Module) -> Module {
@@ -53,6 +59,9 @@ enum Rewrite {
     Forward(Value),
     /// Replace its primitive and inputs.
     Replace(Prim, Vec<Value>),
+    /// Compute a new value of the type first (`prim` over `inputs`), then replace the
+    /// equation by `then` over that value.
+    Split { prim: Prim, inputs: Vec<Value>, ty: Type, then: Prim },
 }
 
 /// `func` with the rewrites applied (the equations they bypass are left for `dce`).
@@ -72,6 +81,18 @@ pub(crate) fn simplify_func(func: &Func) -> Func {
             Rewrite::Replace(prim, inputs) => {
                 copy.prim = prim;
                 copy.inputs = inputs.into();
+            }
+            Rewrite::Split { prim, inputs, ty, then } => {
+                let mid = out.new_value(ty);
+                def.push(Some(out.eqns.len()));
+                out.eqns.push(Eqn {
+                    prim,
+                    inputs: inputs.into(),
+                    outputs: std::iter::once(mid).collect(),
+                    loc: copy.loc.clone(),
+                });
+                copy.prim = then;
+                copy.inputs = std::iter::once(mid).collect();
             }
             Rewrite::Keep | Rewrite::Forward(_) => {}
         }
@@ -223,6 +244,7 @@ fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrit
                 _ => Rewrite::Keep,
             }
         }
+        (Prim::Reduction(ReductionOp::Reduce { op, axes }), &[x]) => reduce_of_broadcast(cx, *op, axes, x),
         (Prim::Shape(ShapeOp::BroadcastInDim { shape, dims }), &[x]) => {
             if let Some(value) = cx.splat(x) {
                 return Rewrite::Replace(Prim::constant(value, shape.clone()), vec![]);
@@ -231,5 +253,34 @@ fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrit
             if identity && in_ty(0) == out_ty(0) { Rewrite::Forward(x) } else { Rewrite::Keep }
         }
         _ => Rewrite::Keep,
+    }
+}
+
+/// `reduce(broadcast_in_dim(y))` whose reduced axes all come from `y` unexpanded:
+/// `broadcast_in_dim(reduce(y))`, the reduction over `y`'s own (smaller) array. Each
+/// result element sums (or multiplies, or takes the extreme of) the same terms in the
+/// same order of the reduced axes, so the bits are the same; a reduction over an
+/// expanded axis is left alone (its repeated terms would become a product, which
+/// rounds differently).
+fn reduce_of_broadcast(cx: &Ctx, op: ReduceOp, axes: &[usize], x: Value) -> Rewrite {
+    let Some((Prim::Shape(ShapeOp::BroadcastInDim { shape, dims }), &[y])) = cx.def(x) else { return Rewrite::Keep };
+    let ys = &cx.func.ty(y).shape;
+    let mut inner_axes = Vec::with_capacity(axes.len());
+    for &a in axes {
+        match dims.iter().position(|&d| d == a) {
+            Some(i) if ys[i] == shape[a] => inner_axes.push(i),
+            _ => return Rewrite::Keep,
+        }
+    }
+    let kept: Vec<usize> = (0..ys.len()).filter(|i| !inner_axes.contains(i)).collect();
+    let mid_shape: Vec<usize> = kept.iter().map(|&i| ys[i]).collect();
+    let out_shape: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).map(|a| shape[a]).collect();
+    let out_dims: Vec<usize> = kept.iter().map(|&i| dims[i] - axes.iter().filter(|&&a| a < dims[i]).count()).collect();
+    let ty = Type::new(cx.func.ty(y).dtype, &mid_shape);
+    Rewrite::Split {
+        prim: Prim::reduce(op, &inner_axes),
+        inputs: vec![y],
+        ty,
+        then: Prim::Shape(ShapeOp::BroadcastInDim { shape: out_shape.into(), dims: out_dims }),
     }
 }

@@ -240,3 +240,34 @@ func @acc(%c: f32[], %x: f32[]) -> (f32[], f32[]) {
     assert_eq!(acc.eqns.len(), 1, "{}", print(&once));
     assert_eq!(eqn_count(&once), 1);
 }
+
+/// `reduce(broadcast_in_dim(y))` over axes the broadcast kept becomes the reduction of
+/// `y` broadcast, bit for bit (sums of 37 terms in the interpreter's pairwise order,
+/// max and product, over one and two axes); a reduction over an expanded axis stays.
+#[test]
+fn simplify_reduces_before_broadcasting_exactly() {
+    let m = module(
+        "func @f(%y: f32[3,37,1]) -> (f32[3,5], f32[5], f32[3,5], f32[37,5], f32[3,37]) {
+  %b: f32[3,37,5] = broadcast_in_dim[shape=[3,37,5], dims=[0,1,2]](%y)
+  %s: f32[3,5] = reduce_sum[axes=[1]](%b)
+  %t: f32[5] = reduce_sum[axes=[0,1]](%b)
+  %m: f32[3,5] = reduce_max[axes=[1]](%b)
+  %p: f32[37,5] = reduce_prod[axes=[0]](%b)
+  %e: f32[3,37] = reduce_sum[axes=[2]](%b)
+  return %s, %t, %m, %p, %e
+}
+",
+    );
+    let simplified = dce(&simplify(&m));
+    let reductions: Vec<String> = body(&simplified).into_iter().filter(|l| l.contains("reduce_")).collect();
+    println!("{}", print(&simplified));
+    // Four reductions read `y` itself; the sum over the expanded axis 2 reads the broadcast.
+    assert_eq!(reductions.iter().filter(|l| l.ends_with("(%0)")).count(), 4, "{reductions:?}");
+    assert_eq!(reductions.iter().filter(|l| l.contains("f32[3,37] = reduce_sum[axes=[2]]")).count(), 1);
+    let special = [0.1, -0.0, 1.5e30, -2.25, 3.3e-39, 7.0, -1.0e-3, 0.3];
+    let y: Vec<f32> = (0..111).map(|i| special[i % 8] * (1.0 + i as f32 / 7.0)).collect();
+    let args = [Array::from_f32(&[3, 37, 1], y).unwrap()];
+    let want = eval_entry(&m, &args, &EvalOptions::default()).unwrap();
+    let got = eval_entry(&simplified, &args, &EvalOptions::default()).unwrap();
+    assert!(same_bits(&got, &want));
+}
