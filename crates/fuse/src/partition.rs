@@ -50,6 +50,8 @@ pub(crate) struct Partition {
     pub defs: Vec<Option<usize>>,
     /// The groups holding each equation (as primary member or copy).
     pub member_of: Vec<Vec<usize>>,
+    /// Equations computing index constants ([`index_constants`]), copied freely.
+    index_constant: Vec<bool>,
     /// A topological order of the graph of groups and lone equations, by node
     /// (`join_keeps_order`): equation `e` is node `e`, group `g` node `n + g`.
     order: Vec<u64>,
@@ -121,7 +123,9 @@ pub(crate) fn partition(func: &Func) -> Partition {
     for r in &func.results {
         is_result[r.index()] = true;
     }
+    let index_constant = index_constants(func, &defs);
     let mut p = Partition {
+        index_constant,
         groups: Vec::new(),
         primary: vec![None; n],
         dead: vec![false; n],
@@ -329,7 +333,7 @@ fn copy_ok(func: &Func, p: &Partition, g: usize, c: usize) -> bool {
     if buffer_needed {
         return false;
     }
-    if index_constant(func, p, c, INDEX_CONSTANT_DEPTH) {
+    if p.index_constant[c] {
         return true;
     }
     let copies = p.member_of[c].len();
@@ -343,30 +347,36 @@ fn copy_ok(func: &Func, p: &Partition, g: usize, c: usize) -> bool {
     (view || (copies < MAX_COPIES && group_copies < MAX_COPIES_PER_KERNEL)) && !feeds_extreme(func, p, c, 4)
 }
 
-/// How many equations deep [`index_constant`] looks.
+/// How many cheap equations above its sources an index constant may be.
 const INDEX_CONSTANT_DEPTH: usize = 8;
 
-/// True when equation `x` computes integers or bools from sources alone (`iota`,
-/// `constant`) through cheap elementwise ops and views, at most `depth` deep: a causal
-/// mask `le(iota, iota)` broadcast over the batch, a one-hot's positions. Such a value
-/// is copied into every kernel that reads it, like a source: integer and bool
-/// arithmetic is exact, so every copy has the same bits (the concern that keeps
-/// softmax's `x` from being copied does not arise), and a few integer ops per element
-/// cost less than the buffer they replace, which is also bytes that a vector loop could
-/// not load.
-fn index_constant(func: &Func, p: &Partition, x: usize, depth: usize) -> bool {
-    let eqn = &func.eqns[x];
-    let exact = eqn.outputs.iter().all(|o| matches!(func.ty(*o).dtype, DType::I32 | DType::Bool));
-    let cheap = match class(&eqn.prim) {
-        Class::Source => return exact,
-        Class::Elementwise { expensive } => !expensive,
-        Class::View => true,
-        Class::Reduction | Class::Launch => false,
-    };
-    exact
-        && cheap
-        && depth > 0
-        && eqn.inputs.iter().all(|v| p.defs[v.index()].is_some_and(|d| index_constant(func, p, d, depth - 1)))
+/// For every equation, whether it computes an *index constant*: integers or bools from
+/// sources alone (`iota`, `constant`) through cheap elementwise ops and views, at most
+/// [`INDEX_CONSTANT_DEPTH`] equations above them (a causal mask `le(iota, iota)`
+/// broadcast over the batch, a one-hot's positions). Such a value is copied into every
+/// kernel that reads it, like a source: integer and bool arithmetic is exact, so every
+/// copy has the same bits (the concern that keeps softmax's `x` from being copied does
+/// not arise), and a few integer ops per element cost less than the buffer they
+/// replace, which is also bytes that a vector loop could not load. One pass in
+/// equation order (operands come first), so the partitioner only looks the answer up.
+fn index_constants(func: &Func, defs: &[Option<usize>]) -> Vec<bool> {
+    // Equations above the sources, for the index constants.
+    let mut height: Vec<Option<usize>> = vec![None; func.eqns.len()];
+    for (i, eqn) in func.eqns.iter().enumerate() {
+        let exact = eqn.outputs.iter().all(|o| matches!(func.ty(*o).dtype, DType::I32 | DType::Bool));
+        let above = |h: &[Option<usize>]| {
+            eqn.inputs.iter().try_fold(0, |m, v| defs[v.index()].and_then(|d| h[d]).map(|k| m.max(k)))
+        };
+        height[i] = match class(&eqn.prim) {
+            Class::Source => Some(0),
+            Class::Elementwise { expensive: false } | Class::View => {
+                above(&height).map(|k| k + 1).filter(|&k| k <= INDEX_CONSTANT_DEPTH)
+            }
+            Class::Elementwise { expensive: true } | Class::Reduction | Class::Launch => None,
+        }
+        .filter(|_| exact);
+    }
+    height.iter().map(Option::is_some).collect()
 }
 
 /// True when `x`'s value reaches a max/min reduction through at most `depth` cheap
