@@ -361,6 +361,43 @@ fn elementwise_kernels_run_in_place() {
     policy::agree(&want, &exe.call(&args).unwrap(), false).unwrap();
 }
 
+/// A temporary that dies before a result is written lives in that result's buffer;
+/// a result copied in after the last step (a parameter returned) lends its buffer for
+/// the whole call; a buffer of narrower elements is not lent to wider ones.
+#[test]
+fn temporaries_borrow_result_buffers_not_yet_written() {
+    // `(%a, %b[, %x]) -> (%e[, ret])` through the temporaries %c and %d.
+    let chain = |ty: &str, extra: &str, ret: &str, ret_ty: &str| {
+        format!(
+            "func @f(%a: {ty}[16,16], %b: {ty}[16,16]{extra}) -> ({ty}[16,16]{ret_ty}) {{
+  %c: {ty}[16,16] = dot_general[lhs_contract=[1], rhs_contract=[0]](%a, %b)
+  %d: {ty}[16,16] = dot_general[lhs_contract=[1], rhs_contract=[0]](%c, %b)
+  %e: {ty}[16,16] = dot_general[lhs_contract=[1], rhs_contract=[0]](%d, %b)
+  return %e{ret}
+}}"
+        )
+    };
+    let f64s = |seed: u32| {
+        let x = f32s(&[16, 16], seed);
+        Array::from_f64(&[16, 16], x.as_f32().unwrap().iter().map(|&v| f64::from(v)).collect()).unwrap()
+    };
+    let cases = [
+        // %c dies before %e is written: in its buffer; %d is read while %e is written.
+        (chain("f32", "", "", ""), vec![f32s(&[16, 16], 1), f32s(&[16, 16], 2)], 1024),
+        // The returned parameter's buffer is written last: it holds %d.
+        (chain("f32", "", ", %a", ", f32[16,16]"), vec![f32s(&[16, 16], 1), f32s(&[16, 16], 2)], 0),
+        // f64 temporaries: not in the f32 parameter's buffer (4-byte aligned).
+        (chain("f64", ", %x: f32[16,16]", ", %x", ", f32[16,16]"), vec![f64s(1), f64s(2), f32s(&[16, 16], 3)], 2048),
+    ];
+    for (text, args, workspace) in cases {
+        let m = module(&text);
+        let exe = compile(&m, &JitOptions::default()).unwrap();
+        assert_eq!(exe.workspace_bytes(), workspace, "{text}");
+        let want = ferrax_ir::eval(&m, "f", &args, &EvalOptions::default()).unwrap();
+        policy::agree(&want, &exe.call(&args).unwrap(), false).unwrap();
+    }
+}
+
 /// Steps computing a result write the caller's result buffer directly: a one-kernel
 /// program needs no workspace, and results returned twice or passed through are copied.
 #[test]

@@ -41,6 +41,9 @@ pub(crate) enum Loc {
     /// The program's i-th result buffer (the caller's memory): a step computing a
     /// result writes it there directly, so no copy is needed at the end.
     Out(usize),
+    /// At this byte offset of the entry's i-th result buffer, lent to values that die
+    /// before the step that writes the result (`place.rs`).
+    Lent(usize, usize),
 }
 
 /// One step of a program.
@@ -357,6 +360,12 @@ impl Builder<'_> {
         let mut plan = overlap::Overlap::new(func, self.overlap);
         let last = std::mem::take(&mut plan.last);
         let mut bufs = Buffers::new(func, &last);
+        // The caller's result buffers are the entry's alone (they never alias its
+        // arguments); a body's results may be its own loop carries. Started reductions
+        // keep operands past their last read, which the lending does not follow.
+        if self.ids.get(&func.name) == Some(&0) && plan.buckets.is_empty() {
+            bufs.lend_results(&plan.order)?;
+        }
         let mut steps = Vec::with_capacity(func.eqns.len());
         // Each bucket's ticket and parts (operand, result, bytes), filled by its members.
         let first_ticket = self.tickets;

@@ -3,6 +3,13 @@
 //! placed in the program's arena by liveness (`arena.rs`), a dead value's bytes reused
 //! at once, and a kernel's result written over an input that dies there when the
 //! kernel reads that input only at its loop index ([`in_place_inputs`]).
+//!
+//! The entry's result buffers are also lent out before their results are written
+//! ([`Buffers::lend_results`]): a value that dies before the step that writes a result
+//! may live in that result's buffer. Reverse mode writes its large gradients last (the
+//! first layer's weight gradient is the final product), so the activations and the
+//! backward pass's temporaries of the layers after it fit in memory the call must
+//! provide anyway, and the arena holds only what outlives every lent buffer.
 
 use super::arena::Arena;
 use super::{At, Loc, bytes, err};
@@ -24,6 +31,22 @@ pub(super) struct Buffers<'f> {
     /// The spill slot of each value an offload step wrote to the spill file.
     pub(super) spilled: Vec<Option<usize>>,
     pub(super) arena: Arena,
+    /// The result buffers lent as scratch, by result position (`lend_results`).
+    lent: Vec<Option<Lent>>,
+}
+
+/// A result buffer of the entry lent to values that die before the result is written.
+struct Lent {
+    /// The position (in the program's order) of the step that writes the result; a
+    /// value placed here is last read before it.
+    written_at: usize,
+    /// The alignment the buffer's start guarantees (its element size): a value of a
+    /// wider element is not placed here.
+    align: usize,
+    /// The buffer's bytes.
+    bytes: usize,
+    /// Placement inside the buffer.
+    arena: Arena,
 }
 
 impl<'f> Buffers<'f> {
@@ -45,7 +68,88 @@ impl<'f> Buffers<'f> {
             }
         }
         func.results.iter().for_each(|r| reload_only[r.index()] = false);
-        Buffers { func, loc, last, result_pos, reload_only, spilled: vec![None; n], arena: Arena::default() }
+        Buffers {
+            func,
+            loc,
+            last,
+            result_pos,
+            reload_only,
+            spilled: vec![None; n],
+            arena: Arena::default(),
+            lent: Vec::new(),
+        }
+    }
+
+    /// Lends each result buffer of the entry to values that die before it is written
+    /// (`order`: the equations in the order the program runs them). A result computed
+    /// by a step is written at that step; one that is a parameter, or a second position
+    /// of a value returned twice, is copied in after the last step.
+    pub(super) fn lend_results(&mut self, order: &[usize]) -> Result<(), Error> {
+        let func = self.func;
+        let mut written_at = vec![order.len(); func.value_types.len()];
+        for (pos, &e) in order.iter().enumerate() {
+            func.eqns[e].outputs.iter().for_each(|o| written_at[o.index()] = pos);
+        }
+        self.lent = Vec::with_capacity(func.results.len());
+        for (k, r) in func.results.iter().enumerate() {
+            let ty = func.ty(*r);
+            let bytes = bytes(ty, &func.name)?;
+            let at = if self.result_pos[r.index()] == Some(k) { written_at[r.index()] } else { order.len() };
+            let align = ty.dtype.size_bytes();
+            self.lent.push((bytes >= 64).then(|| Lent { written_at: at, align, bytes, arena: Arena::default() }));
+        }
+        Ok(())
+    }
+
+    /// Space for `v` (first written at position `pos`) in a lent result buffer: the one
+    /// written soonest after `v` dies that has room, if any.
+    fn borrow(&mut self, v: Value, pos: usize) -> Result<Option<Loc>, Error> {
+        let dies = match self.last[v.index()] {
+            LastUse::Eqn(u) => u,
+            LastUse::Unused => pos,
+            LastUse::Returned => return Ok(None),
+        };
+        let ty = self.func.ty(v);
+        let (size, align) = (bytes(ty, &self.func.name)?, ty.dtype.size_bytes());
+        let mut candidates: Vec<usize> = (0..self.lent.len())
+            .filter(|&k| self.lent[k].as_ref().is_some_and(|l| l.written_at > dies && l.align >= align))
+            .collect();
+        candidates.sort_by_key(|&k| self.lent[k].as_ref().map(|l| l.written_at));
+        for k in candidates {
+            if let Some(l) = self.lent[k].as_mut()
+                && let Some(off) = l.arena.alloc_within(size, l.bytes / 64 * 64)
+            {
+                return Ok(Some(Loc::Lent(k, off)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether a value written at `pos` and living in `loc` is dead before `loc`'s
+    /// buffer is written (always, outside lent buffers).
+    fn dies_before_lender(&self, v: Value, pos: usize, loc: Loc) -> bool {
+        let Loc::Lent(k, _) = loc else { return true };
+        let Some(l) = self.lent.get(k).and_then(Option::as_ref) else { return false };
+        match self.last[v.index()] {
+            LastUse::Eqn(u) => u < l.written_at,
+            LastUse::Unused => pos < l.written_at,
+            LastUse::Returned => false,
+        }
+    }
+
+    /// Gives the bytes of `v` at `loc` back to where they came from.
+    fn free(&mut self, v: Value, loc: Loc) -> Result<(), Error> {
+        let size = bytes(self.func.ty(v), &self.func.name)?;
+        match loc {
+            Loc::Arena(off) => self.arena.release(off, size),
+            Loc::Lent(k, off) => {
+                if let Some(l) = self.lent.get_mut(k).and_then(Option::as_mut) {
+                    l.arena.release(off, size);
+                }
+            }
+            Loc::Param(_) | Loc::Out(_) => {}
+        }
+        Ok(())
     }
 
     /// The buffers of the equation's operands, all defined by now.
@@ -65,8 +169,8 @@ impl<'f> Buffers<'f> {
 
     /// In place: a one-result elementwise kernel may write over an input that dies at
     /// this equation, has the result's byte size and is read only at the loop index.
-    /// The input donated and its arena offset, if any.
-    pub(super) fn donation(&self, module: &Module, at: &At) -> Result<Option<(Value, usize)>, Error> {
+    /// The input donated and its buffer, if any.
+    pub(super) fn donation(&self, module: &Module, at: &At) -> Result<Option<(Value, Loc)>, Error> {
         let (func, eqn, fname) = (self.func, at.eqn, self.func.name.as_str());
         let Some(callee) = eqn.prim.callee() else { return Ok(None) };
         if eqn.outputs.len() != 1 || self.result_pos[eqn.outputs[0].index()].is_some() {
@@ -80,11 +184,12 @@ impl<'f> Buffers<'f> {
             // Every position that passes `v` must read it only at the loop index.
             let only_identity = eqn.inputs.iter().enumerate().all(|(j, &u)| u != v || candidates.contains(&j));
             if only_identity
-                && let Loc::Arena(off) = at.ins[k]
+                && matches!(at.ins[k], Loc::Arena(_) | Loc::Lent(..))
+                && self.dies_before_lender(eqn.outputs[0], at.i, at.ins[k])
                 && self.last[v.index()] == LastUse::Eqn(at.i)
                 && bytes(func.ty(v), fname)? == size
             {
-                return Ok(Some((v, off)));
+                return Ok(Some((v, at.ins[k])));
             }
         }
         Ok(None)
@@ -93,13 +198,16 @@ impl<'f> Buffers<'f> {
     /// The buffers of the equation's results: a result of the Func is written in the
     /// caller's buffer, a kernel's result over the donated input, anything else in new
     /// arena space.
-    pub(super) fn place_outputs(&mut self, at: &At, donated: Option<(Value, usize)>) -> Result<Vec<Loc>, Error> {
+    pub(super) fn place_outputs(&mut self, at: &At, donated: Option<(Value, Loc)>) -> Result<Vec<Loc>, Error> {
         let mut outs = Vec::new();
         for o in &at.eqn.outputs {
             let l = match (self.result_pos[o.index()], donated) {
                 (Some(k), _) => Loc::Out(k),
-                (None, Some((_, off))) => Loc::Arena(off),
-                (None, None) => Loc::Arena(self.arena.alloc(bytes(self.func.ty(*o), &self.func.name)?)),
+                (None, Some((_, loc))) => loc,
+                (None, None) => match self.borrow(*o, at.i)? {
+                    Some(loc) => loc,
+                    None => Loc::Arena(self.arena.alloc(bytes(self.func.ty(*o), &self.func.name)?)),
+                },
             };
             self.loc[o.index()] = Some(l);
             outs.push(l);
@@ -109,29 +217,29 @@ impl<'f> Buffers<'f> {
 
     /// Frees the arena space of the equation's inputs whose last use is here and of its
     /// outputs that nobody uses.
-    pub(super) fn release_dead(&mut self, at: &At, donated: Option<(Value, usize)>) -> Result<(), Error> {
+    pub(super) fn release_dead(&mut self, at: &At, donated: Option<(Value, Loc)>) -> Result<(), Error> {
         let mut dead: Vec<Value> = Vec::new();
         for &v in at.eqn.inputs.iter().chain(&at.eqn.outputs) {
             if donated.is_some_and(|(d, _)| d == v) {
                 continue; // its buffer now holds the kernel's result
             }
-            if let Some(Loc::Arena(off)) = self.loc[v.index()]
+            if let Some(loc @ (Loc::Arena(_) | Loc::Lent(..))) = self.loc[v.index()]
                 && (self.last[v.index()] == LastUse::Unused || self.last[v.index()] == LastUse::Eqn(at.i))
                 && !dead.contains(&v)
             {
                 dead.push(v);
-                self.arena.release(off, bytes(self.func.ty(v), &self.func.name)?);
+                self.free(v, loc)?;
             }
         }
         Ok(())
     }
 
-    /// Frees the arena space of `v` (an operand of a reduction bucket, at its finish).
+    /// Frees the space of `v` (an operand of a reduction bucket, at its finish).
     pub(super) fn release(&mut self, v: Value) -> Result<(), Error> {
-        if let Some(Loc::Arena(off)) = self.loc[v.index()] {
-            self.arena.release(off, bytes(self.func.ty(v), &self.func.name)?);
+        match self.loc[v.index()] {
+            Some(loc) => self.free(v, loc),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Where each result of the Func is, with its byte size.

@@ -68,6 +68,8 @@ impl Frame<'_> {
             // SAFETY: arena offsets are inside the program's arena.
             Loc::Arena(off) => unsafe { self.base.add(off) },
             Loc::Out(i) => self.outs[i],
+            // SAFETY: lent offsets are inside the result buffer (`place.rs`).
+            Loc::Lent(i, off) => unsafe { self.outs[i].add(off) },
         }
     }
 
