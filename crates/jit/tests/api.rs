@@ -398,6 +398,43 @@ fn temporaries_borrow_result_buffers_not_yet_written() {
     }
 }
 
+/// A `while` carry the body returns unchanged is read where it already is, and when
+/// nothing reads the loop's result for it, that result has no buffer at all: a solver's
+/// matrix costs no workspace.
+#[test]
+fn an_unused_unchanged_loop_carry_takes_no_buffer() {
+    let text = |ret: &str, ty: &str| {
+        format!(
+            "func @f(%m: f32[64,64], %v: f32[64]) -> ({ty}) {{
+  %i0: i32[] = constant[value=0]()
+  %r: f32[64], %mm: f32[64,64], %i: i32[] = while[cond=@c, body=@b](%v, %m, %i0)
+  return {ret}
+}}
+func @c(%v: f32[64], %m: f32[64,64], %i: i32[]) -> (bool[]) {{
+  %n: i32[] = constant[value=3]()
+  %p: bool[] = lt(%i, %n)
+  return %p
+}}
+func @b(%v: f32[64], %m: f32[64,64], %i: i32[]) -> (f32[64], f32[64,64], i32[]) {{
+  %w: f32[64] = dot_general[lhs_contract=[1], rhs_contract=[0]](%m, %v)
+  %one: i32[] = constant[value=1]()
+  %j: i32[] = add(%i, %one)
+  return %w, %m, %j
+}}"
+        )
+    };
+    let args = [f32s(&[64, 64], 1), f32s(&[64], 2)];
+    for (ret, ty, unused) in [("%r", "f32[64]", true), ("%r, %mm", "f32[64], f32[64,64]", false)] {
+        let m = module(&text(ret, ty));
+        let exe = compile(&m, &JitOptions::default()).unwrap();
+        if unused {
+            assert!(exe.workspace_bytes() < 64 * 64 * 4, "workspace {} bytes", exe.workspace_bytes());
+        }
+        let want = ferrax_ir::eval(&m, "f", &args, &EvalOptions::default()).unwrap();
+        policy::agree(&want, &exe.call(&args).unwrap(), false).unwrap();
+    }
+}
+
 /// Steps computing a result write the caller's result buffer directly: a one-kernel
 /// program needs no workspace, and results returned twice or passed through are copied.
 #[test]

@@ -44,6 +44,9 @@ pub(crate) enum Loc {
     /// At this byte offset of the entry's i-th result buffer, lent to values that die
     /// before the step that writes the result (`place.rs`).
     Lent(usize, usize),
+    /// No buffer: a result its step never writes and nothing reads (a `while` carry the
+    /// body returns unchanged, whose loop result is unused).
+    Unwritten,
 }
 
 /// One step of a program.
@@ -400,6 +403,10 @@ impl Builder<'_> {
                 continue;
             }
             at.ins = bufs.inputs(&at)?;
+            if let Prim::Control(ControlOp::While { body, .. }) = &eqn.prim {
+                let through = through_carries(self.module, body, eqn.outputs.len());
+                bufs.leave_unwritten(&at, &through);
+            }
             let donated = bufs.donation(self.module, &at)?;
             at.outs = bufs.place_outputs(&at, donated)?;
             let mut scratch = Scratch { arena: &mut bufs.arena, taken: Vec::new() };
@@ -545,14 +552,7 @@ impl Builder<'_> {
         max_iters: Option<usize>,
         scratch: &mut Scratch,
     ) -> Result<Step, Error> {
-        // A carry the body returns as it got it (a matrix a solver's loop reads, a capture)
-        // needs no second buffer, nor a copy per iteration.
-        let through: Vec<bool> = match module_func(self.module, body) {
-            Some(f) => {
-                (0..at.outs.len()).map(|k| f.results.get(k).is_some_and(|r| f.params.get(k) == Some(r))).collect()
-            }
-            None => vec![false; at.outs.len()],
-        };
+        let through = through_carries(self.module, body, at.outs.len());
         // Programs never write their parameters' buffers, so the loop can read such a
         // carry where its initial value already is: a solver's 8 MB matrix is then not
         // copied in, nor out when nothing reads the loop's copy of it.
@@ -655,6 +655,16 @@ impl At<'_> {
     /// The byte size of result `k`.
     fn out_bytes(&self, k: usize) -> Result<usize, Error> {
         bytes(self.func.ty(self.eqn.outputs[k]), &self.func.name)
+    }
+}
+
+/// Which of a `while`'s `n` carries its body returns as it got it (a matrix a solver's
+/// loop reads, a capture): such a carry needs no second buffer, nor a copy per
+/// iteration, and no result buffer when nothing reads the loop's result.
+fn through_carries(module: &Module, body: &str, n: usize) -> Vec<bool> {
+    match module_func(module, body) {
+        Some(f) => (0..n).map(|k| f.results.get(k).is_some_and(|r| f.params.get(k) == Some(r))).collect(),
+        None => vec![false; n],
     }
 }
 

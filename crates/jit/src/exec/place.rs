@@ -137,6 +137,17 @@ impl<'f> Buffers<'f> {
         }
     }
 
+    /// Marks the outputs of `at` flagged in `through` that nothing reads as
+    /// [`Loc::Unwritten`]: `through` carries of a `while`, which its step writes only
+    /// when the result is read.
+    pub(super) fn leave_unwritten(&mut self, at: &At, through: &[bool]) {
+        for (o, _) in at.eqn.outputs.iter().zip(through).filter(|(_, t)| **t) {
+            if self.last[o.index()] == LastUse::Unused && self.result_pos[o.index()].is_none() {
+                self.loc[o.index()] = Some(Loc::Unwritten);
+            }
+        }
+    }
+
     /// Gives the bytes of `v` at `loc` back to where they came from.
     fn free(&mut self, v: Value, loc: Loc) -> Result<(), Error> {
         let size = bytes(self.func.ty(v), &self.func.name)?;
@@ -147,7 +158,7 @@ impl<'f> Buffers<'f> {
                     l.arena.release(off, size);
                 }
             }
-            Loc::Param(_) | Loc::Out(_) => {}
+            Loc::Param(_) | Loc::Out(_) | Loc::Unwritten => {}
         }
         Ok(())
     }
@@ -201,6 +212,10 @@ impl<'f> Buffers<'f> {
     pub(super) fn place_outputs(&mut self, at: &At, donated: Option<(Value, Loc)>) -> Result<Vec<Loc>, Error> {
         let mut outs = Vec::new();
         for o in &at.eqn.outputs {
+            if self.loc[o.index()] == Some(Loc::Unwritten) {
+                outs.push(Loc::Unwritten);
+                continue;
+            }
             let l = match (self.result_pos[o.index()], donated) {
                 (Some(k), _) => Loc::Out(k),
                 (None, Some((_, loc))) => loc,

@@ -70,6 +70,7 @@ impl Frame<'_> {
             Loc::Out(i) => self.outs[i],
             // SAFETY: lent offsets are inside the result buffer (`place.rs`).
             Loc::Lent(i, off) => unsafe { self.outs[i].add(off) },
+            Loc::Unwritten => std::ptr::null_mut(),
         }
     }
 
