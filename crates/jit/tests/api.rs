@@ -363,7 +363,8 @@ fn elementwise_kernels_run_in_place() {
 
 /// A temporary that dies before a result is written lives in that result's buffer;
 /// a result copied in after the last step (a parameter returned) lends its buffer for
-/// the whole call; a buffer of narrower elements is not lent to wider ones.
+/// the whole call; a buffer of narrower elements is not lent to wider ones; a kernel
+/// may write a result over a temporary it reads at the same index.
 #[test]
 fn temporaries_borrow_result_buffers_not_yet_written() {
     // `(%a, %b[, %x]) -> (%e[, ret])` through the temporaries %c and %d.
@@ -389,6 +390,14 @@ fn temporaries_borrow_result_buffers_not_yet_written() {
         // f64 temporaries: not in the f32 parameter's buffer (4-byte aligned).
         (chain("f64", ", %x: f32[16,16]", ", %x", ", f32[16,16]"), vec![f64s(1), f64s(2), f32s(&[16, 16], 3)], 2048),
     ];
+    // An elementwise kernel turning a temporary into a result in place: the temporary
+    // lives in the result's buffer from the start.
+    let tanh = "func @f(%a: f32[16,16], %b: f32[16,16]) -> (f32[16,16]) {
+  %c: f32[16,16] = dot_general[lhs_contract=[1], rhs_contract=[0]](%a, %b)
+  %d: f32[16,16] = tanh(%c)
+  return %d
+}";
+    let cases = cases.into_iter().chain([(tanh.to_string(), vec![f32s(&[16, 16], 1), f32s(&[16, 16], 2)], 0)]);
     for (text, args, workspace) in cases {
         let m = module(&text);
         let exe = compile(&m, &JitOptions::default()).unwrap();

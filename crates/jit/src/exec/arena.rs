@@ -50,18 +50,6 @@ impl Arena {
         }
     }
 
-    /// Places a buffer of `bytes` bytes as [`Arena::alloc`] does, but only below `cap`
-    /// bytes (an arena laid over a buffer of that size): `None` when it does not fit.
-    pub(crate) fn alloc_within(&mut self, bytes: usize, cap: usize) -> Option<usize> {
-        let size = granule(bytes);
-        let fits_free = self.free.iter().any(|b| b.1 >= size);
-        let tail = match self.free.last() {
-            Some(&(off, len)) if off + len == self.top => off,
-            _ => self.top,
-        };
-        (size > 0 && (fits_free || tail + size <= cap)).then(|| self.alloc(bytes))
-    }
-
     /// Returns the buffer at `offset` of `bytes` bytes to the free list.
     pub(crate) fn release(&mut self, offset: usize, bytes: usize) {
         let size = granule(bytes);
@@ -99,22 +87,6 @@ mod tests {
         assert_eq!(a.alloc(64), 0);
         assert_eq!(a.alloc(1000), 64);
         assert_eq!(a.top, 1216);
-    }
-
-    #[test]
-    fn a_capped_arena_refuses_what_does_not_fit() {
-        let mut a = Arena::default();
-        assert_eq!(a.alloc_within(100, 256), Some(0));
-        assert_eq!(a.alloc_within(128, 256), Some(128));
-        assert_eq!(a.alloc_within(1, 256), None);
-        a.release(0, 100);
-        assert_eq!(a.alloc_within(200, 256), None);
-        assert_eq!(a.alloc_within(64, 256), Some(0));
-        a.release(128, 128);
-        // The free block at the top grows up to the cap.
-        assert_eq!(a.alloc_within(192, 256), Some(64));
-        assert_eq!(a.top, 256);
-        assert_eq!(a.alloc_within(0, 0), None);
     }
 
     #[test]

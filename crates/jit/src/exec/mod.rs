@@ -26,7 +26,7 @@ use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::{ControlOp, DotDims, LinalgOp, MemoryOp, ScanParams};
 use ferrax_ir::{Eqn, Error, Func, LastUse, Module, Place, Type};
 use opaque::Opaque;
-use place::{Buffers, module_func};
+use place::{Buffers, module_func, through_carries};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -367,7 +367,7 @@ impl Builder<'_> {
         // arguments); a body's results may be its own loop carries. Started reductions
         // keep operands past their last read, which the lending does not follow.
         if self.ids.get(&func.name) == Some(&0) && plan.buckets.is_empty() {
-            bufs.lend_results(&plan.order)?;
+            bufs.lend_results(self.module, &plan.order)?;
         }
         let mut steps = Vec::with_capacity(func.eqns.len());
         // Each bucket's ticket and parts (operand, result, bytes), filled by its members.
@@ -655,16 +655,6 @@ impl At<'_> {
     /// The byte size of result `k`.
     fn out_bytes(&self, k: usize) -> Result<usize, Error> {
         bytes(self.func.ty(self.eqn.outputs[k]), &self.func.name)
-    }
-}
-
-/// Which of a `while`'s `n` carries its body returns as it got it (a matrix a solver's
-/// loop reads, a capture): such a carry needs no second buffer, nor a copy per
-/// iteration, and no result buffer when nothing reads the loop's result.
-fn through_carries(module: &Module, body: &str, n: usize) -> Vec<bool> {
-    match module_func(module, body) {
-        Some(f) => (0..n).map(|k| f.results.get(k).is_some_and(|r| f.params.get(k) == Some(r))).collect(),
-        None => vec![false; n],
     }
 }
 

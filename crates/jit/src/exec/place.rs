@@ -6,15 +6,20 @@
 //!
 //! The entry's result buffers are also lent out before their results are written
 //! ([`Buffers::lend_results`]): a value that dies before the step that writes a result
-//! may live in that result's buffer. Reverse mode writes its large gradients last (the
-//! first layer's weight gradient is the final product), so the activations and the
-//! backward pass's temporaries of the layers after it fit in memory the call must
-//! provide anyway, and the arena holds only what outlives every lent buffer.
+//! may live in that result's buffer, and a value that an elementwise kernel turns into
+//! a result in place lives in that result's buffer from the start. Reverse mode writes
+//! its large gradients last (the first layer's weight gradient is the final product),
+//! so the activations and the backward pass's temporaries of the layers after it fit
+//! in memory the call must provide anyway, and the arena holds only what outlives every
+//! lent buffer. The lending is planned for the whole program before it is lowered:
+//! each run of values that share one buffer (a value and the kernels' results written
+//! over it in place) is placed, largest first, in the result buffer written soonest
+//! after it dies, at the lowest offset free for its whole lifetime.
 
 use super::arena::Arena;
 use super::{At, Loc, bytes, err};
-use ferrax_ir::prim::{MemoryOp, Prim};
-use ferrax_ir::{Error, Func, LastUse, Module, Value};
+use ferrax_ir::prim::{ControlOp, MemoryOp, Prim};
+use ferrax_ir::{Eqn, Error, Func, LastUse, Module, Value};
 
 /// The buffer plan of one Func while it is lowered: where each value lives, the last
 /// equation that reads it, and the arena that places the values that are neither
@@ -31,22 +36,55 @@ pub(super) struct Buffers<'f> {
     /// The spill slot of each value an offload step wrote to the spill file.
     pub(super) spilled: Vec<Option<usize>>,
     pub(super) arena: Arena,
-    /// The result buffers lent as scratch, by result position (`lend_results`).
-    lent: Vec<Option<Lent>>,
+    /// Where `lend_results` placed a value in a result buffer (`Loc::Lent`), by value.
+    lent: Vec<Option<Loc>>,
 }
 
-/// A result buffer of the entry lent to values that die before the result is written.
-struct Lent {
-    /// The position (in the program's order) of the step that writes the result; a
-    /// value placed here is last read before it.
+/// A result buffer of the entry, lent until its result is written.
+struct Lender {
+    /// The position (in the program's order) of the step that writes the result.
     written_at: usize,
     /// The alignment the buffer's start guarantees (its element size): a value of a
     /// wider element is not placed here.
     align: usize,
-    /// The buffer's bytes.
+    /// The buffer's bytes, rounded down to whole 64-byte granules.
     bytes: usize,
-    /// Placement inside the buffer.
-    arena: Arena,
+    /// What is placed here: (first and last position live, offset, bytes).
+    placed: Vec<(usize, usize, usize, usize)>,
+}
+
+impl Lender {
+    /// The lowest 64-byte-aligned offset where `bytes` bytes are free from position
+    /// `from` to `until` (both included), if any.
+    fn room(&self, from: usize, until: usize, bytes: usize) -> Option<usize> {
+        let size = bytes.div_ceil(64) * 64;
+        let mut busy: Vec<(usize, usize)> =
+            self.placed.iter().filter(|p| p.0 <= until && from <= p.1).map(|p| (p.2, p.2 + p.3)).collect();
+        busy.sort_unstable();
+        let mut off = 0;
+        for (start, end) in busy {
+            if off + size <= start {
+                break;
+            }
+            off = off.max(end.div_ceil(64) * 64);
+        }
+        (off + size <= self.bytes).then_some(off)
+    }
+}
+
+/// Values that share one buffer: a value and the results of the kernels written over
+/// it in place, in order.
+struct Run {
+    values: Vec<Value>,
+    /// First and last position at which the buffer is live.
+    from: usize,
+    until: usize,
+    bytes: usize,
+    /// The widest element among the values.
+    align: usize,
+    /// The result buffer it must live in (at offset 0), when its last value becomes
+    /// that result in place.
+    into: Option<usize>,
 }
 
 impl<'f> Buffers<'f> {
@@ -80,61 +118,112 @@ impl<'f> Buffers<'f> {
         }
     }
 
-    /// Lends each result buffer of the entry to values that die before it is written
-    /// (`order`: the equations in the order the program runs them). A result computed
-    /// by a step is written at that step; one that is a parameter, or a second position
-    /// of a value returned twice, is copied in after the last step.
-    pub(super) fn lend_results(&mut self, order: &[usize]) -> Result<(), Error> {
+    /// Plans which values live in the entry's result buffers before those are written
+    /// (`order`: the equations in the order the program runs them; see the module
+    /// docs). A result computed by a step is written at that step; one that is a
+    /// parameter, or a second position of a value returned twice, is copied in after
+    /// the last step.
+    pub(super) fn lend_results(&mut self, module: &Module, order: &[usize]) -> Result<(), Error> {
         let func = self.func;
-        let mut written_at = vec![order.len(); func.value_types.len()];
+        let n = func.value_types.len();
+        let mut def: Vec<Option<usize>> = vec![None; n];
+        let mut unwritten = vec![false; n];
         for (pos, &e) in order.iter().enumerate() {
-            func.eqns[e].outputs.iter().for_each(|o| written_at[o.index()] = pos);
+            let eqn = &func.eqns[e];
+            eqn.outputs.iter().for_each(|o| def[o.index()] = Some(pos));
+            if let Prim::Control(ControlOp::While { body, .. }) = &eqn.prim {
+                for (o, _) in eqn.outputs.iter().zip(through_carries(module, body, eqn.outputs.len())).filter(|p| p.1) {
+                    unwritten[o.index()] =
+                        self.last[o.index()] == LastUse::Unused && self.result_pos[o.index()].is_none();
+                }
+            }
         }
-        self.lent = Vec::with_capacity(func.results.len());
+        let mut lenders = Vec::with_capacity(func.results.len());
         for (k, r) in func.results.iter().enumerate() {
             let ty = func.ty(*r);
-            let bytes = bytes(ty, &func.name)?;
-            let at = if self.result_pos[r.index()] == Some(k) { written_at[r.index()] } else { order.len() };
+            let written_at = if self.result_pos[r.index()] == Some(k) { def[r.index()] } else { None };
+            let bytes = bytes(ty, &func.name)? / 64 * 64;
             let align = ty.dtype.size_bytes();
-            self.lent.push((bytes >= 64).then(|| Lent { written_at: at, align, bytes, arena: Arena::default() }));
+            lenders.push(Lender { written_at: written_at.unwrap_or(order.len()), align, bytes, placed: Vec::new() });
+        }
+        let temp = |v: Value| def[v.index()].is_some() && self.result_pos[v.index()].is_none() && !unwritten[v.index()];
+        let mut runs = self.runs(module, order, &def, &temp)?;
+        // Runs that end as a result in place first (their place is fixed), then the
+        // largest and longest-lived first.
+        runs.sort_by_key(|r| (r.into.is_none(), std::cmp::Reverse((r.bytes, r.until - r.from))));
+        self.lent = vec![None; n];
+        for run in &runs {
+            let fits = |l: &Lender| l.align >= run.align && l.written_at > run.until;
+            let mut choice = match run.into {
+                Some(k) => lenders[k].room(run.from, run.until, run.bytes).filter(|&off| off == 0).map(|off| (k, off)),
+                None => None,
+            };
+            if choice.is_none() && run.into.is_none() {
+                let mut ks: Vec<usize> = (0..lenders.len()).filter(|&k| fits(&lenders[k])).collect();
+                ks.sort_by_key(|&k| lenders[k].written_at);
+                choice =
+                    ks.into_iter().find_map(|k| lenders[k].room(run.from, run.until, run.bytes).map(|off| (k, off)));
+            }
+            if let Some((k, off)) = choice {
+                lenders[k].placed.push((run.from, run.until, off, run.bytes));
+                run.values.iter().for_each(|v| self.lent[v.index()] = Some(Loc::Lent(k, off)));
+            }
         }
         Ok(())
     }
 
-    /// Space for `v` (first written at position `pos`) in a lent result buffer: the one
-    /// written soonest after `v` dies that has room, if any.
-    fn borrow(&mut self, v: Value, pos: usize) -> Result<Option<Loc>, Error> {
-        let dies = match self.last[v.index()] {
-            LastUse::Eqn(u) => u,
-            LastUse::Unused => pos,
-            LastUse::Returned => return Ok(None),
-        };
-        let ty = self.func.ty(v);
-        let (size, align) = (bytes(ty, &self.func.name)?, ty.dtype.size_bytes());
-        let mut candidates: Vec<usize> = (0..self.lent.len())
-            .filter(|&k| self.lent[k].as_ref().is_some_and(|l| l.written_at > dies && l.align >= align))
-            .collect();
-        candidates.sort_by_key(|&k| self.lent[k].as_ref().map(|l| l.written_at));
-        for k in candidates {
-            if let Some(l) = self.lent[k].as_mut()
-                && let Some(off) = l.arena.alloc_within(size, l.bytes / 64 * 64)
+    /// The program's temporaries grouped into runs that share a buffer, with the run
+    /// each result buffer may take in place (`def`: each value's defining position;
+    /// `temp`: whether a value is a temporary the program places).
+    fn runs(
+        &self,
+        module: &Module,
+        order: &[usize],
+        def: &[Option<usize>],
+        temp: &dyn Fn(Value) -> bool,
+    ) -> Result<Vec<Run>, Error> {
+        let func = self.func;
+        let mut run_of: Vec<Option<usize>> = vec![None; func.value_types.len()];
+        let mut runs: Vec<Run> = Vec::new();
+        for (pos, &e) in order.iter().enumerate() {
+            let eqn = &func.eqns[e];
+            let donor = self.donor(module, eqn, pos, temp)?.map(|k| eqn.inputs[k]);
+            for &o in &eqn.outputs {
+                if !temp(o) {
+                    continue;
+                }
+                let until = match self.last[o.index()] {
+                    LastUse::Eqn(u) => u,
+                    LastUse::Unused | LastUse::Returned => pos,
+                };
+                let (bytes, align) = (bytes(func.ty(o), &func.name)?, func.ty(o).dtype.size_bytes());
+                match donor.and_then(|v| run_of[v.index()]) {
+                    Some(r) => {
+                        let run = &mut runs[r];
+                        run.values.push(o);
+                        run.until = run.until.max(until);
+                        run.align = run.align.max(align);
+                        run_of[o.index()] = Some(r);
+                    }
+                    None => {
+                        run_of[o.index()] = Some(runs.len());
+                        runs.push(Run { values: vec![o], from: pos, until, bytes, align, into: None });
+                    }
+                }
+            }
+            // A kernel writing a result over a temporary that dies here: that run lives
+            // in the result's buffer.
+            if let [r] = eqn.outputs[..]
+                && let Some(k) = self.result_pos[r.index()]
+                && def[r.index()] == Some(pos)
+                && let Some(i) = self.donor(module, eqn, pos, &|v| temp(v) || v == r)?
+                && let Some(run) = run_of[eqn.inputs[i].index()]
+                && runs[run].until == pos
             {
-                return Ok(Some(Loc::Lent(k, off)));
+                runs[run].into = Some(k);
             }
         }
-        Ok(None)
-    }
-
-    /// Whether a value written at `pos` and living in `loc` is dead before `loc`'s
-    /// buffer is written (always, outside lent buffers).
-    fn dies_before_lender(&self, v: Value, pos: usize, loc: Loc) -> bool {
-        let Loc::Lent(k, _) = loc else { return true };
-        let Some(l) = self.lent.get(k).and_then(Option::as_ref) else { return false };
-        match self.last[v.index()] {
-            LastUse::Eqn(u) => u < l.written_at,
-            LastUse::Unused => pos < l.written_at,
-            LastUse::Returned => false,
-        }
+        Ok(runs)
     }
 
     /// Marks the outputs of `at` flagged in `through` that nothing reads as
@@ -153,12 +242,8 @@ impl<'f> Buffers<'f> {
         let size = bytes(self.func.ty(v), &self.func.name)?;
         match loc {
             Loc::Arena(off) => self.arena.release(off, size),
-            Loc::Lent(k, off) => {
-                if let Some(l) = self.lent.get_mut(k).and_then(Option::as_mut) {
-                    l.arena.release(off, size);
-                }
-            }
-            Loc::Param(_) | Loc::Out(_) | Loc::Unwritten => {}
+            // Planned for the program's whole run (`lend_results`).
+            Loc::Lent(..) | Loc::Param(_) | Loc::Out(_) | Loc::Unwritten => {}
         }
         Ok(())
     }
@@ -182,25 +267,41 @@ impl<'f> Buffers<'f> {
     /// this equation, has the result's byte size and is read only at the loop index.
     /// The input donated and its buffer, if any.
     pub(super) fn donation(&self, module: &Module, at: &At) -> Result<Option<(Value, Loc)>, Error> {
-        let (func, eqn, fname) = (self.func, at.eqn, self.func.name.as_str());
+        let placed = |v: Value| matches!(self.loc[v.index()], Some(Loc::Arena(_) | Loc::Lent(..)));
+        Ok(self.donor(module, at.eqn, at.i, &placed)?.map(|k| (at.eqn.inputs[k], at.ins[k])))
+    }
+
+    /// The operand position of `eqn` (at position `pos`) whose buffer its one result
+    /// may overwrite: a kernel reading that operand only at the loop index, the operand
+    /// a temporary (`temp`) that dies here, of the result's byte size. The result must
+    /// not be a result of the Func, unless `temp` says it may be.
+    fn donor(
+        &self,
+        module: &Module,
+        eqn: &Eqn,
+        pos: usize,
+        temp: &dyn Fn(Value) -> bool,
+    ) -> Result<Option<usize>, Error> {
+        let (func, fname) = (self.func, self.func.name.as_str());
         let Some(callee) = eqn.prim.callee() else { return Ok(None) };
-        if eqn.outputs.len() != 1 || self.result_pos[eqn.outputs[0].index()].is_some() {
+        let [out] = eqn.outputs[..] else { return Ok(None) };
+        if self.result_pos[out.index()].is_some() && !temp(out) {
             return Ok(None);
         }
         let Some(kernel) = module_func(module, callee) else { return Ok(None) };
-        let size = bytes(func.ty(eqn.outputs[0]), fname)?;
+        let size = bytes(func.ty(out), fname)?;
         let candidates = in_place_inputs(kernel);
         for &k in &candidates {
             let v = eqn.inputs[k];
             // Every position that passes `v` must read it only at the loop index.
             let only_identity = eqn.inputs.iter().enumerate().all(|(j, &u)| u != v || candidates.contains(&j));
             if only_identity
-                && matches!(at.ins[k], Loc::Arena(_) | Loc::Lent(..))
-                && self.dies_before_lender(eqn.outputs[0], at.i, at.ins[k])
-                && self.last[v.index()] == LastUse::Eqn(at.i)
+                && v != out
+                && temp(v)
+                && self.last[v.index()] == LastUse::Eqn(pos)
                 && bytes(func.ty(v), fname)? == size
             {
-                return Ok(Some((v, at.ins[k])));
+                return Ok(Some(k));
             }
         }
         Ok(None)
@@ -219,7 +320,7 @@ impl<'f> Buffers<'f> {
             let l = match (self.result_pos[o.index()], donated) {
                 (Some(k), _) => Loc::Out(k),
                 (None, Some((_, loc))) => loc,
-                (None, None) => match self.borrow(*o, at.i)? {
+                (None, None) => match self.lent.get(o.index()).copied().flatten() {
                     Some(loc) => loc,
                     None => Loc::Arena(self.arena.alloc(bytes(self.func.ty(*o), &self.func.name)?)),
                 },
@@ -278,6 +379,16 @@ impl<'f> Buffers<'f> {
 
 pub(super) fn module_func<'m>(module: &'m Module, name: &str) -> Option<&'m Func> {
     module.func(name)
+}
+
+/// Which of a `while`'s `n` carries its body returns as it got it (a matrix a solver's
+/// loop reads, a capture): such a carry needs no second buffer, nor a copy per
+/// iteration, and no result buffer when nothing reads the loop's result.
+pub(super) fn through_carries(module: &Module, body: &str, n: usize) -> Vec<bool> {
+    match module_func(module, body) {
+        Some(f) => (0..n).map(|k| f.results.get(k).is_some_and(|r| f.params.get(k) == Some(r))).collect(),
+        None => vec![false; n],
+    }
 }
 
 /// The parameters of a kernel whose buffer its result may overwrite: the kernel has one
