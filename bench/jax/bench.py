@@ -162,6 +162,21 @@ def onehot_xent_grad():
     return f
 
 
+def vmap_hvp():
+    # W12, second kernel shape: per-example Hessian-vector products of a small function
+    # of 10 elements under vmap (a middle-axis reduction with a narrow innermost axis).
+    def f(x):
+        return jnp.sum(jnp.sin(x)[:, None] * jnp.cos(x)[None, :])
+
+    def hvp(x, v):
+        return jax.jvp(jax.grad(f), (x,), (v,))[1]
+
+    def g(xs, vs):
+        return (jax.vmap(hvp)(xs, vs),)
+
+    return g
+
+
 def linalg_cg_grad():
     # W10, second half: |x|² for A·x = b by exactly 50 CG iterations (tol = atol = 0),
     # per matrix of the batch; jax.scipy.sparse.linalg.cg differentiates implicitly
@@ -295,6 +310,7 @@ WORKLOADS = [
     ("linalg_grad", "W10", linalg_grad, ["la_a", "la_b"], 20, np.float64),
     ("linalg_cg_grad", "W10", linalg_cg_grad, ["la_a", "la_b"], 20, np.float64),
     ("onehot_xent_grad", "W12", onehot_xent_grad, ["xent_logits", "xent_labels"], 200, np.float32),
+    ("vmap_hvp", "W12", vmap_hvp, ["vhvp_x", "vhvp_v"], 1000, np.float32),
 ]
 
 

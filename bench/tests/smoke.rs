@@ -11,7 +11,7 @@ use ferrax_bench::workloads::{all, select};
 fn every_workload_matches_the_interpreter_at_small_scale() {
     let mut inputs = Inputs::from_arrays(generate(Scale::Small).unwrap());
     let workloads = all();
-    assert_eq!(workloads.len(), 15);
+    assert_eq!(workloads.len(), 16);
     for w in &workloads {
         let args = (w.args)(&mut inputs).unwrap_or_else(|e| panic!("{}: {e}", w.name));
         let got = jit_results(w, &args).unwrap_or_else(|e| panic!("{}: jit: {e}", w.name));
@@ -48,12 +48,12 @@ fn selection_by_id_and_name() {
     };
     assert_eq!(names(&["W2"]), ["rosenbrock_grad", "hvp_rosenbrock"]);
     assert_eq!(names(&["w5,mlp_grad"]), ["mlp_grad", "dispatch"]);
-    assert_eq!(names(&[]).len(), 15);
+    assert_eq!(names(&[]).len(), 16);
     assert_eq!(names(&["W8"]), ["cnn_grad"]);
     assert_eq!(names(&["W9"]), ["transformer_grad"]);
     assert_eq!(names(&["W7"]), ["mlp_grad_bf16"]);
     assert_eq!(names(&["W10"]), ["linalg_grad", "linalg_cg_grad"]);
-    assert_eq!(names(&["W12"]), ["onehot_xent_grad"]);
+    assert_eq!(names(&["W12"]), ["onehot_xent_grad", "vmap_hvp"]);
     assert!(select(&["W11".to_string()]).is_err());
 }
 
