@@ -33,8 +33,16 @@
 //!   broadcast summed back over axes the broadcast kept). A reduction over an expanded
 //!   axis stays (n equal terms summed round differently from `n·y`).
 //!
+//! - `c1 * (c2 * x) → (c1·c2) * x` for float constants with `c2 = ±2^k` (k ≥ 0) and
+//!   `|c1| ≥ 1`, when `c1·c2` is finite: scaling by `2^k ≥ 1` is exact (subnormals
+//!   included) unless it overflows, and when `c2·x` overflows to ±inf, `c1·c2·x` is at
+//!   least as large and overflows to the same infinity; otherwise both round the same
+//!   exact product once. Reverse mode makes these chains (the 2 of a square's
+//!   derivative times a coefficient, `100·(2·d)` in Rosenbrock's gradient).
+//!
 //! Not rewritten, on purpose: `0 * x` (it is NaN for inf or NaN `x`, and -0.0 for
-//! negative `x`), `x + 0.0`, and anything that reassociates arithmetic.
+//! negative `x`), `x + 0.0`, `neg(c * x) → (-c) * x` (a NaN's sign bit would differ),
+//! and any other reassociation of arithmetic.
 
 use crate::fold::uniform;
 use ferrax_ir::array::{Array, DType, Data};
@@ -60,8 +68,8 @@ enum Rewrite {
     /// Replace its primitive and inputs.
     Replace(Prim, Vec<Value>),
     /// Compute a new value of the type first (`prim` over `inputs`), then replace the
-    /// equation by `then` over that value.
-    Split { prim: Prim, inputs: Vec<Value>, ty: Type, then: Prim },
+    /// equation by `then` over that value followed by `with`.
+    Split { prim: Prim, inputs: Vec<Value>, ty: Type, then: Prim, with: Vec<Value> },
 }
 
 /// `func` with the rewrites applied (the equations they bypass are left for `dce`).
@@ -82,7 +90,7 @@ pub(crate) fn simplify_func(func: &Func) -> Func {
                 copy.prim = prim;
                 copy.inputs = inputs.into();
             }
-            Rewrite::Split { prim, inputs, ty, then } => {
+            Rewrite::Split { prim, inputs, ty, then, with } => {
                 let mid = out.new_value(ty);
                 def.push(Some(out.eqns.len()));
                 out.eqns.push(Eqn {
@@ -92,7 +100,7 @@ pub(crate) fn simplify_func(func: &Func) -> Func {
                     loc: copy.loc.clone(),
                 });
                 copy.prim = then;
-                copy.inputs = std::iter::once(mid).collect();
+                copy.inputs = std::iter::once(mid).chain(with).collect();
             }
             Rewrite::Keep | Rewrite::Forward(_) => {}
         }
@@ -191,6 +199,7 @@ fn rewrite(cx: &Ctx, prim: &Prim, inputs: &[Value], outputs: &[Value]) -> Rewrit
         (Prim::Binary(BinaryOp::Add), &[x, y]) if cx.is(x, neg_zero) => Rewrite::Forward(y),
         (Prim::Binary(BinaryOp::Sub), &[x, y]) if cx.is(y, pos_zero) => Rewrite::Forward(x),
         (Prim::Binary(BinaryOp::Div), &[x, y]) if cx.is(y, one) => Rewrite::Forward(x),
+        (Prim::Binary(BinaryOp::Mul), &[x, y]) => scale_of_scale(cx, x, y, out_ty(0)),
         (Prim::Binary(op @ (BinaryOp::Add | BinaryOp::Sub)), &[x, y]) => fold_negation(cx, *op, x, y),
         (Prim::Unary(UnaryOp::Neg), &[x]) => match cx.def(x) {
             Some((Prim::Unary(UnaryOp::Neg), &[inner])) => Rewrite::Forward(inner),
@@ -282,5 +291,41 @@ fn reduce_of_broadcast(cx: &Ctx, op: ReduceOp, axes: &[usize], x: Value) -> Rewr
         inputs: vec![y],
         ty,
         then: Prim::Shape(ShapeOp::BroadcastInDim { shape: out_shape.into(), dims: out_dims }),
+        with: Vec::new(),
+    }
+}
+
+/// `c1 * (c2 * x)` (either operand order at either level) as `(c1·c2) * x` when that
+/// is exact (module docs): float constants, `c2 = ±2^k` with `k ≥ 0`, `|c1| ≥ 1`, and
+/// `c1·c2` finite.
+fn scale_of_scale(cx: &Ctx, a: Value, b: Value, ty: &Type) -> Rewrite {
+    let split = |u: Value, v: Value| match (cx.splat(u), cx.splat(v)) {
+        (Some(c), None) => Some((c, v)),
+        (None, Some(c)) => Some((c, u)),
+        _ => None,
+    };
+    let Some((c1, inner)) = split(a, b) else { return Rewrite::Keep };
+    let Some((Prim::Binary(BinaryOp::Mul), &[p, q])) = cx.def(inner) else { return Rewrite::Keep };
+    let Some((c2, x)) = split(p, q) else { return Rewrite::Keep };
+    let scaled = |c1: f64, c2: f64| {
+        let exact_power = c2.is_finite() && c2.abs() >= 1.0 && c2.abs().to_bits() & ((1u64 << 52) - 1) == 0;
+        (exact_power && c1.is_finite() && c1.abs() >= 1.0).then_some(c1 * c2)
+    };
+    let value = match (c1.data(), c2.data()) {
+        (Data::F64(u), Data::F64(v)) => scaled(u[0], v[0]).filter(|p| p.is_finite()).map(Array::scalar_f64),
+        (Data::F32(u), Data::F32(v)) => {
+            scaled(f64::from(u[0]), f64::from(v[0])).map(|p| p as f32).filter(|p| p.is_finite()).map(Array::scalar_f32)
+        }
+        _ => None,
+    };
+    match value {
+        Some(c) => Rewrite::Split {
+            prim: Prim::constant(c, ty.shape.clone()),
+            inputs: Vec::new(),
+            ty: ty.clone(),
+            then: Prim::Binary(BinaryOp::Mul),
+            with: vec![x],
+        },
+        None => Rewrite::Keep,
     }
 }
