@@ -335,8 +335,8 @@ impl Gemm {
     /// 112-116 us alternating). Each batch is one product computed alone, so the order
     /// changes no result.
     fn batch_order(range: std::ops::Range<usize>, reverse: bool) -> impl Iterator<Item = usize> {
-        let (fwd, back) = if reverse { (None, Some(range.rev())) } else { (Some(range), None) };
-        fwd.into_iter().flatten().chain(back.into_iter().flatten())
+        let (start, end) = (range.start, range.end);
+        range.map(move |b| if reverse { start + end - 1 - b } else { b })
     }
 
     /// How a run on up to `threads` threads is split (see [`GEMM_SPLIT`]): into about

@@ -403,10 +403,7 @@ impl Builder<'_> {
                 continue;
             }
             at.ins = bufs.inputs(&at)?;
-            if let Prim::Control(ControlOp::While { body, .. }) = &eqn.prim {
-                let through = through_carries(self.module, body, eqn.outputs.len());
-                bufs.leave_unwritten(&at, &through);
-            }
+            bufs.leave_unwritten(self.module, &at);
             let donated = bufs.donation(self.module, &at)?;
             at.outs = bufs.place_outputs(&at, donated)?;
             let mut scratch = Scratch { arena: &mut bufs.arena, taken: Vec::new() };

@@ -130,12 +130,9 @@ impl<'f> Buffers<'f> {
         let mut unwritten = vec![false; n];
         for (pos, &e) in order.iter().enumerate() {
             let eqn = &func.eqns[e];
-            eqn.outputs.iter().for_each(|o| def[o.index()] = Some(pos));
-            if let Prim::Control(ControlOp::While { body, .. }) = &eqn.prim {
-                for (o, _) in eqn.outputs.iter().zip(through_carries(module, body, eqn.outputs.len())).filter(|p| p.1) {
-                    unwritten[o.index()] =
-                        self.last[o.index()] == LastUse::Unused && self.result_pos[o.index()].is_none();
-                }
+            for (o, u) in eqn.outputs.iter().zip(self.unwritten(module, eqn)) {
+                def[o.index()] = Some(pos);
+                unwritten[o.index()] = u;
             }
         }
         let mut lenders = Vec::with_capacity(func.results.len());
@@ -153,17 +150,17 @@ impl<'f> Buffers<'f> {
         runs.sort_by_key(|r| (r.into.is_none(), std::cmp::Reverse((r.bytes, r.until - r.from))));
         self.lent = vec![None; n];
         for run in &runs {
-            let fits = |l: &Lender| l.align >= run.align && l.written_at > run.until;
-            let mut choice = match run.into {
-                Some(k) => lenders[k].room(run.from, run.until, run.bytes).filter(|&off| off == 0).map(|off| (k, off)),
-                None => None,
+            let room = |k: usize| lenders[k].room(run.from, run.until, run.bytes).map(|off| (k, off));
+            let choice = match run.into {
+                // In place: only at the start of that result's buffer.
+                Some(k) => room(k).filter(|&(_, off)| off == 0),
+                None => {
+                    let fits = |l: &Lender| l.align >= run.align && l.written_at > run.until;
+                    let mut ks: Vec<usize> = (0..lenders.len()).filter(|&k| fits(&lenders[k])).collect();
+                    ks.sort_by_key(|&k| lenders[k].written_at);
+                    ks.into_iter().find_map(room)
+                }
             };
-            if choice.is_none() && run.into.is_none() {
-                let mut ks: Vec<usize> = (0..lenders.len()).filter(|&k| fits(&lenders[k])).collect();
-                ks.sort_by_key(|&k| lenders[k].written_at);
-                choice =
-                    ks.into_iter().find_map(|k| lenders[k].room(run.from, run.until, run.bytes).map(|off| (k, off)));
-            }
             if let Some((k, off)) = choice {
                 lenders[k].placed.push((run.from, run.until, off, run.bytes));
                 run.values.iter().for_each(|v| self.lent[v.index()] = Some(Loc::Lent(k, off)));
@@ -226,12 +223,23 @@ impl<'f> Buffers<'f> {
         Ok(runs)
     }
 
-    /// Marks the outputs of `at` flagged in `through` that nothing reads as
-    /// [`Loc::Unwritten`]: `through` carries of a `while`, which its step writes only
-    /// when the result is read.
-    pub(super) fn leave_unwritten(&mut self, at: &At, through: &[bool]) {
-        for (o, _) in at.eqn.outputs.iter().zip(through).filter(|(_, t)| **t) {
-            if self.last[o.index()] == LastUse::Unused && self.result_pos[o.index()].is_none() {
+    /// Which outputs of `eqn` get no buffer ([`Loc::Unwritten`]): `while` carries the
+    /// body returns unchanged that nothing reads and that are not results of the Func
+    /// (the loop writes such a carry only when its result is read).
+    fn unwritten(&self, module: &Module, eqn: &Eqn) -> Vec<bool> {
+        let Prim::Control(ControlOp::While { body, .. }) = &eqn.prim else { return vec![false; eqn.outputs.len()] };
+        let through = through_carries(module, body, eqn.outputs.len());
+        eqn.outputs
+            .iter()
+            .zip(through)
+            .map(|(o, t)| t && self.last[o.index()] == LastUse::Unused && self.result_pos[o.index()].is_none())
+            .collect()
+    }
+
+    /// Marks the outputs of `at` that get no buffer ([`Buffers::unwritten`]).
+    pub(super) fn leave_unwritten(&mut self, module: &Module, at: &At) {
+        for (o, u) in at.eqn.outputs.iter().zip(self.unwritten(module, at.eqn)) {
+            if u {
                 self.loc[o.index()] = Some(Loc::Unwritten);
             }
         }
@@ -239,9 +247,8 @@ impl<'f> Buffers<'f> {
 
     /// Gives the bytes of `v` at `loc` back to where they came from.
     fn free(&mut self, v: Value, loc: Loc) -> Result<(), Error> {
-        let size = bytes(self.func.ty(v), &self.func.name)?;
         match loc {
-            Loc::Arena(off) => self.arena.release(off, size),
+            Loc::Arena(off) => self.arena.release(off, bytes(self.func.ty(v), &self.func.name)?),
             // Planned for the program's whole run (`lend_results`).
             Loc::Lent(..) | Loc::Param(_) | Loc::Out(_) | Loc::Unwritten => {}
         }
