@@ -66,6 +66,8 @@ pub fn run(options: &Options) -> Result<bool> {
             options.data.display()
         );
     }
+    let level = ferrax_jit::vector_isa().map_err(Error)?;
+    eprintln!("note: vector level {} (host {})", level.name(), ferrax_jit::isa::host_isa().name());
     let mut all_passed = true;
     for w in &workloads {
         match run_one(w, &mut inputs, options, jax_dir.as_deref()) {

@@ -13,8 +13,13 @@ struct Output {
 }
 
 fn ferrax(args: &[&str], stdin: &[u8]) -> Output {
+    ferrax_with_env(args, stdin, &[])
+}
+
+fn ferrax_with_env(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ferrax"))
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -69,6 +74,21 @@ fn runs_the_readme_example() {
     assert_eq!(lines.len(), 2, "{}", out.stdout);
     assert!(lines[0].starts_with("out0: f32[] = ["), "{}", out.stdout);
     assert!(lines[1].starts_with("out1: f32[4] = ["), "{}", out.stdout);
+}
+
+#[test]
+fn the_vector_cap_changes_no_result_and_a_bad_one_is_one_line() {
+    let args =
+        ["run", &root("examples/ir/logistic_regression.fx"), &root("examples/ir/x.npy"), &root("examples/ir/w.npy")];
+    let full = ferrax(&args, b"");
+    assert_eq!(full.code, 0, "{}", full.stderr);
+    for level in ["avx2", "baseline", "AVX512"] {
+        let capped = ferrax_with_env(&args, b"", &[("FERRAX_MAX_ISA", level)]);
+        assert_eq!(capped.code, 0, "{level}: {}", capped.stderr);
+        assert_eq!(capped.stdout, full.stdout, "{level}");
+    }
+    let bad = ferrax_with_env(&args, b"", &[("FERRAX_MAX_ISA", "avx1024")]);
+    assert_fails(&bad, 1, "FERRAX_MAX_ISA=\"avx1024\": expected one of baseline, avx2, avx512");
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! The native-code side of an executable: the host ISA (every detected feature, with
+//! The native-code side of an executable: the host ISA (every detected feature up to the
+//! level of `crate::isa`, with
 //! `opt_level=speed`, the verifier on in debug builds only, `is_pic=false`) and the ONE
 //! `JITModule` that holds every kernel of every program. Kernels are defined into it and
 //! finalized in one batch; its memory is freed when the executable is dropped (a
@@ -11,6 +12,14 @@ use ferrax_ir::{Error, Place};
 fn err(msg: String) -> Error {
     Error::eval(Place::default(), format!("jit: {msg}"))
 }
+
+/// Cranelift's x86-64 flags a cap of the vector level turns off: the AVX-512 ones (off below
+/// [`crate::isa::VectorIsa::Avx512`]), then AVX2 (off at the baseline). FMA and AVX's
+/// three-operand forms stay: they widen nothing, and the inline math's bits follow FMA.
+const CAPPABLE_FLAGS: [&str; 6] =
+    ["has_avx512bitalg", "has_avx512dq", "has_avx512vbmi", "has_avx512vl", "has_avx512f", "has_avx2"];
+/// How many of [`CAPPABLE_FLAGS`] (the first) are AVX-512's.
+const AVX512_COUNT: usize = 5;
 
 /// The code memory of one executable.
 pub(crate) struct Code {
@@ -30,10 +39,21 @@ impl Code {
         ] {
             flags.set(k, v).map_err(|e| err(format!("setting {k}: {e}")))?;
         }
-        let isa = cranelift_native::builder()
-            .map_err(|e| err(format!("host ISA: {e}")))?
-            .finish(settings::Flags::new(flags))
-            .map_err(|e| err(format!("host ISA: {e}")))?;
+        let level = crate::isa::vector_isa().map_err(err)?;
+        let mut isa = cranelift_native::builder().map_err(|e| err(format!("host ISA: {e}")))?;
+        // Under a cap, Cranelift's instruction choices stay within it too (the flags exist
+        // on x86-64 only; elsewhere there is nothing to cap).
+        if cfg!(target_arch = "x86_64") {
+            let off = match level {
+                crate::isa::VectorIsa::Avx512 => 0,
+                crate::isa::VectorIsa::Avx2 => AVX512_COUNT,
+                crate::isa::VectorIsa::Baseline => CAPPABLE_FLAGS.len(),
+            };
+            for k in &CAPPABLE_FLAGS[..off] {
+                isa.set(k, "false").map_err(|e| err(format!("capping the ISA at {}: {k}: {e}", level.name())))?;
+            }
+        }
+        let isa = isa.finish(settings::Flags::new(flags)).map_err(|e| err(format!("host ISA: {e}")))?;
         let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
         for (name, ptr) in crate::kernel::libcalls::symbols() {
             builder.symbol(name, ptr);

@@ -1,10 +1,12 @@
 //! Tile staging ([`crate::kernel::tile`]): kernels whose f32 `exp`/`tanh`/`logistic` run
-//! through the AVX2 tile routines give the same bits as the inline code, in elementwise
+//! through the tile routines give the same bits as the inline code (the routines at each
+//! width the host has, AVX2 and AVX-512), in elementwise
 //! loops and reductions, for chained stages, values also read shifted, several rows, tiles
 //! cut short, and inputs over every exponent with the special values; and the routines are
 //! really called (counted as calls in the kernel's CLIF: inline f32 math makes none).
 
 use super::support::{close, compile, interp, run, same_bits, values};
+use crate::isa::VectorIsa;
 use crate::kernel::KernelOptions;
 use crate::math::tile;
 use ferrax_ir::{Array, DType, Module};
@@ -75,12 +77,9 @@ fn elementwise_functions_match_inline_code() {
 
 #[test]
 fn routines_match_inline_code_on_every_exponent() {
-    if !tile::available() {
-        return;
-    }
     // 2^20 bit patterns spread over all floats, straight through the routines against the
     // inline kernels (tiles off), and a dense sweep of [−110, 110] (the one-step range of exp
-    // and its edges) in tiles.
+    // and its edges) in tiles; at every width this host has.
     let n = 1 << 20;
     let mut xs: Vec<f32> = (0..n as u32).map(|i| f32::from_bits(i.wrapping_mul(4099))).collect();
     xs.extend((0..n).map(|i| (i as f64 / n as f64 * 220.0 - 110.0) as f32));
@@ -89,16 +88,28 @@ fn routines_match_inline_code_on_every_exponent() {
     for (op, f) in [("exp", tile::TileFn::Exp), ("tanh", tile::TileFn::Tanh), ("logistic", tile::TileFn::Logistic)] {
         let m = fusion(&format!("%x: f32[{n}]) -> (f32[{n}]"), &format!("  %y: f32[{n}] = {op}(%x)"), "%y");
         let inline = run(&compile(&m, &OFF).unwrap(), &m, std::slice::from_ref(&x), &[]);
-        let mut ys = xs.clone();
-        tile::apply(f, &mut ys);
-        let got = Array::from_f32(&[n], ys).unwrap();
-        assert!(same_bits(&got, &inline[0]), "{op}: the routine differs from the inline code");
-        // Tiles of 512 span a narrow band of exponents each: most lie where exp's scale is
-        // normal, so the routines' one-step path is compared too.
-        let mut ys = xs.clone();
-        ys.chunks_mut(512).for_each(|tile| tile::apply(f, tile));
-        let got = Array::from_f32(&[n], ys).unwrap();
-        assert!(same_bits(&got, &inline[0]), "{op}: the routine differs from the inline code on tiles");
+        for level in [VectorIsa::Avx2, VectorIsa::Avx512] {
+            let mut ys = xs.clone();
+            if !tile::apply_at(level, f, &mut ys) {
+                println!("{op}: the {} tile routine is not tested: this host lacks its instructions", level.name());
+                continue;
+            }
+            let got = Array::from_f32(&[n], ys).unwrap();
+            assert!(same_bits(&got, &inline[0]), "{op}: the {} routine differs from the inline code", level.name());
+            // Tiles of 512 span a narrow band of exponents each: most lie where exp's scale
+            // is normal, so the routines' one-step path is compared too.
+            let mut ys = xs.clone();
+            ys.chunks_mut(512).for_each(|t| assert!(tile::apply_at(level, f, t)));
+            let got = Array::from_f32(&[n], ys).unwrap();
+            assert!(same_bits(&got, &inline[0]), "{op}: the {} routine differs on tiles", level.name());
+            // Every tail length, and tiles cut at every offset of a vector.
+            for len in 1..40 {
+                let mut ys = xs[..len].to_vec();
+                assert!(tile::apply_at(level, f, &mut ys));
+                let want = &inline[0].as_f32().unwrap()[..len];
+                assert!(ys.iter().zip(want).all(|(a, b)| a.to_bits() == b.to_bits()), "{op}: tail of {len}");
+            }
+        }
     }
 }
 
