@@ -3,7 +3,8 @@
 //! SIMD loop of `vector.rs`, all with the reference interpreter's semantics: i32
 //! arithmetic wraps, division and remainder never trap (`x/0 = -1`, `MIN/-1 = MIN`,
 //! `rem(x, 0) = x`, `rem(MIN, -1) = 0`), float→int converts saturate with NaN→0, `round`
-//! is half to even, `max`/`min` propagate NaN (as `a + b`) and order `-0 < +0`, `sign`
+//! is half to even, `max`/`min` propagate NaN (a NaN, not necessarily the interpreter's
+//! payload, which the exactness policy does not compare) and order `-0 < +0`, `sign`
 //! keeps zeros and NaN. Bools are `i8` 0/1 in registers and in memory. A new elementwise
 //! op is one arm in each of these matches.
 
@@ -96,30 +97,43 @@ pub(crate) fn sel(fb: &mut FunctionBuilder, cond: Cv, a: Cv, b: Cv) -> Cv {
     }
 }
 
-/// Float `max(a, b)`: NaN (as `a + b`) if either is NaN, `+0` for `max(-0, +0)`.
+/// Float `max(a, b)`: NaN if either is NaN, `+0` for `max(-0, +0)`.
 pub(crate) fn fmax(fb: &mut FunctionBuilder, a: Cv, b: Cv) -> Cv {
     fminmax(fb, a, b, true)
 }
 
-/// Float `min(a, b)`: NaN (as `a + b`) if either is NaN, `-0` for `min(-0, +0)`.
+/// Float `min(a, b)`: NaN if either is NaN, `-0` for `min(-0, +0)`.
 pub(crate) fn fmin(fb: &mut FunctionBuilder, a: Cv, b: Cv) -> Cv {
     fminmax(fb, a, b, false)
 }
 
+/// `x > y ? x : y` (`max`) or `x < y ? x : y`: the second operand when they are equal or
+/// unordered. On vectors this compare-and-select is one `maxps`/`minps` (or `pd`).
+fn pick(fb: &mut FunctionBuilder, x: Cv, y: Cv, max: bool) -> Cv {
+    let takes_x = if max { fb.ins().fcmp(FloatCC::LessThan, y, x) } else { fb.ins().fcmp(FloatCC::LessThan, x, y) };
+    sel(fb, takes_x, x, y)
+}
+
+/// Float max or min, exactly (the interpreter's value; any NaN for a NaN). The picks in
+/// both orders agree unless the operands are equal or unordered; for equal ones (identical
+/// bits, or ±0) the and (max) or or (min) of the two picks' bits orders the zeros. On vectors
+/// a lane with a NaN operand is then set to all ones (a NaN) by or-ing the unordered mask:
+/// five instructions and no blend, which matters most in the accumulator chain of a
+/// reduction. Scalars select `a + b` (a NaN) instead, a bool not being a lane mask.
 fn fminmax(fb: &mut FunctionBuilder, a: Cv, b: Cv, max: bool) -> Cv {
     let ty = fb.func.dfg.value_type(a);
-    let cc = if max { FloatCC::GreaterThan } else { FloatCC::LessThan };
-    let pick_a = fb.ins().fcmp(cc, a, b);
-    let picked = sel(fb, pick_a, a, b);
-    // Equal values: identical bits unless they are ±0, where and/or of the bits orders them.
-    let (ab, bb) = (bits(fb, a), bits(fb, b));
-    let merged = if max { fb.ins().band(ab, bb) } else { fb.ins().bor(ab, bb) };
-    let merged = reinterpret(fb, ty, merged);
-    let eq = fb.ins().fcmp(FloatCC::Equal, a, b);
-    let r = sel(fb, eq, merged, picked);
+    let (p, q) = (pick(fb, a, b, max), pick(fb, b, a, max));
+    let (pb, qb) = (bits(fb, p), bits(fb, q));
+    let merged = if max { fb.ins().band(pb, qb) } else { fb.ins().bor(pb, qb) };
     let nan = fb.ins().fcmp(FloatCC::Unordered, a, b);
-    let sum = fb.ins().fadd(a, b);
-    sel(fb, nan, sum, r)
+    if ty.is_vector() {
+        let r = fb.ins().bor(merged, nan);
+        reinterpret(fb, ty, r)
+    } else {
+        let merged = reinterpret(fb, ty, merged);
+        let sum = fb.ins().fadd(a, b);
+        fb.ins().select(nan, sum, merged)
+    }
 }
 
 /// `clamp(lo, x, hi) = min(max(x, lo), hi)`.

@@ -105,6 +105,42 @@ fn max_min_nan_and_signed_zero() {
 }
 
 #[test]
+fn max_min_of_every_pair_of_specials_in_vector_lanes_and_reductions() {
+    // Every ordered pair of ±0, ±1, ±inf and NaN (positive and negative), in whole vectors
+    // of f32 and f64, elementwise and as two-element rows of reductions; then rows of
+    // zeros of mixed signs and rows with a NaN at each position, reduced in vectors.
+    let special = [0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN];
+    let pairs: Vec<(f64, f64)> = special.iter().flat_map(|&a| special.iter().map(move |&b| (a, b))).collect();
+    let n = pairs.len();
+    for dt in [DType::F32, DType::F64] {
+        let array = |xs: Vec<f64>, shape: &[usize]| match dt {
+            DType::F32 => ferrax_ir::Array::from_f32(shape, xs.iter().map(|&v| v as f32).collect()).unwrap(),
+            _ => ferrax_ir::Array::from_f64(shape, xs).unwrap(),
+        };
+        let text = format!(
+            "func @k[kind=\"fusion\"](%x: {dt}[{n}], %y: {dt}[{n}]) -> ({dt}[{n}], {dt}[{n}]) {{\n  %a: {dt}[{n}] = max(%x, %y)\n  %b: {dt}[{n}] = min(%x, %y)\n  return %a, %b\n}}\n"
+        );
+        let (xs, ys): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+        check(&text, &[array(xs, &[n]), array(ys, &[n])]);
+        let rows: Vec<f64> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+        let mut zeros: Vec<f64> = (0..64 * 24).map(|i| if (i * 7 + i / 24) % 5 == 0 { 0.0 } else { -0.0 }).collect();
+        zeros[24..48].fill(-0.0);
+        let mut nans: Vec<f64> = (0..24 * 24).map(|i| (i % 13) as f64 - 6.0).collect();
+        (0..24).for_each(|r| nans[r * 24 + r] = if r % 2 == 0 { f64::NAN } else { -f64::NAN });
+        for (data, rows, cols) in [(rows, n, 2), (zeros, 64, 24), (nans, 24, 24)] {
+            for op in ["reduce_max", "reduce_min"] {
+                for (axis, kept) in [(1, rows), (0, cols)] {
+                    let text = format!(
+                        "func @k[kind=\"fusion\"](%x: {dt}[{rows},{cols}]) -> ({dt}[{kept}]) {{\n  %a: {dt}[{kept}] = {op}[axes=[{axis}]](%x)\n  return %a\n}}\n"
+                    );
+                    check(&text, &[array(data.clone(), &[rows, cols])]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn convert_every_pair() {
     for from in DTYPES {
         for to in DTYPES {
