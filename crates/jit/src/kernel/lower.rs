@@ -39,6 +39,11 @@ pub(super) struct Lower<'a, 'f> {
     pub has_sse41: bool,
     /// Data objects of non-scalar constants, by equation.
     pub tables: HashMap<usize, cranelift_module::DataId>,
+    /// Innermost indices made by shifting another (the views of a vector body): the index
+    /// shifted and by how much, so that a read can be recognised as a shifted one.
+    pub shifted: HashMap<Cv, (Cv, i64)>,
+    /// The values the current vector loop carries from one iteration to the next.
+    pub carry: Option<super::carry::Carry>,
 }
 
 /// One open loop, rotated: a guard before it, the test at the bottom of the body (one
@@ -97,6 +102,8 @@ pub(super) fn build(
         has_fma,
         has_sse41,
         tables: HashMap::new(),
+        shifted: HashMap::new(),
+        carry: None,
     };
     let chunks = super::chunked::chunking(func, plan, opts, has_sse41);
     if let Some(ch) = chunks {

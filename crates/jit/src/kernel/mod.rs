@@ -62,6 +62,7 @@
 //! `KernelOptions::dump` returns the Cranelift IR and the disassembly of the kernel.
 
 mod analysis;
+mod carry;
 mod chunked;
 pub(crate) mod half;
 pub(crate) mod libcalls;

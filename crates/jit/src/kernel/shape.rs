@@ -282,7 +282,9 @@ impl Lower<'_, '_> {
                 if let Some(last) = at.last_mut()
                     && shift != 0
                 {
-                    *last = self.fb.ins().iadd_imm_s(*last, shift);
+                    let base = *last;
+                    *last = self.fb.ins().iadd_imm_s(base, shift);
+                    self.note_shift(*last, base, shift);
                 }
                 self.vec_at(q.ins[0], &at, vmemo)
             }

@@ -85,6 +85,25 @@ impl Analysis<'_> {
         self.mode.get(&(v, 0)) == Some(&true)
     }
 
+    /// The values the vector body reads both at the loop's own index and shifted back by
+    /// fewer than a vector's lanes, and computes (not loads): a loop can carry each from
+    /// one iteration to the next instead of computing it twice (`carry.rs`).
+    pub(super) fn carried(&self) -> Vec<Value> {
+        let lanes = i64::from(self.lanes);
+        let computed = |v: Value| {
+            self.plan.defs[v.index()].is_some_and(|(e, _)| {
+                matches!(self.func.eqns[e].prim, Prim::Unary(_) | Prim::Binary(_) | Prim::Ternary(_))
+            })
+        };
+        let mut out: Vec<Value> = (self.mode.iter())
+            .filter(|&(&(v, off), &ok)| ok && off < 0 && -off < lanes && self.read_in_place(v) && computed(v))
+            .map(|(&(v, _), _)| v)
+            .collect();
+        out.sort_by_key(|v| v.index());
+        out.dedup();
+        out
+    }
+
     /// Whether any pad restricts the vector range (then a scalar head may be needed).
     fn restricted(&self, n: usize) -> bool {
         self.lo > 0 || self.hi < n as i64
@@ -261,6 +280,10 @@ impl Lower<'_, '_> {
         if let Some(&c) = vmemo.get(&key) {
             return Ok(c);
         }
+        if let Some(c) = self.carried_read(v, idx, vmemo)? {
+            vmemo.insert(key, c);
+            return Ok(c);
+        }
         let c = self.vec_compute(v, idx, vmemo)?;
         vmemo.insert(key, c);
         Ok(c)
@@ -358,22 +381,11 @@ impl Lower<'_, '_> {
         let stages = self.stages(&dims, lanes, &results);
         let last = idx.len();
         idx.push(a);
-        let tile = if stages.is_empty() { None } else { Some(self.open_tile(&stages, &mut idx, last, a, vend)?) };
-        let (va, vb) = tile.as_ref().map_or((a, vend), |(tl, te)| (tl.iv, *te));
-        let vl = self.open_loop(va, vb, w);
-        idx[last] = vl.iv;
-        self.memo.clear();
-        let mut vmemo = HashMap::new();
-        if let Some((tl, _)) = &tile {
-            let seeds = self.read_by(&results, &stages);
-            self.seed_stages(&seeds, &idx, last, tl.iv, &mut vmemo);
-        }
-        for k in 0..self.func.results.len() {
-            self.store_vector(k, &idx, &mut vmemo)?;
-        }
-        self.close_loop(vl);
-        if let Some((tl, _)) = tile {
-            self.close_loop(tl);
+        let carried = if stages.is_empty() { self.carried_values(lanes) } else { Vec::new() };
+        if carried.is_empty() {
+            self.emit_plain_vector_loop((a, vend, w), &mut idx, last, &stages)?;
+        } else {
+            self.emit_carried_loop((a, vend, w), &mut idx, last, &carried)?;
         }
         idx.pop();
         let tl = self.open_loop(vend, ihi, 1);
@@ -385,6 +397,38 @@ impl Lower<'_, '_> {
         self.close_loop(tl);
         self.memo.clear();
         outer.into_iter().rev().for_each(|l| self.close_loop(l));
+        Ok(())
+    }
+}
+
+impl Lower<'_, '_> {
+    /// The vector loop over `[a, vend)` in steps of `w` at `idx[last]`, inside a loop over
+    /// tiles when math is staged.
+    fn emit_plain_vector_loop(
+        &mut self,
+        (a, vend, w): (Cv, Cv, i64),
+        idx: &mut Index,
+        last: usize,
+        stages: &[super::tile::Stage],
+    ) -> Result<(), Error> {
+        let results = self.func.results.clone();
+        let tile = if stages.is_empty() { None } else { Some(self.open_tile(stages, idx, last, a, vend)?) };
+        let (va, vb) = tile.as_ref().map_or((a, vend), |(tl, te)| (tl.iv, *te));
+        let vl = self.open_loop(va, vb, w);
+        idx[last] = vl.iv;
+        self.memo.clear();
+        let mut vmemo = HashMap::new();
+        if let Some((tl, _)) = &tile {
+            let seeds = self.read_by(&results, stages);
+            self.seed_stages(&seeds, idx, last, tl.iv, &mut vmemo);
+        }
+        for k in 0..self.func.results.len() {
+            self.store_vector(k, idx, &mut vmemo)?;
+        }
+        self.close_loop(vl);
+        if let Some((tl, _)) = tile {
+            self.close_loop(tl);
+        }
         Ok(())
     }
 }

@@ -2,6 +2,7 @@
 //! reference interpreter (bit for bit in precise-math mode without fma), edge shapes, the
 //! vector path (also on a baseline SSE2 target), and generated kernels.
 
+mod carry;
 mod chunked;
 mod masks;
 mod ops;
