@@ -67,10 +67,31 @@ impl Wide64 for F64x8 {
     }
 }
 
+/// The methods of [`Lanes`] that are one intrinsic on `self` and `b` (or on two i32
+/// vectors), wrapped: `binary!(Wrapper; method => intrinsic, ...; imethod => intrinsic, ...)`.
+macro_rules! binary {
+    ($w:ident; $($name:ident => $f:ident),*; $($iname:ident => $if:ident),*) => {
+        $(
+            #[inline(always)]
+            fn $name(self, b: Self) -> Self {
+                $w(unsafe { $f(self.0, b.0) })
+            }
+        )*
+        $(
+            #[inline(always)]
+            fn $iname(a: Self::I, b: Self::I) -> Self::I {
+                unsafe { $if(a, b) }
+            }
+        )*
+    };
+}
+
 impl Lanes for Avx2 {
     const N: usize = 8;
     type I = __m256i;
     type D = F64x4;
+    binary!(Avx2; add => _mm256_add_ps, sub => _mm256_sub_ps, mul => _mm256_mul_ps, div => _mm256_div_ps,
+        max => _mm256_max_ps, min => _mm256_min_ps; iadd => _mm256_add_epi32, isub => _mm256_sub_epi32);
     #[inline(always)]
     unsafe fn load(p: *const f32) -> Self {
         Avx2(unsafe { _mm256_loadu_ps(p) })
@@ -84,32 +105,8 @@ impl Lanes for Avx2 {
         Avx2(unsafe { _mm256_set1_ps(v) })
     }
     #[inline(always)]
-    fn add(self, b: Self) -> Self {
-        Avx2(unsafe { _mm256_add_ps(self.0, b.0) })
-    }
-    #[inline(always)]
-    fn sub(self, b: Self) -> Self {
-        Avx2(unsafe { _mm256_sub_ps(self.0, b.0) })
-    }
-    #[inline(always)]
-    fn mul(self, b: Self) -> Self {
-        Avx2(unsafe { _mm256_mul_ps(self.0, b.0) })
-    }
-    #[inline(always)]
-    fn div(self, b: Self) -> Self {
-        Avx2(unsafe { _mm256_div_ps(self.0, b.0) })
-    }
-    #[inline(always)]
     fn fma(self, b: Self, c: Self) -> Self {
         Avx2(unsafe { _mm256_fmadd_ps(self.0, b.0, c.0) })
-    }
-    #[inline(always)]
-    fn max(self, b: Self) -> Self {
-        Avx2(unsafe { _mm256_max_ps(self.0, b.0) })
-    }
-    #[inline(always)]
-    fn min(self, b: Self) -> Self {
-        Avx2(unsafe { _mm256_min_ps(self.0, b.0) })
     }
     #[inline(always)]
     fn or(self, b: Self) -> Self {
@@ -143,14 +140,6 @@ impl Lanes for Avx2 {
         unsafe { _mm256_set1_epi32(v) }
     }
     #[inline(always)]
-    fn iadd(a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn isub(a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_sub_epi32(a, b) }
-    }
-    #[inline(always)]
     fn shl23(a: __m256i) -> __m256i {
         unsafe { _mm256_slli_epi32::<23>(a) }
     }
@@ -176,6 +165,8 @@ impl Lanes for Avx512 {
     const N: usize = 16;
     type I = __m512i;
     type D = F64x8;
+    binary!(Avx512; add => _mm512_add_ps, sub => _mm512_sub_ps, mul => _mm512_mul_ps, div => _mm512_div_ps,
+        max => _mm512_max_ps, min => _mm512_min_ps; iadd => _mm512_add_epi32, isub => _mm512_sub_epi32);
     #[inline(always)]
     unsafe fn load(p: *const f32) -> Self {
         Avx512(unsafe { _mm512_loadu_ps(p) })
@@ -189,32 +180,8 @@ impl Lanes for Avx512 {
         Avx512(unsafe { _mm512_set1_ps(v) })
     }
     #[inline(always)]
-    fn add(self, b: Self) -> Self {
-        Avx512(unsafe { _mm512_add_ps(self.0, b.0) })
-    }
-    #[inline(always)]
-    fn sub(self, b: Self) -> Self {
-        Avx512(unsafe { _mm512_sub_ps(self.0, b.0) })
-    }
-    #[inline(always)]
-    fn mul(self, b: Self) -> Self {
-        Avx512(unsafe { _mm512_mul_ps(self.0, b.0) })
-    }
-    #[inline(always)]
-    fn div(self, b: Self) -> Self {
-        Avx512(unsafe { _mm512_div_ps(self.0, b.0) })
-    }
-    #[inline(always)]
     fn fma(self, b: Self, c: Self) -> Self {
         Avx512(unsafe { _mm512_fmadd_ps(self.0, b.0, c.0) })
-    }
-    #[inline(always)]
-    fn max(self, b: Self) -> Self {
-        Avx512(unsafe { _mm512_max_ps(self.0, b.0) })
-    }
-    #[inline(always)]
-    fn min(self, b: Self) -> Self {
-        Avx512(unsafe { _mm512_min_ps(self.0, b.0) })
     }
     #[inline(always)]
     fn or(self, b: Self) -> Self {
@@ -247,14 +214,6 @@ impl Lanes for Avx512 {
     #[inline(always)]
     fn isplat(v: i32) -> __m512i {
         unsafe { _mm512_set1_epi32(v) }
-    }
-    #[inline(always)]
-    fn iadd(a: __m512i, b: __m512i) -> __m512i {
-        unsafe { _mm512_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn isub(a: __m512i, b: __m512i) -> __m512i {
-        unsafe { _mm512_sub_epi32(a, b) }
     }
     #[inline(always)]
     fn shl23(a: __m512i) -> __m512i {
