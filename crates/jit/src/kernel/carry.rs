@@ -13,7 +13,9 @@
 //! SSE4.1 (the shift is one `palignr`).
 
 use super::lower::{Index, Lower};
+use super::ops::reinterpret;
 use super::vector::{Analysis, vec_type};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{ConstantData, InstBuilder, Value as Cv, types};
 use cranelift_frontend::Variable;
 use ferrax_ir::{Error, Value};
@@ -63,8 +65,8 @@ impl Lower<'_, '_> {
         if root != c.iv || off >= 0 || -off >= c.lanes || outer != &c.outer[..] {
             return Ok(None);
         }
-        let (lanes, mut at) = (c.lanes, Index::from_slice(idx));
-        *at.last_mut().expect("a vector index has an innermost axis") = c.iv;
+        let (lanes, mut at) = (c.lanes, Index::from_slice(outer));
+        at.push(c.iv);
         let cur = self.vec_at(v, &at, vmemo)?;
         Ok(Some(self.lane_shift(prev, cur, -off, lanes)))
     }
@@ -76,11 +78,11 @@ impl Lower<'_, '_> {
         let width = (16 / lanes) as u8;
         let first = ((lanes - d) as u8) * width;
         let mask: Vec<u8> = (first..first + 16).collect();
-        let le = cranelift_codegen::ir::MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little);
-        let (p8, c8) = (self.fb.ins().bitcast(types::I8X16, le, prev), self.fb.ins().bitcast(types::I8X16, le, cur));
+        let p8 = reinterpret(&mut self.fb, types::I8X16, prev);
+        let c8 = reinterpret(&mut self.fb, types::I8X16, cur);
         let imm = self.fb.func.dfg.immediates.push(ConstantData::from(mask));
         let r = self.fb.ins().shuffle(p8, c8, imm);
-        self.fb.ins().bitcast(ty, le, r)
+        reinterpret(&mut self.fb, ty, r)
     }
 
     /// The vector loop over `[va, vb)` in steps of `w` at `idx[last]`, carrying `carried`:
@@ -103,7 +105,7 @@ impl Lower<'_, '_> {
             vars.push(var);
         }
         let (peel, after) = (self.fb.create_block(), self.fb.create_block());
-        let any = self.fb.ins().icmp(cranelift_codegen::ir::condcodes::IntCC::SignedLessThan, va, vb);
+        let any = self.fb.ins().icmp(IntCC::SignedLessThan, va, vb);
         self.fb.ins().brif(any, peel, &[], after, &[]);
         self.fb.switch_to_block(peel);
         self.fb.seal_block(peel);
