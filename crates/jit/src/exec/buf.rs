@@ -115,9 +115,12 @@ pub(crate) unsafe fn assume_written(d: &mut Data, n: usize) {
 /// multi-megabyte result that the caller drops is unmapped or trimmed, and the next call
 /// takes a page fault and a kernel page clear on each of its 4 KiB pages: measured on the
 /// Rosenbrock hvp (two f64[1M] results), ~70% of the call was page-fault work (25 → 4.5
-/// ms with this). The heap then serves blocks below `MMAP_MAX` (64 MiB) and keeps up to
-/// `TRIM` (256 MiB) free at its top, as XLA's and other array runtimes' own pools keep
-/// their memory. The environment variable `FERRAX_MALLOC_TUNING=0` leaves malloc alone.
+/// ms with this). The heap then serves blocks below `MMAP_MAX` (256 MiB) and keeps up to
+/// `TRIM` (512 MiB) free at its top, as XLA's and other array runtimes' own pools keep
+/// their memory: a result of 80 MB (W2's gradient at n = 10^7) was still mapped afresh
+/// on every call with a 64 MiB threshold (an 80 MB allocation and fill: 35 ms mapped,
+/// 5.6 ms from the heap). The environment variable `FERRAX_MALLOC_TUNING=0` leaves malloc
+/// alone.
 pub(crate) fn tune_malloc() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
@@ -128,8 +131,8 @@ pub(crate) fn tune_malloc() {
         {
             const M_TRIM_THRESHOLD: i32 = -1;
             const M_MMAP_THRESHOLD: i32 = -3;
-            const TRIM: i32 = 256 << 20;
-            const MMAP_MAX: i32 = 64 << 20;
+            const TRIM: i32 = 512 << 20;
+            const MMAP_MAX: i32 = 256 << 20;
             unsafe extern "C" {
                 fn mallopt(param: i32, value: i32) -> i32;
             }
