@@ -207,7 +207,7 @@ fn is_inexact(e: &Eqn, f: &Func) -> bool {
 /// The entry's equations whose error scales with their terms rather than their value,
 /// with the operands whose absolute values give that scale: an `add`/`sub` the JIT may
 /// contract (an operand is a float `mul` used only there: `add(mul, c)`, `add(c, mul)`,
-/// `sub(mul, c)`), and the reassociated float sums (`reduce_sum`, `cumsum`,
+/// `sub(mul, c)`, `sub(c, mul)`), and the reassociated float sums (`reduce_sum`, `cumsum`,
 /// `dot_general`, `scatter_add`: the property table's `reassociates_over`).
 fn term_scaled(f: &Func) -> Vec<(usize, &'static [usize])> {
     let mut uses = vec![0usize; f.value_types.len()];
@@ -233,7 +233,7 @@ fn term_scaled(f: &Func) -> Vec<(usize, &'static [usize])> {
         }
         let operands: &'static [usize] = match (&e.prim, &e.inputs[..]) {
             (Prim::Binary(BinaryOp::Add), [x, y]) if is_product(*x) || is_product(*y) => &[0, 1],
-            (Prim::Binary(BinaryOp::Sub), [x, _]) if is_product(*x) => &[0, 1],
+            (Prim::Binary(BinaryOp::Sub), [x, y]) if is_product(*x) || is_product(*y) => &[0, 1],
             // A product's rounding error scales with its value, not with its factors.
             (Prim::Reduction(ReductionOp::Reduce { op: ReduceOp::Prod, .. }), _) => continue,
             (prim, _) if reassociates(prim) => prim.props().reassociates_over,

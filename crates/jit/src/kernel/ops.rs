@@ -97,6 +97,19 @@ pub(crate) fn sel(fb: &mut FunctionBuilder, cond: Cv, a: Cv, b: Cv) -> Cv {
     }
 }
 
+/// A fused multiply-add `fma(±a, b, ±c)` that replaces an `add`/`sub` of a product.
+pub(crate) struct Contraction {
+    /// The product's factors.
+    pub a: Value,
+    pub b: Value,
+    /// The other operand.
+    pub c: Value,
+    /// `c` is subtracted (`a·b - c`).
+    pub negate_c: bool,
+    /// The product is subtracted (`c - a·b`).
+    pub negate_product: bool,
+}
+
 /// Float `max(a, b)`: NaN if either is NaN, `+0` for `max(-0, +0)`.
 pub(crate) fn fmax(fb: &mut FunctionBuilder, a: Cv, b: Cv) -> Cv {
     fminmax(fb, a, b, true)
@@ -391,10 +404,11 @@ impl Lower<'_, '_> {
             [x, y] => (*x, *y),
             _ => return Err(self.err(Some(e), "a binary operation takes two operands")),
         };
-        if let Some((a, b, c, negate)) = self.contraction(op, dtype, x, y) {
-            let (a, b) = (self.value_at(a, idx)?, self.value_at(b, idx)?);
-            let c = self.value_at(c, idx)?;
-            let c = if negate { self.fb.ins().fneg(c) } else { c };
+        if let Some(f) = self.contraction(op, dtype, x, y) {
+            let (a, b) = (self.value_at(f.a, idx)?, self.value_at(f.b, idx)?);
+            let c = self.value_at(f.c, idx)?;
+            let c = if f.negate_c { self.fb.ins().fneg(c) } else { c };
+            let a = if f.negate_product { self.fb.ins().fneg(a) } else { a };
             return Ok(self.fb.ins().fma(a, b, c));
         }
         let a = self.value_at(x, idx)?;
@@ -402,10 +416,11 @@ impl Lower<'_, '_> {
         self.binary(op, dtype, a, b).map_err(|m| self.err(Some(e), m))
     }
 
-    /// The operands `(a, b, c, negate_c)` of `fma(a, b, ±c)` replacing `op(x, y)`, when
-    /// contraction is on, the host has FMA, and `op` is a float `add`/`sub` of a product
-    /// used only there (`x*y' + c`, `c + x'*y'`, `x'*y' - c`).
-    pub fn contraction(&self, op: BinaryOp, dtype: DType, x: Value, y: Value) -> Option<(Value, Value, Value, bool)> {
+    /// The fused multiply-add replacing `op(x, y)`, when contraction is on, the host has
+    /// FMA, and `op` is a float `add`/`sub` of a product used only there (`x'*y' + c`,
+    /// `c + x'*y'`, `x'*y' - c`, and `c - x'*y'` as `fma(-x', y', c)`: negation is exact,
+    /// so either is the exact `±a·b ± c` rounded once).
+    pub fn contraction(&self, op: BinaryOp, dtype: DType, x: Value, y: Value) -> Option<Contraction> {
         if !(dtype.is_float() && self.opts.fma && self.has_fma) {
             return None;
         }
@@ -416,13 +431,13 @@ impl Lower<'_, '_> {
             (pq.prim == Prim::Binary(BinaryOp::Mul) && self.plan.uses[v.index()] == 1 && pq.inputs.len() == 2)
                 .then(|| (pq.inputs[0], pq.inputs[1]))
         };
-        match op {
-            BinaryOp::Add => match (product(x), product(y)) {
-                (Some((a, b)), _) => Some((a, b, y, false)),
-                (None, Some((a, b))) => Some((a, b, x, false)),
-                (None, None) => None,
-            },
-            BinaryOp::Sub => product(x).map(|(a, b)| (a, b, y, true)),
+        let fma =
+            |(a, b): (Value, Value), c, negate_c, negate_product| Contraction { a, b, c, negate_c, negate_product };
+        match (op, product(x), product(y)) {
+            (BinaryOp::Add, Some(p), _) => Some(fma(p, y, false, false)),
+            (BinaryOp::Add, None, Some(p)) => Some(fma(p, x, false, false)),
+            (BinaryOp::Sub, Some(p), _) => Some(fma(p, y, true, false)),
+            (BinaryOp::Sub, None, Some(p)) => Some(fma(p, x, false, true)),
             _ => None,
         }
     }
@@ -643,11 +658,12 @@ impl Lower<'_, '_> {
         idx: &[Cv],
         vmemo: &mut HashMap<(Value, Index), Cv>,
     ) -> Result<Cv, Error> {
-        if let Some((a, b, c, negate)) = self.contraction(op, q.dtype, q.ins[0], q.ins[1]) {
-            let a = self.vec_at(a, idx, vmemo)?;
-            let b = self.vec_at(b, idx, vmemo)?;
-            let c = self.vec_at(c, idx, vmemo)?;
-            let c = if negate { vneg(&mut self.fb, c) } else { c };
+        if let Some(f) = self.contraction(op, q.dtype, q.ins[0], q.ins[1]) {
+            let a = self.vec_at(f.a, idx, vmemo)?;
+            let b = self.vec_at(f.b, idx, vmemo)?;
+            let c = self.vec_at(f.c, idx, vmemo)?;
+            let c = if f.negate_c { vneg(&mut self.fb, c) } else { c };
+            let a = if f.negate_product { vneg(&mut self.fb, a) } else { a };
             return Ok(self.fb.ins().fma(a, b, c));
         }
         let a = self.vec_at(q.ins[0], idx, vmemo)?;

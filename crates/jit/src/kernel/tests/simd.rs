@@ -87,13 +87,14 @@ fn transposed_reads_stay_scalar_and_exact() {
 }
 
 /// With contraction on (FMA host), vector lanes and the scalar tail both compute exactly
-/// `a.mul_add(b, c)`; with it off, exactly `a*b + c`.
+/// `a.mul_add(b, c)` (and `b·c - a`, `b - c·a` fused the same way); with it off, exactly
+/// `a*b + c`.
 #[test]
 fn fma_contraction_in_vector_body_and_tail() {
     let text = fusion(
-        "%a: f32[11], %b: f32[11], %c: f32[11]) -> (f32[11], f32[11]",
-        "  %p: f32[11] = mul(%a, %b)\n  %s: f32[11] = add(%c, %p)\n  %q: f32[11] = mul(%b, %c)\n  %t: f32[11] = sub(%q, %a)",
-        "%s, %t",
+        "%a: f32[11], %b: f32[11], %c: f32[11]) -> (f32[11], f32[11], f32[11]",
+        "  %p: f32[11] = mul(%a, %b)\n  %s: f32[11] = add(%c, %p)\n  %q: f32[11] = mul(%b, %c)\n  %t: f32[11] = sub(%q, %a)\n  %r: f32[11] = mul(%c, %a)\n  %u: f32[11] = sub(%b, %r)",
+        "%s, %t, %u",
     );
     let module = ferrax_ir::parse(&text).unwrap();
     let args =
@@ -105,14 +106,15 @@ fn fma_contraction_in_vector_body_and_tail() {
         let k = compile(&module, &opts).unwrap();
         assert!(has_vectors(k.dump.as_deref().unwrap()));
         let got = run(&k, &module, &args, &[]);
-        let (s, t) = (got[0].as_f32().unwrap(), got[1].as_f32().unwrap());
+        let (s, t, u) = (got[0].as_f32().unwrap(), got[1].as_f32().unwrap(), got[2].as_f32().unwrap());
         for i in 0..11 {
-            let (ws, wt) = if fma && host_fma {
-                (a[i].mul_add(b[i], c[i]), b[i].mul_add(c[i], -a[i]))
+            let (ws, wt, wu) = if fma && host_fma {
+                (a[i].mul_add(b[i], c[i]), b[i].mul_add(c[i], -a[i]), (-c[i]).mul_add(a[i], b[i]))
             } else {
-                (a[i] * b[i] + c[i], b[i] * c[i] - a[i])
+                (a[i] * b[i] + c[i], b[i] * c[i] - a[i], b[i] - c[i] * a[i])
             };
-            assert_eq!((s[i].to_bits(), t[i].to_bits()), (ws.to_bits(), wt.to_bits()), "fma={fma} i={i}");
+            let bits = |x: f32, y: f32, z: f32| (x.to_bits(), y.to_bits(), z.to_bits());
+            assert_eq!(bits(s[i], t[i], u[i]), bits(ws, wt, wu), "fma={fma} i={i}");
         }
     }
 }
