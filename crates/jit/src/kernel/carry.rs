@@ -10,11 +10,12 @@
 //! (same operations, lane by lane), so carrying changes no bit. Only values computed by an
 //! elementwise equation are carried (a parameter's shifted read is a load, as cheap as the
 //! shuffle), only in loops without staged tiles (`tile.rs`), and only where the host has
-//! SSE4.1 (the shift is one `palignr`).
+//! SSE4.1 (the shift is one `palignr`); `vector::lanes` finds them with the rest of the
+//! vector analysis.
 
 use super::lower::{Index, Lower};
 use super::ops::reinterpret;
-use super::vector::{Analysis, vec_type};
+use super::vector::vec_type;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{ConstantData, InstBuilder, Value as Cv, types};
 use cranelift_frontend::Variable;
@@ -37,18 +38,6 @@ impl Lower<'_, '_> {
     pub(super) fn note_shift(&mut self, shifted: Cv, base: Cv, shift: i64) {
         let (root, off) = self.shifted.get(&base).copied().unwrap_or((base, 0));
         self.shifted.insert(shifted, (root, off + shift));
-    }
-
-    /// The values the vector loop of `lanes` can carry (none without a vector loop, or
-    /// without SSE4.1, whose hosts have the byte alignment `palignr` a lane shift needs;
-    /// Cranelift would otherwise call out for a general byte shuffle).
-    pub(super) fn carried_values(&self, lanes: u32) -> Vec<Value> {
-        let Some(&n) = self.plan.loop_shape.last().filter(|_| self.has_sse41) else { return Vec::new() };
-        let mut a = Analysis::new(self.func, self.plan, lanes, self.has_sse41, n);
-        if !self.func.results.iter().all(|&r| a.contiguous(r, 0)) {
-            return Vec::new();
-        }
-        a.carried()
     }
 
     /// `v` at `idx` from the carried vectors, when `idx` is the loop's index shifted back by
@@ -110,7 +99,7 @@ impl Lower<'_, '_> {
         self.fb.switch_to_block(peel);
         self.fb.seal_block(peel);
         idx[last] = va;
-        self.vector_body(idx, carried, &vars)?;
+        self.vector_body(idx, HashMap::new(), carried, &vars)?;
         self.fb.ins().jump(after, &[]);
         self.fb.switch_to_block(after);
         self.fb.seal_block(after);
@@ -119,18 +108,24 @@ impl Lower<'_, '_> {
         idx[last] = l.iv;
         let values = carried.iter().zip(&vars).map(|(&v, &var)| (v, (var, self.fb.use_var(var)))).collect();
         self.carry = Some(Carry { iv: l.iv, outer: Index::from_slice(&idx[..last]), lanes: w, values });
-        let body = self.vector_body(idx, carried, &vars);
+        let body = self.vector_body(idx, HashMap::new(), carried, &vars);
         self.carry = None;
         body?;
         self.close_loop(l);
         Ok(())
     }
 
-    /// One vector iteration at `idx`: every result stored, then each carried value's vector
-    /// at the loop's index assigned to its variable for the next iteration.
-    fn vector_body(&mut self, idx: &Index, carried: &[Value], vars: &[Variable]) -> Result<(), Error> {
+    /// One vector iteration at `idx` (with the vectors already in `vmemo`): every result
+    /// stored, then each carried value's vector at the loop's index assigned to its
+    /// variable for the next iteration.
+    pub(super) fn vector_body(
+        &mut self,
+        idx: &Index,
+        mut vmemo: HashMap<(Value, Index), Cv>,
+        carried: &[Value],
+        vars: &[Variable],
+    ) -> Result<(), Error> {
         self.memo.clear();
-        let mut vmemo = HashMap::new();
         for k in 0..self.func.results.len() {
             self.store_vector(k, idx, &mut vmemo)?;
         }

@@ -195,13 +195,17 @@ impl Analysis<'_> {
     }
 }
 
-/// The vector loop of a kernel without a reduction: lanes, and the innermost indices
-/// `[lo, hi)` it may cover (the rest runs in the scalar head and tail).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The vector loop of a kernel without a reduction: lanes, the innermost indices
+/// `[lo, hi)` it may cover (the rest runs in the scalar head and tail), and the values it
+/// can carry from one iteration to the next (`carry.rs`; none without SSE4.1, whose hosts
+/// have the `palignr` a lane shift needs: Cranelift would otherwise call out for a general
+/// byte shuffle).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct VectorLoop {
     pub lanes: u32,
     pub lo: i64,
     pub hi: i64,
+    pub carried: Vec<Value>,
 }
 
 /// The vector loop of `func`, if it can have one.
@@ -212,8 +216,11 @@ pub(super) fn lanes(func: &Func, plan: &Plan, sse41: bool) -> Option<VectorLoop>
     let lanes = vec_type(func.ty(func.results[0]).dtype)?.lane_count();
     let n = *plan.loop_shape.last()?;
     let mut a = Analysis::new(func, plan, lanes, sse41, n);
-    let ok = func.results.iter().all(|&r| a.stored(r));
-    ok.then_some(VectorLoop { lanes, lo: a.lo.clamp(0, n as i64), hi: a.hi.clamp(0, n as i64) })
+    if !func.results.iter().all(|&r| a.stored(r)) {
+        return None;
+    }
+    let carried = if sse41 { a.carried() } else { Vec::new() };
+    Some(VectorLoop { lanes, lo: a.lo.clamp(0, n as i64), hi: a.hi.clamp(0, n as i64), carried })
 }
 
 /// The lane count at which every value of `values` (of one lane count) can be generated
@@ -362,14 +369,7 @@ impl Lower<'_, '_> {
         let a = self.fb.ins().smax(ilo, vlo);
         let a = self.fb.ins().smin(a, ihi);
         if vl.lo > 0 {
-            let hl = self.open_loop(ilo, a, 1);
-            idx.push(hl.iv);
-            self.memo.clear();
-            for k in 0..self.func.results.len() {
-                self.store_result(k, &idx)?;
-            }
-            self.close_loop(hl);
-            idx.pop();
+            self.emit_scalar_loop(ilo, a, &mut idx)?;
         }
         let b = self.fb.ins().smin(ihi, vhi);
         let b = self.fb.ins().smax(b, a);
@@ -381,20 +381,13 @@ impl Lower<'_, '_> {
         let stages = self.stages(&dims, lanes, &results);
         let last = idx.len();
         idx.push(a);
-        let carried = if stages.is_empty() { self.carried_values(lanes) } else { Vec::new() };
-        if carried.is_empty() {
+        if vl.carried.is_empty() || !stages.is_empty() {
             self.emit_plain_vector_loop((a, vend, w), &mut idx, last, &stages)?;
         } else {
-            self.emit_carried_loop((a, vend, w), &mut idx, last, &carried)?;
+            self.emit_carried_loop((a, vend, w), &mut idx, last, &vl.carried)?;
         }
         idx.pop();
-        let tl = self.open_loop(vend, ihi, 1);
-        idx.push(tl.iv);
-        self.memo.clear();
-        for k in 0..self.func.results.len() {
-            self.store_result(k, &idx)?;
-        }
-        self.close_loop(tl);
+        self.emit_scalar_loop(vend, ihi, &mut idx)?;
         self.memo.clear();
         outer.into_iter().rev().for_each(|l| self.close_loop(l));
         Ok(())
@@ -402,6 +395,20 @@ impl Lower<'_, '_> {
 }
 
 impl Lower<'_, '_> {
+    /// A scalar loop storing every result over innermost indices `[lo, hi)` (the head or
+    /// the tail of a vector loop), at `idx` extended by the loop's index.
+    fn emit_scalar_loop(&mut self, lo: Cv, hi: Cv, idx: &mut Index) -> Result<(), Error> {
+        let l = self.open_loop(lo, hi, 1);
+        idx.push(l.iv);
+        self.memo.clear();
+        for k in 0..self.func.results.len() {
+            self.store_result(k, idx)?;
+        }
+        self.close_loop(l);
+        idx.pop();
+        Ok(())
+    }
+
     /// The vector loop over `[a, vend)` in steps of `w` at `idx[last]`, inside a loop over
     /// tiles when math is staged.
     fn emit_plain_vector_loop(
@@ -416,15 +423,12 @@ impl Lower<'_, '_> {
         let (va, vb) = tile.as_ref().map_or((a, vend), |(tl, te)| (tl.iv, *te));
         let vl = self.open_loop(va, vb, w);
         idx[last] = vl.iv;
-        self.memo.clear();
         let mut vmemo = HashMap::new();
         if let Some((tl, _)) = &tile {
             let seeds = self.read_by(&results, stages);
             self.seed_stages(&seeds, idx, last, tl.iv, &mut vmemo);
         }
-        for k in 0..self.func.results.len() {
-            self.store_vector(k, idx, &mut vmemo)?;
-        }
+        self.vector_body(idx, vmemo, &[], &[])?;
         self.close_loop(vl);
         if let Some((tl, _)) = tile {
             self.close_loop(tl);
