@@ -50,7 +50,7 @@ use crate::ops::lax;
 use crate::tracer::{emit1, fail};
 use crate::tree::Tree;
 use crate::{Error, Tensor};
-use ferrax_ir::prim::{BinaryOp, CompareOp, UnaryOp};
+use ferrax_ir::prim::{CompareOp, UnaryOp};
 use ferrax_ir::{Array, DType, Prim, Shape, Type};
 use std::panic::Location;
 
@@ -378,7 +378,7 @@ fn unit_uniforms<const N: usize>(
 /// `convert(and(words, mask))` to the dtype of `out`.
 fn masked_float(words: &Tensor, mask: i32, out: &Type, location: &'static Location<'static>) -> Tensor {
     let mask = lax::constant(Array::scalar_i32(mask), words.shape(), location);
-    lax::convert(&lax::binary(BinaryOp::And, words, &mask, location), out.dtype, location)
+    lax::convert(&crate::ops::and_at(words, &mask, location), out.dtype, location)
 }
 
 /// A constant of type `ty` (a float dtype) holding `value` everywhere.

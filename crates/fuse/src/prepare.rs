@@ -34,7 +34,7 @@
 //! the epilogue is elementwise on the reduced shape and fuses into the reduction.
 
 use ferrax_ir::array::{Array, DType, Data, Shape};
-use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, ShapeOp, TernaryOp, UnaryOp};
+use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, ShapeOp, TernaryOp};
 use ferrax_ir::prim::{DotDims, Prim};
 use ferrax_ir::{Eqn, Error, Func, Module, Type, Value};
 
@@ -78,7 +78,7 @@ fn drop_gradient_guards(func: &mut Func) {
             *v = resolve(&to, *v);
         }
         let forward = match (&eqn.prim, &eqn.inputs[..], &eqn.outputs[..]) {
-            (Prim::Unary(UnaryOp::StopGradient), [x], [_]) => Some(*x),
+            (Prim::Unary(_), [x], [_]) if eqn.prim.props().identity => Some(*x),
             (Prim::Ternary(TernaryOp::Select), [_, a, b], [_]) if a == b => Some(*a),
             _ => None,
         };

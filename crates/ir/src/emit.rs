@@ -5,10 +5,12 @@
 //! into the current Func, so structured primitives pass the module to
 //! [`Emitter::eqn`] at each call. Errors are plain messages; the pass that drives the
 //! rules adds the place. The shorthands (`add`, `mul`, `zeros`, ...) are what rules are
-//! written with: a jvp rule is a few lines of them.
+//! written with: a jvp rule is a few lines of them. Each family's shorthands live in
+//! its own file (`prim/binary.rs` has `add` and `eq`, `prim/shape/build.rs` has
+//! `broadcast_in_dim`, ...), so that a rule of one family builds another family's ops
+//! without naming their variants; this file keeps the generic ones.
 
 use crate::prim::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
-use crate::prim::{ShapeOp, TernaryOp};
 use crate::{Eqn, Func, Module, Prim, Type, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 use smallvec::SmallVec;
@@ -115,52 +117,16 @@ impl Emitter {
         self.op(Prim::Binary(op), &[x, y])
     }
 
-    /// `x + y`.
-    pub fn add(&mut self, x: Value, y: Value) -> Result<Value, String> {
-        self.binary(BinaryOp::Add, x, y)
-    }
-
-    /// `x - y`.
-    pub fn sub(&mut self, x: Value, y: Value) -> Result<Value, String> {
-        self.binary(BinaryOp::Sub, x, y)
-    }
-
-    /// `x * y` (no equation when one side is a constant one of the other's type).
-    pub fn mul(&mut self, x: Value, y: Value) -> Result<Value, String> {
-        if self.ty(x) == self.ty(y) && self.ty(x).dtype.is_float() {
-            if self.splats.get(&y) == Some(&1.0) {
-                return Ok(x);
-            }
-            if self.splats.get(&x) == Some(&1.0) {
-                return Ok(y);
-            }
-        }
-        self.binary(BinaryOp::Mul, x, y)
-    }
-
-    /// `x / y`.
-    pub fn div(&mut self, x: Value, y: Value) -> Result<Value, String> {
-        self.binary(BinaryOp::Div, x, y)
-    }
-
-    /// `-x`.
-    pub fn neg(&mut self, x: Value) -> Result<Value, String> {
-        self.unary(UnaryOp::Neg, x)
-    }
-
     /// `op(x, y)`, a bool result.
     pub fn compare(&mut self, op: CompareOp, x: Value, y: Value) -> Result<Value, String> {
         self.op(Prim::Compare(op), &[x, y])
     }
 
-    /// `select(pred, on_true, on_false)`.
-    pub fn select(&mut self, pred: Value, on_true: Value, on_false: Value) -> Result<Value, String> {
-        self.op(Prim::Ternary(TernaryOp::Select), &[pred, on_true, on_false])
-    }
-
-    /// `x` converted to `dtype` (no equation when it already is).
-    pub fn convert(&mut self, x: Value, dtype: DType) -> Result<Value, String> {
-        if self.ty(x).dtype == dtype { Ok(x) } else { self.op(Prim::Unary(UnaryOp::Convert { dtype }), &[x]) }
+    /// The number every element of `x` equals, when `x` is a constant made by
+    /// [`Emitter::full`] (the shorthands use it to emit nothing for `x * 1` and the
+    /// like).
+    pub(crate) fn splat(&self, x: Value) -> Option<f64> {
+        self.splats.get(&x).copied()
     }
 
     /// A constant of type `ty` with every element `value` (rounded to the dtype; bool
@@ -199,25 +165,6 @@ impl Emitter {
         self.full(&ty, value)
     }
 
-    /// `broadcast_in_dim[shape, dims](x)` (no equation when it changes nothing).
-    pub fn broadcast_in_dim(&mut self, x: Value, shape: &[usize], dims: &[usize]) -> Result<Value, String> {
-        let identity = self.ty(x).shape.as_slice() == shape && dims.iter().enumerate().all(|(i, &d)| i == d);
-        if identity {
-            return Ok(x);
-        }
-        self.op(Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.into(), dims: dims.to_vec() }), &[x])
-    }
-
-    /// `reshape[shape](x)` (no equation when the shape is already `shape`).
-    pub fn reshape(&mut self, x: Value, shape: &[usize]) -> Result<Value, String> {
-        if self.ty(x).shape.as_slice() == shape { Ok(x) } else { self.op(Prim::reshape(shape), &[x]) }
-    }
-
-    /// `transpose[perm](x)`.
-    pub fn transpose(&mut self, x: Value, perm: &[usize]) -> Result<Value, String> {
-        self.op(Prim::transpose_axes(perm.to_vec()), &[x])
-    }
-
     /// `reduce_sum[axes](x)` (no equation for no axes).
     pub fn reduce_sum(&mut self, x: Value, axes: &[usize]) -> Result<Value, String> {
         self.reduce(ReduceOp::Sum, x, axes)
@@ -245,15 +192,6 @@ impl Emitter {
         let mut perm: Vec<usize> = (0..rank).filter(|&a| a != from).collect();
         perm.insert(to.min(perm.len()), from);
         self.transpose(x, &perm)
-    }
-
-    /// `x` with a new axis of `size` inserted at `at`, every slice a copy of `x`.
-    pub fn add_batch_axis(&mut self, x: Value, size: usize, at: usize) -> Result<Value, String> {
-        let ty = self.ty(x).clone();
-        let mut shape = ty.shape.clone();
-        shape.insert(at, size);
-        let dims: Vec<usize> = (0..ty.rank()).map(|a| if a < at { a } else { a + 1 }).collect();
-        self.op(Prim::Shape(ShapeOp::BroadcastInDim { shape, dims }), &[x])
     }
 
     /// `x` batched at axis `to`: moved there if batched at `dim`, broadcast if unbatched.

@@ -16,7 +16,6 @@
 
 use ferrax_ir::array::{Array, Data};
 use ferrax_ir::prim::Prim;
-use ferrax_ir::prim::UnaryOp;
 use ferrax_ir::{Eqn, Error, EvalOptions, Func, Module, Type, Value};
 
 /// The largest result (in elements) that folding turns into a literal.
@@ -104,7 +103,7 @@ pub(crate) fn fold_func(func: &Func) -> Result<Func, Error> {
 /// element of each operand alone.
 fn elementwise(prim: &Prim) -> bool {
     match prim {
-        Prim::Unary(op) => *op != UnaryOp::StopGradient,
+        Prim::Unary(_) => !prim.props().identity,
         Prim::Binary(_) | Prim::Compare(_) | Prim::Ternary(_) => true,
         _ => false,
     }

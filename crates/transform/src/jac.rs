@@ -16,7 +16,7 @@ use crate::wrt::Wrt;
 use crate::{inline_calls, jvp, vjp, vmap};
 use ferrax_ir::array::{Budget, byte_size};
 use ferrax_ir::emit::MAX_EQUATIONS;
-use ferrax_ir::prim::{CompareOp, Prim};
+use ferrax_ir::prim::Prim;
 use ferrax_ir::{DType, Emitter, Error, Module, Type, Value};
 
 /// The equations of every Func of `module`.
@@ -62,7 +62,7 @@ fn basis(em: &mut Emitter, dtype: DType, shape: &[usize]) -> Result<Value, Strin
     let n: usize = shape.iter().product();
     let rows = em.iota(&[n, n], 0)?;
     let cols = em.iota(&[n, n], 1)?;
-    let eye = em.compare(CompareOp::Eq, rows, cols)?;
+    let eye = em.eq(rows, cols)?;
     let eye = em.convert(eye, dtype)?;
     let mut target = vec![n];
     target.extend_from_slice(shape);

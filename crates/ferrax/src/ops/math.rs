@@ -106,3 +106,8 @@ impl Tensor {
         emit1(Prim::Name { name: name.to_string() }, &[self], Location::caller(), self.ty().clone())
     }
 }
+
+/// `a & b` on operands of one type, recorded at `location` (for ops built from masks).
+pub(crate) fn and_at(a: &Tensor, b: &Tensor, location: &'static Location<'static>) -> Tensor {
+    lax::binary(BinaryOp::And, a, b, location)
+}

@@ -27,7 +27,9 @@ pub mod sort;
 pub mod window;
 
 pub use arith::Scalar;
+pub(crate) use math::and_at;
 pub use reduce::Axes;
+pub(crate) use reduce::div_at;
 
 use crate::Tensor;
 use crate::tracer::{emit1, fail};

@@ -213,3 +213,9 @@ fn arg_at(op: ArgOp, x: &Tensor, axis: usize, location: &'static Location<'stati
     let prim = Prim::Reduction(ReductionOp::ArgReduce { op, axis, index_dtype: DType::I32 });
     emit1(prim, &[&x], location, Type { dtype: DType::I32, shape })
 }
+
+/// `a / b` with the operators' promotion and broadcasting, recorded at `location` (for
+/// means and averages built from a sum and a count).
+pub(crate) fn div_at(a: &Tensor, b: &Tensor, location: &'static Location<'static>) -> Tensor {
+    super::binary_at(BinaryOp::Div, a, b, location)
+}

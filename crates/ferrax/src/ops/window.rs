@@ -16,10 +16,10 @@
 use super::lax;
 use crate::Tensor;
 use crate::ops::operand::Operand;
-use crate::ops::{Scalar, binary_at};
+use crate::ops::{Scalar, div_at};
 use crate::tracer::fail;
 use ferrax_ir::DType;
-use ferrax_ir::prim::{BinaryOp, Window};
+use ferrax_ir::prim::Window;
 use std::panic::Location;
 
 pub use ferrax_ir::prim::WindowReduce;
@@ -246,7 +246,7 @@ pub fn avg_pool(x: &Tensor, window: &[usize], strides: &[usize], padding: Paddin
     if count_include_pad {
         let size: usize = window.iter().product();
         let size = lax::constant(Scalar::Float(size as f64).to_array(x.dtype()), &[], at);
-        return binary_at(BinaryOp::Div, &sums, &size, at);
+        return div_at(&sums, &size, at);
     }
     // The count of real elements per window: the same windows over ones shaped like
     // one example's spatial axes (batch and feature axes of size 1, which broadcast).
@@ -254,5 +254,5 @@ pub fn avg_pool(x: &Tensor, window: &[usize], strides: &[usize], padding: Paddin
     let ones_shape: Vec<usize> = (0..rank).map(|a| if a < batch || a + 1 == rank { 1 } else { x.shape()[a] }).collect();
     let ones = lax::constant(Scalar::Int(1).to_array(x.dtype()), &ones_shape, at);
     let counts = reduce_window_at(&ones, Operand::Scalar(Scalar::Float(0.0)), WindowReduce::Sum, &spec, at);
-    binary_at(BinaryOp::Div, &sums, &counts, at)
+    div_at(&sums, &counts, at)
 }

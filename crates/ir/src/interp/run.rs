@@ -6,7 +6,7 @@
 use super::release::Releases;
 use super::value::{Ledger, Val, Vals};
 use super::{EvalOptions, MAX_CALL_DEPTH};
-use crate::prim::{ControlOp, Flops, MemoryOp, UnaryOp};
+use crate::prim::{ControlOp, Flops, MemoryOp};
 use crate::prim::{binary, conv, index, linalg, random, reduce, shape, sort, unary};
 use crate::spill::SpillFile;
 use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
@@ -180,8 +180,11 @@ impl<'m> Interp<'m> {
     ) -> Result<Vals<'a>, Error> {
         let leaf = |f: &dyn Fn(&[&Array]) -> Result<Array, String>| self.leaf(at, func, eqn, &xs, f);
         match &eqn.prim {
-            // `offload` is the identity on values; `run_func` keeps its result out of memory.
-            Prim::Unary(UnaryOp::StopGradient) | Prim::Name { .. } | Prim::Memory(_) => identity(at, xs),
+            // The identities of the property table (`stop_gradient`, `name`, `offload`,
+            // `reload`) pass their value through; `run_func` keeps offloaded values out
+            // of memory.
+            prim if prim.props().identity => identity(at, xs),
+            Prim::Name { .. } | Prim::Memory(_) => identity(at, xs),
             Prim::Unary(op) => leaf(&|a| unary::eval(*op, a)),
             Prim::Binary(op) => leaf(&|a| binary::eval(*op, a)),
             Prim::Compare(op) => leaf(&|a| binary::eval_comparison(*op, a)),

@@ -9,7 +9,7 @@ use super::unary::{UnaryDomain, UnaryOp, expect_domain};
 use super::{expect_arity, expect_same};
 use crate::Type;
 use crate::emit::add_optional;
-use crate::{Emitter, Value};
+use crate::{Emitter, Prim, Value};
 use ferrax_array::DType;
 
 mod eval;
@@ -139,6 +139,72 @@ impl CompareOp {
 }
 
 // ---- type rules ----
+
+/// The shorthands for this family's ops that rules of every family build with.
+impl Emitter {
+    /// `x + y`.
+    pub fn add(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.binary(BinaryOp::Add, x, y)
+    }
+
+    /// `x - y`.
+    pub fn sub(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.binary(BinaryOp::Sub, x, y)
+    }
+
+    /// `x * y` (no equation when one side is a constant one of the other's type).
+    pub fn mul(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        if self.ty(x) == self.ty(y) && self.ty(x).dtype.is_float() {
+            if self.splat(y) == Some(1.0) {
+                return Ok(x);
+            }
+            if self.splat(x) == Some(1.0) {
+                return Ok(y);
+            }
+        }
+        self.binary(BinaryOp::Mul, x, y)
+    }
+
+    /// `x / y`.
+    pub fn div(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.binary(BinaryOp::Div, x, y)
+    }
+
+    /// `x & y` (logical on bool, bitwise on i32).
+    pub fn and(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.binary(BinaryOp::And, x, y)
+    }
+
+    /// `x == y`, a bool result.
+    pub fn eq(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.compare(CompareOp::Eq, x, y)
+    }
+
+    /// `x < y`, a bool result.
+    pub fn lt(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.compare(CompareOp::Lt, x, y)
+    }
+
+    /// `x > y`, a bool result.
+    pub fn gt(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.compare(CompareOp::Gt, x, y)
+    }
+
+    /// `x <= y`, a bool result.
+    pub fn le(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.compare(CompareOp::Le, x, y)
+    }
+
+    /// `x >= y`, a bool result.
+    pub fn ge(&mut self, x: Value, y: Value) -> Result<Value, String> {
+        self.compare(CompareOp::Ge, x, y)
+    }
+
+    /// `select(pred, on_true, on_false)`.
+    pub fn select(&mut self, pred: Value, on_true: Value, on_false: Value) -> Result<Value, String> {
+        self.op(Prim::Ternary(TernaryOp::Select), &[pred, on_true, on_false])
+    }
+}
 
 pub(crate) fn infer_binary(op: BinaryOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
     expect_arity(op.name(), inputs, 2)?;

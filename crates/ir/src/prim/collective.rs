@@ -41,7 +41,7 @@
 use super::ad::LinearIn;
 use super::batch::Batched;
 use super::props::{Class, Props};
-use super::{CompareOp, ReduceOp, ShapeOp, check_axis};
+use super::{ReduceOp, ShapeOp, check_axis};
 use crate::attr::AttrVisitor;
 use crate::{Emitter, Type, Value};
 use ferrax_array::DType;
@@ -341,7 +341,7 @@ pub(crate) fn jvp(
     match op {
         CollectiveOp::Pmax { axes } | CollectiveOp::Pmin { axes } => {
             let (&[x], &[y]) = (primals, outputs) else { return Err(super::arity(1, primals.len())) };
-            let hit = em.compare(CompareOp::Eq, x, y)?;
+            let hit = em.eq(x, y)?;
             let dtype = em.ty(t).dtype;
             let hit = em.convert(hit, dtype)?;
             let psum = CollectiveOp::Psum { axes: axes.clone() };

@@ -740,6 +740,7 @@ pub(crate) fn props(op: &LinalgOp) -> super::props::Props {
             inexact: true,
             reassociates_over: &[0, 1],
             domain: UnaryDomain::Numeric,
+            identity: false,
             ..Props::movement(Class::Launch)
         },
         // Backends factor and substitute in their own order: not the reference's bits.
@@ -752,6 +753,7 @@ pub(crate) fn props(op: &LinalgOp) -> super::props::Props {
             flops: Flops::Contraction,
             inexact: true,
             domain: UnaryDomain::Float,
+            identity: false,
             ..Props::movement(Class::Launch)
         },
     }

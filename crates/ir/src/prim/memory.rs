@@ -90,6 +90,6 @@ pub(crate) fn batch(
 /// The property-table row: a launch of its own (never fused: it does I/O), no flops.
 pub(crate) fn props(op: MemoryOp) -> Props {
     match op {
-        MemoryOp::Offload | MemoryOp::Reload => Props::movement(Class::Launch),
+        MemoryOp::Offload | MemoryOp::Reload => Props { identity: true, ..Props::movement(Class::Launch) },
     }
 }

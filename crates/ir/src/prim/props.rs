@@ -79,6 +79,10 @@ pub struct Props {
     pub reassociates_over: &'static [usize],
     /// The dtypes the first operand may have.
     pub domain: UnaryDomain,
+    /// The result is the operand itself (`stop_gradient`, `name`, `offload`,
+    /// `reload`): only transforms and the memory planner see a difference, so the
+    /// interpreter passes the value through and compiled code forwards it.
+    pub identity: bool,
 }
 
 impl Props {
@@ -93,6 +97,7 @@ impl Props {
             inexact: false,
             reassociates_over: &[],
             domain,
+            identity: false,
         }
     }
 
@@ -107,6 +112,7 @@ impl Props {
             inexact: false,
             reassociates_over: &[],
             domain: UnaryDomain::Any,
+            identity: false,
         }
     }
 }
@@ -116,7 +122,7 @@ impl Prim {
     pub fn props(&self) -> Props {
         match self {
             Prim::Unary(op) => super::unary::props(*op),
-            Prim::Name { .. } => Props { flops: Flops::None, ..Props::elementwise(UnaryDomain::Any) },
+            Prim::Name { .. } => Props { flops: Flops::None, identity: true, ..Props::elementwise(UnaryDomain::Any) },
             Prim::Binary(op) => super::binary::props(*op),
             Prim::Compare(_) => Props::elementwise(UnaryDomain::Any),
             Prim::Ternary(op) => super::binary::ternary_props(*op),

@@ -2,7 +2,6 @@
 //! `argmin`, `cumsum`, `cummax`, `cummin`. A reduction over zero elements gives the identity.
 
 use super::ad::LinearIn;
-use super::binary::CompareOp;
 use super::elements::{Num, array, axes_last_perm, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
 use super::{IndexOp, Prim, check_axes, check_axis, expect_arity, sum_order};
@@ -333,7 +332,7 @@ fn product_of_others(em: &mut Emitter, x: Value, axes: &[usize], kept: &[usize])
     let ty = em.ty(x).clone();
     let zero = em.zeros(&ty)?;
     let one = em.full(&ty, 1.0)?;
-    let is_zero = em.compare(CompareOp::Eq, x, zero)?;
+    let is_zero = em.eq(x, zero)?;
     let safe = em.select(is_zero, one, x)?;
     let nonzero_product = em.op(ReductionOp::Reduce { op: ReduceOp::Prod, axes: axes.to_vec() }, &[safe])?;
     let nonzero_product = em.broadcast_in_dim(nonzero_product, &ty.shape, kept)?;
@@ -342,11 +341,11 @@ fn product_of_others(em: &mut Emitter, x: Value, axes: &[usize], kept: &[usize])
     let zeros_elsewhere = sum_of_others(em, zero_here, axes, kept)?;
     let zero_values = em.select(is_zero, x, zero)?;
     let zero_sum_elsewhere = sum_of_others(em, zero_values, axes, kept)?;
-    let none_elsewhere = em.compare(CompareOp::Eq, zeros_elsewhere, zero)?;
+    let none_elsewhere = em.eq(zeros_elsewhere, zero)?;
     let indicator = em.convert(none_elsewhere, ty.dtype)?;
     let factor = em.add(indicator, zero_sum_elsewhere)?;
     let product = em.mul(nonzero_others, factor)?;
-    let many_elsewhere = em.compare(CompareOp::Lt, one, zeros_elsewhere)?;
+    let many_elsewhere = em.lt(one, zeros_elsewhere)?;
     em.select(many_elsewhere, zero, product)
 }
 
@@ -415,7 +414,7 @@ pub(crate) fn jvp_reduce(
         ReduceOp::Sum => em.reduce_sum(t, axes)?,
         ReduceOp::Max | ReduceOp::Min => {
             let result = em.broadcast_in_dim(out, &ty.shape, &kept)?;
-            let hit = em.compare(CompareOp::Eq, x, result)?;
+            let hit = em.eq(x, result)?;
             let mask = em.convert(hit, ty.dtype)?;
             let count = em.reduce_sum(mask, axes)?;
             let chosen = em.mul(t, mask)?;
@@ -457,7 +456,7 @@ fn jvp_cum_extreme(
     }
     let n = ty.shape.get(axis).copied().ok_or("cummax/cummin: axis out of range")?;
     let positions = em.iota(&ty.shape, axis)?;
-    let record = em.compare(CompareOp::Eq, x, y)?;
+    let record = em.eq(x, y)?;
     let none = em.full_like(positions, if reverse { n as f64 } else { -1.0 })?;
     let marks = em.select(record, positions, none)?;
     let latest = if reverse { ReductionOp::Cummin { axis, reverse } } else { ReductionOp::Cummax { axis, reverse } };
@@ -721,6 +720,7 @@ pub(crate) fn props(op: &ReductionOp) -> super::props::Props {
         flops: Flops::PerInputElement(0),
         inexact: true,
         domain: UnaryDomain::Numeric,
+        identity: false,
         ..Props::movement(Class::Reduction)
     };
     match op {

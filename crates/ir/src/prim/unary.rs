@@ -254,6 +254,24 @@ pub(crate) fn expect_domain(op: &str, domain: UnaryDomain, ty: &Type) -> Result<
 
 /// The type rule of every unary op: one operand in the op's domain; the result has
 /// the operand's shape and dtype, except `is_finite` (bool) and `convert` (its dtype).
+/// The shorthands for this family's ops that rules of every family build with.
+impl Emitter {
+    /// `-x`.
+    pub fn neg(&mut self, x: Value) -> Result<Value, String> {
+        self.unary(UnaryOp::Neg, x)
+    }
+
+    /// `x` converted to `dtype` (no equation when it already is).
+    pub fn convert(&mut self, x: Value, dtype: DType) -> Result<Value, String> {
+        if self.ty(x).dtype == dtype { Ok(x) } else { self.unary(UnaryOp::Convert { dtype }, x) }
+    }
+
+    /// `stop_gradient(x)`.
+    pub fn stop_gradient(&mut self, x: Value) -> Result<Value, String> {
+        self.unary(UnaryOp::StopGradient, x)
+    }
+}
+
 pub(crate) fn infer_unary(op: &UnaryOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
     expect_arity(op.name(), inputs, 1)?;
     expect_domain(op.name(), op.domain(), &inputs[0])?;
@@ -635,7 +653,8 @@ pub(crate) fn props(op: UnaryOp) -> super::props::Props {
         | UnaryOp::Not
         | UnaryOp::IsFinite => base,
         UnaryOp::IntegerPow { y } => Props { flops: Flops::IntegerPow(y), ..base },
-        UnaryOp::Convert { .. } | UnaryOp::StopGradient => Props { flops: Flops::None, ..base },
+        UnaryOp::Convert { .. } => Props { flops: Flops::None, ..base },
+        UnaryOp::StopGradient => Props { flops: Flops::None, identity: true, ..base },
     }
 }
 

@@ -15,8 +15,8 @@
 //!   carries instead of O(length).
 
 use super::{Rewriter, push_func};
-use ferrax_ir::prim::{BinaryOp, Prim, RematPolicy, ScanParams};
 use ferrax_ir::prim::{ControlOp, ShapeOp};
+use ferrax_ir::prim::{Prim, RematPolicy, ScanParams};
 use ferrax_ir::{DType, Emitter, Func, Type, Value};
 
 /// Rewrites `while[cond, body, max_iters](inputs)` as a scan; returns its outputs.
@@ -38,7 +38,7 @@ pub(super) fn partial_while(
     let active = b.param(Type::scalar(DType::Bool));
     let carry: Vec<Value> = types.iter().map(|t| b.param(t.clone())).collect();
     let pred = b.eqn(rw.pool, Prim::call(cond.to_string()), &carry)?[0];
-    let go = b.binary(BinaryOp::And, active, pred)?;
+    let go = b.and(active, pred)?;
     let step = Prim::cond(vec![keep, body.to_string()]);
     let mut results = vec![go];
     results.extend(b.eqn(rw.pool, step, &[&[go], &carry[..]].concat())?);

@@ -4,7 +4,7 @@
 use crate::prim::ScanParams;
 
 use crate::prim::batch::{BatchContext, Batched};
-use crate::prim::{ControlOp, TernaryOp, UnaryOp};
+use crate::prim::{ControlOp, TernaryOp};
 use crate::{Emitter, Value};
 
 /// Moves every batched input to axis 0 (and, where `all`, broadcasts the unbatched
@@ -137,11 +137,11 @@ fn batch_cond(
     let mut result: Option<Vec<Value>> = None;
     for (k, b) in branches.iter().enumerate() {
         let kv = em.full_like(index, k as f64)?;
-        let taken = em.compare(crate::prim::CompareOp::Eq, index, kv)?;
+        let taken = em.eq(index, kv)?;
         let mut guarded = Vec::with_capacity(ops.len());
         for &x in &ops {
             let mask = broadcast_lanes(em, taken, x)?;
-            let stopped = em.op(UnaryOp::StopGradient, &[x])?;
+            let stopped = em.stop_gradient(x)?;
             guarded.push(em.select(mask, x, stopped)?);
         }
         let bf = cx.batch_func(b, &batched, &vec![true; n_out])?;
@@ -214,7 +214,7 @@ fn batch_while(
     let as_int = any.convert(lanes, ferrax_array::DType::I32)?;
     let most = any.reduce(crate::prim::ReduceOp::Max, as_int, &[0])?;
     let zero = any.full_like(most, 0.0)?;
-    let running = any.compare(crate::prim::CompareOp::Gt, most, zero)?;
+    let running = any.gt(most, zero)?;
     let any_name = cx.add_func(any.finish(&[running]));
     // step(carry) = select(still running, body(carry), carry), per example.
     let mut step = Emitter::new(format!("{body}_masked"));
@@ -229,7 +229,7 @@ fn batch_while(
             continue;
         }
         let mask = broadcast_lanes(&mut step, lanes, x)?;
-        let stopped = step.op(UnaryOp::StopGradient, &[x])?;
+        let stopped = step.stop_gradient(x)?;
         guarded.push(step.select(mask, x, stopped)?);
     }
     let next = step.eqn(cx.module(), ControlOp::Call { func: b.name }, &guarded)?;

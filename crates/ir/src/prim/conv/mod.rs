@@ -352,6 +352,7 @@ pub(crate) fn props(op: &ConvOp) -> Props {
             inexact: true,
             reassociates_over: &[0, 1],
             domain: UnaryDomain::Float,
+            identity: false,
             ..Props::movement(Class::Launch)
         },
     }

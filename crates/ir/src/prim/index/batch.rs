@@ -192,13 +192,13 @@ fn batch_dynamic_update_slice(
         let rel_ty = em.ty(rel).clone();
         let lo = em.zeros(&rel_ty)?;
         let hi = em.full(&rel_ty, f64::from(len_i32))?;
-        let above = em.compare(crate::prim::binary::CompareOp::Ge, rel, lo)?;
-        let below = em.compare(crate::prim::binary::CompareOp::Lt, rel, hi)?;
-        let inside = em.binary(crate::prim::binary::BinaryOp::And, above, below)?;
+        let above = em.ge(rel, lo)?;
+        let below = em.lt(rel, hi)?;
+        let inside = em.and(above, below)?;
         let inside = em.broadcast_in_dim(inside, &shape, &[0, k + 1])?;
         mask = Some(match mask {
             None => inside,
-            Some(m) => em.binary(crate::prim::binary::BinaryOp::And, m, inside)?,
+            Some(m) => em.and(m, inside)?,
         });
     }
     match mask {

@@ -21,7 +21,6 @@
 //! eigenvalues coincide: the eigenvectors are then not differentiable).
 
 use super::triangular;
-use crate::prim::CompareOp;
 use crate::prim::elements::{array, bad_dtype};
 use crate::prim::expect_arity;
 use crate::{Emitter, Type, Value};
@@ -169,10 +168,9 @@ pub(crate) fn jvp_eigh(
     let Some(t) = t else { return Ok(vec![None, None]) };
     let shape = em.ty(v).shape.to_vec();
     let r = shape.len();
-    let (on, strict) = if p.lower { (CompareOp::Ge, CompareOp::Gt) } else { (CompareOp::Le, CompareOp::Lt) };
     let grid = triangular::Grid::new(em, &shape)?;
-    let read = grid.mask(em, on)?;
-    let beyond = grid.mask(em, strict)?;
+    let read = grid.triangle(em, p.lower, true)?;
+    let beyond = grid.triangle(em, p.lower, false)?;
     let tri = triangular::keep(em, read, t)?;
     let off = triangular::keep(em, beyond, t)?;
     let mirrored = triangular::swap_last(em, off)?;
@@ -184,7 +182,7 @@ pub(crate) fn jvp_eigh(
     let wj = em.broadcast_in_dim(w, &shape, &[batch.clone(), vec![r - 1]].concat())?;
     let wi = em.broadcast_in_dim(w, &shape, &[batch, vec![r - 2]].concat())?;
     let gap = em.sub(wj, wi)?;
-    let diagonal = grid.mask(em, CompareOp::Eq)?;
+    let diagonal = grid.diagonal(em)?;
     let one = em.full_like(gap, 1.0)?;
     let zero = em.full_like(gap, 0.0)?;
     let safe = em.select(diagonal, one, gap)?;

@@ -24,7 +24,7 @@
 use super::qr::{block, concat, matrix, with_matrix};
 use super::{LinalgOp, TriSolve, triangular};
 use crate::prim::elements::{array, bad_dtype};
-use crate::prim::{CompareOp, IndexOp, expect_arity};
+use crate::prim::{IndexOp, expect_arity};
 use crate::{Emitter, Prim, Type, Value};
 use ferrax_array::{DType, Data, Shape};
 
@@ -136,8 +136,8 @@ pub(crate) fn jvp_lu(
     let upper_right = TriSolve { left_side: false, lower: false, transpose_a: false, unit_diagonal: false };
     let y = em.op(Prim::Linalg(LinalgOp::TriangularSolve(upper_right)), &[u, la])?;
     let grid = triangular::Grid::new(em, &ty.shape)?;
-    let below = grid.mask(em, CompareOp::Gt)?;
-    let on_or_above = grid.mask(em, CompareOp::Le)?;
+    let below = grid.triangle(em, true, false)?;
+    let on_or_above = grid.triangle(em, false, true)?;
     let y_lower = triangular::keep(em, below, y)?;
     let y_upper = triangular::keep(em, on_or_above, y)?;
     let dl = triangular::matmul(em, l, y_lower)?;
@@ -153,7 +153,7 @@ fn square_factors(em: &mut Emitter, lu: Value, ty: &Type, (m, n): (usize, usize)
     // L: the strict lower part of the first k columns, then zero columns, plus I.
     let left = block(em, lu, 0..m, 0..k)?;
     let left_ty = with_matrix(ty, m, k);
-    let below = triangular::Grid::new(em, &left_ty.shape)?.mask(em, CompareOp::Gt)?;
+    let below = triangular::Grid::new(em, &left_ty.shape)?.triangle(em, true, false)?;
     let mut l = triangular::keep(em, below, left)?;
     if m > k {
         let zeros = em.zeros(&with_matrix(ty, m, m - k))?;
@@ -164,7 +164,7 @@ fn square_factors(em: &mut Emitter, lu: Value, ty: &Type, (m, n): (usize, usize)
     // U: the upper part of the first k rows, over [0 I] for the last n − k rows.
     let top = block(em, lu, 0..k, 0..n)?;
     let top_ty = with_matrix(ty, k, n);
-    let on_or_above = triangular::Grid::new(em, &top_ty.shape)?.mask(em, CompareOp::Le)?;
+    let on_or_above = triangular::Grid::new(em, &top_ty.shape)?.triangle(em, false, true)?;
     let mut u = triangular::keep(em, on_or_above, top)?;
     if n > k {
         let zeros = em.zeros(&with_matrix(ty, n - k, k))?;
@@ -177,7 +177,7 @@ fn square_factors(em: &mut Emitter, lu: Value, ty: &Type, (m, n): (usize, usize)
 
 /// The identity matrices of the square type `ty`.
 fn eye(em: &mut Emitter, ty: &Type) -> Result<Value, String> {
-    let diagonal = triangular::Grid::new(em, &ty.shape)?.mask(em, CompareOp::Eq)?;
+    let diagonal = triangular::Grid::new(em, &ty.shape)?.diagonal(em)?;
     let one = em.full(ty, 1.0)?;
     triangular::keep(em, diagonal, one)
 }

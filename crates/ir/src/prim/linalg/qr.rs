@@ -23,7 +23,7 @@
 
 use super::{LinalgOp, TriSolve, triangular};
 use crate::prim::elements::{array, bad_dtype};
-use crate::prim::{CompareOp, ShapeOp, expect_arity};
+use crate::prim::{ShapeOp, expect_arity};
 use crate::{Emitter, Prim, Type, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 
@@ -258,7 +258,7 @@ fn thin_jvp(em: &mut Emitter, q: Value, r: Value, t: Value) -> Result<(Value, Va
     let qt = triangular::swap_last(em, q)?;
     let qtx = triangular::matmul(em, qt, x)?;
     let shape = em.ty(qtx).shape.to_vec();
-    let below = triangular::Grid::new(em, &shape)?.mask(em, CompareOp::Gt)?;
+    let below = triangular::Grid::new(em, &shape)?.triangle(em, true, false)?;
     let lower = triangular::keep(em, below, qtx)?;
     let upper = triangular::swap_last(em, lower)?;
     let omega = em.sub(lower, upper)?;
@@ -288,7 +288,7 @@ fn full_columns_jvp(
     let (dq11, dq21) = (block(em, dq1, 0..n, 0..n)?, block(em, dq1, n..m, 0..n)?);
     let shape = em.ty(q11).shape.to_vec();
     let grid = triangular::Grid::new(em, &shape)?;
-    let diagonal = grid.mask(em, CompareOp::Eq)?;
+    let diagonal = grid.diagonal(em)?;
     let one = em.full_like(q11, 1.0)?;
     let eye = triangular::keep(em, diagonal, one)?;
     let shifted = em.sub(q11, eye)?;
@@ -319,7 +319,7 @@ fn right_lu_solve(em: &mut Emitter, c: Value, b: Value) -> Result<Value, String>
     let dims: Vec<usize> = (0..r - 1).collect();
     let rows = em.broadcast_in_dim(perm, &shape, &dims)?;
     let cols = em.iota(&shape, r - 1)?;
-    let hit = em.compare(CompareOp::Eq, rows, cols)?;
+    let hit = em.eq(rows, cols)?;
     let dtype = em.ty(c).dtype;
     let one_hot = em.convert(hit, dtype)?;
     triangular::matmul(em, w, one_hot)

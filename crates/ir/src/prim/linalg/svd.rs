@@ -32,7 +32,7 @@
 
 use super::qr::{complement, form_q, householder, matrix, narrow, wide, with_matrix};
 use super::{LinalgOp, triangular};
-use crate::prim::{CompareOp, expect_arity};
+use crate::prim::expect_arity;
 use crate::{Emitter, Prim, Type, Value};
 use ferrax_array::Array;
 
@@ -235,7 +235,7 @@ pub(crate) fn jvp_svd(
     let ds_mat = triangular::matmul(em, left, v)?;
     let k_shape = em.ty(ds_mat).shape.to_vec();
     let grid = triangular::Grid::new(em, &k_shape)?;
-    let diagonal = grid.mask(em, CompareOp::Eq)?;
+    let diagonal = grid.diagonal(em)?;
     let on_diagonal = triangular::keep(em, diagonal, ds_mat)?;
     let ds = em.reduce_sum(on_diagonal, &[rank - 1])?;
     if !p.compute_uv {

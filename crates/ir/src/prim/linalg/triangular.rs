@@ -24,7 +24,6 @@
 
 use super::{DotDims, LinalgOp};
 use crate::emit::add_optional;
-use crate::prim::CompareOp;
 use crate::prim::ad::LinearIn;
 use crate::prim::elements::{array, bad_dtype};
 use crate::prim::expect_arity;
@@ -226,9 +225,21 @@ impl Grid {
         Ok(Grid { rows: em.iota(shape, r - 2)?, cols: em.iota(shape, r - 1)? })
     }
 
-    /// The boolean mask `row ⋈ col` for `cmp`.
-    pub(super) fn mask(&self, em: &mut Emitter, cmp: CompareOp) -> Result<Value, String> {
-        em.compare(cmp, self.rows, self.cols)
+    /// The boolean mask of a triangle: on and below the diagonal for `lower` (on and
+    /// above it otherwise), the diagonal itself only when `diagonal`.
+    pub(super) fn triangle(&self, em: &mut Emitter, lower: bool, diagonal: bool) -> Result<Value, String> {
+        let (r, c) = (self.rows, self.cols);
+        match (lower, diagonal) {
+            (true, true) => em.ge(r, c),
+            (true, false) => em.gt(r, c),
+            (false, true) => em.le(r, c),
+            (false, false) => em.lt(r, c),
+        }
+    }
+
+    /// The boolean mask of the diagonal.
+    pub(super) fn diagonal(&self, em: &mut Emitter) -> Result<Value, String> {
+        em.eq(self.rows, self.cols)
     }
 }
 
@@ -277,9 +288,9 @@ pub(crate) fn jvp_cholesky(
     let Some(t) = t else { return Ok(vec![None]) };
     let shape = em.ty(l).shape.to_vec();
     let grid = Grid::new(em, &shape)?;
-    let on_or_below = grid.mask(em, CompareOp::Ge)?;
-    let below = grid.mask(em, CompareOp::Gt)?;
-    let diagonal = grid.mask(em, CompareOp::Eq)?;
+    let on_or_below = grid.triangle(em, true, true)?;
+    let below = grid.triangle(em, true, false)?;
+    let diagonal = grid.diagonal(em)?;
     let lower = keep(em, on_or_below, t)?;
     let strict = keep(em, below, t)?;
     let upper = swap_last(em, strict)?;
@@ -311,13 +322,7 @@ pub(crate) fn jvp_triangular_solve(
         None => None,
         Some(t) => {
             let shape = em.ty(a).shape.to_vec();
-            let cmp = match (p.lower, p.unit_diagonal) {
-                (true, false) => CompareOp::Ge,
-                (true, true) => CompareOp::Gt,
-                (false, false) => CompareOp::Le,
-                (false, true) => CompareOp::Lt,
-            };
-            let read = Grid::new(em, &shape)?.mask(em, cmp)?;
+            let read = Grid::new(em, &shape)?.triangle(em, p.lower, !p.unit_diagonal)?;
             let da = keep(em, read, t)?;
             let op_da = if p.transpose_a { swap_last(em, da)? } else { da };
             let product = if p.left_side { matmul(em, op_da, x)? } else { matmul(em, x, op_da)? };

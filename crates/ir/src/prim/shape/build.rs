@@ -3,7 +3,7 @@
 //! place, so a change to an op's attributes does not reach every call site.
 
 use super::ShapeOp;
-use crate::Prim;
+use crate::{Emitter, Prim, Value};
 use ferrax_array::{Array, DType, Shape};
 
 impl Prim {
@@ -30,5 +30,36 @@ impl Prim {
     /// The value and shape of a `constant`; `None` for any other primitive.
     pub fn literal(&self) -> Option<(&Array, &Shape)> {
         if let Prim::Shape(ShapeOp::Constant { value, shape }) = self { Some((value, shape)) } else { None }
+    }
+}
+
+/// The shorthands for this family's ops that rules of every family build with.
+impl Emitter {
+    /// `broadcast_in_dim[shape, dims](x)` (no equation when it changes nothing).
+    pub fn broadcast_in_dim(&mut self, x: Value, shape: &[usize], dims: &[usize]) -> Result<Value, String> {
+        let identity = self.ty(x).shape.as_slice() == shape && dims.iter().enumerate().all(|(i, &d)| i == d);
+        if identity {
+            return Ok(x);
+        }
+        self.op(Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.into(), dims: dims.to_vec() }), &[x])
+    }
+
+    /// `reshape[shape](x)` (no equation when the shape is already `shape`).
+    pub fn reshape(&mut self, x: Value, shape: &[usize]) -> Result<Value, String> {
+        if self.ty(x).shape.as_slice() == shape { Ok(x) } else { self.op(Prim::reshape(shape), &[x]) }
+    }
+
+    /// `transpose[perm](x)`.
+    pub fn transpose(&mut self, x: Value, perm: &[usize]) -> Result<Value, String> {
+        self.op(Prim::transpose_axes(perm.to_vec()), &[x])
+    }
+
+    /// `x` with a new axis of `size` inserted at `at`, every slice a copy of `x`.
+    pub fn add_batch_axis(&mut self, x: Value, size: usize, at: usize) -> Result<Value, String> {
+        let ty = self.ty(x).clone();
+        let mut shape = ty.shape.clone();
+        shape.insert(at, size);
+        let dims: Vec<usize> = (0..ty.rank()).map(|a| if a < at { a } else { a + 1 }).collect();
+        self.op(Prim::Shape(ShapeOp::BroadcastInDim { shape, dims }), &[x])
     }
 }
