@@ -12,7 +12,7 @@
 
 use crate::classify::{Class, class};
 use crate::partition::{Partition, partition};
-use ferrax_ir::prim::{MemoryOp, Prim};
+use ferrax_ir::prim::Prim;
 use ferrax_ir::{AttrValue, Eqn, Func, Value};
 use std::collections::HashMap;
 
@@ -286,7 +286,7 @@ impl<'g, 'a> Walk<'g, 'a> {
 /// `order` with every `offload` moved to right after the node producing its operand (to
 /// the start when a parameter is its operand).
 fn offloads_early(func: &Func, order: Vec<Node>, provider: impl Fn(Value) -> Option<Node>) -> Vec<Node> {
-    let is_offload = |n: &Node| matches!(n, Node::Launch(e) if func.eqns[*e].prim == Prim::Memory(MemoryOp::Offload));
+    let is_offload = |n: &Node| matches!(n, Node::Launch(e) if func.eqns[*e].prim.is_offload());
     let mut after: HashMap<Option<Node>, Vec<Node>> = HashMap::new();
     for &n in order.iter().filter(|n| is_offload(n)) {
         let Node::Launch(e) = n else { continue };

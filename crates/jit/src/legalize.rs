@@ -15,7 +15,7 @@
 //! parameters and results, converted on the way in and out, so callers pass and get
 //! the 16-bit arrays and the kernels read and write 16-bit memory there.
 
-use ferrax_ir::prim::{BinaryOp, CollectiveOp, Flops, LinalgOp, ShapeOp};
+use ferrax_ir::prim::{BinaryOp, CollectiveOp, Flops, ShapeOp};
 use ferrax_ir::{Array, DType, Eqn, Func, Module, Prim, Type, Value};
 use std::collections::HashMap;
 
@@ -65,24 +65,14 @@ fn legalize_func(f: &Func, keep_signature: bool) -> Func {
             e = mean;
         }
         let converts_to_half = e.prim.convert_dtype().is_some_and(DType::is_half);
+        // The operands are f32 now: a 16-bit `preferred` is the f32 product, rounded
+        // like any other 16-bit result below.
+        let contraction = e.prim.preferred_mut().map(|p| *p = p.filter(|d| !d.is_half())).is_some();
         let rounds = match &mut e.prim {
             prim if prim.convert_dtype().is_some() => converts_to_half,
+            _ if contraction => true,
             Prim::Shape(ShapeOp::Iota { dtype, .. }) if dtype.is_half() => {
                 *dtype = DType::F32;
-                true
-            }
-            // The operands are f32 now: a 16-bit `preferred` is the f32 product, rounded
-            // like any other 16-bit result below.
-            Prim::Linalg(LinalgOp::DotGeneral(dims)) => {
-                if dims.preferred.is_some_and(DType::is_half) {
-                    dims.preferred = None;
-                }
-                true
-            }
-            Prim::Conv(ferrax_ir::prim::ConvOp::ConvGeneralDilated(c)) => {
-                if c.preferred.is_some_and(DType::is_half) {
-                    c.preferred = None;
-                }
                 true
             }
             Prim::Shape(ShapeOp::Constant { value, .. }) => {
@@ -154,10 +144,10 @@ fn half_pmean(f: &Func, g: &mut Func, e: &Eqn) -> Option<Eqn> {
     let sum = push(g, psum.clone(), &[x], Type::new(DType::F32, &shape));
     let rounded = push(g, Prim::convert(half), &[sum], Type::new(half, &shape));
     let sum = push(g, Prim::convert(DType::F32), &[rounded], Type::new(DType::F32, &shape));
-    let one = Prim::Shape(ShapeOp::Constant { value: Array::scalar_f32(1.0), shape: Default::default() });
+    let one = Prim::constant(Array::scalar_f32(1.0), ferrax_ir::Shape::new());
     let one = push(g, one, &[], Type::new(DType::F32, &[]));
     let members = push(g, psum, &[one], Type::new(DType::F32, &[]));
-    let spread = Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.clone(), dims: Default::default() });
+    let spread = Prim::broadcast_in_dim(shape.clone(), Vec::new());
     let members = push(g, spread, &[members], Type::new(DType::F32, &shape));
     let prim = Prim::Binary(BinaryOp::Div);
     Some(Eqn { prim, inputs: [sum, members].into_iter().collect(), outputs: e.outputs.clone(), loc: e.loc.clone() })

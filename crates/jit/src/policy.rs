@@ -32,11 +32,11 @@
 //! an f64 evaluation of the program.
 
 use ferrax_ir::array::{bf16, f16};
+use ferrax_ir::prim::Prim;
 use ferrax_ir::prim::ReductionOp;
 use ferrax_ir::prim::binary::BinaryOp;
 use ferrax_ir::prim::reduce::ReduceOp;
 use ferrax_ir::prim::unary::UnaryOp;
-use ferrax_ir::prim::{LinalgOp, Prim};
 use ferrax_ir::{Array, DType, Eqn, EvalOptions, Func, Module, Value};
 
 /// Ulps of `max(|a|, |b|)` any inexact float element may differ by: the vector kernels of
@@ -179,16 +179,7 @@ fn reassociates(prim: &Prim) -> bool {
 /// Whether `prim` factorises or solves with a matrix (module docs): its error is
 /// norm-wise.
 fn factorises(prim: &Prim) -> bool {
-    let Prim::Linalg(op) = prim else { return false };
-    match op {
-        LinalgOp::DotGeneral(_) => false,
-        LinalgOp::Cholesky
-        | LinalgOp::TriangularSolve(_)
-        | LinalgOp::Eigh(_)
-        | LinalgOp::Lu
-        | LinalgOp::Qr(_)
-        | LinalgOp::Svd(_) => true,
-    }
+    prim.props().factorises
 }
 
 /// Whether equation `e` of `f` is inexact by design (see [`inexact_ops`]): its

@@ -48,7 +48,7 @@ pub use flops::RANDOM_BITS_FLOPS;
 use crate::residuals::{Residual, saved_residuals};
 use crate::wrt::Wrt;
 use ferrax_ir::prim::Prim;
-use ferrax_ir::prim::{ControlOp, LinearSolveParams, MemoryOp, RootParams};
+use ferrax_ir::prim::{ControlOp, LinearSolveParams, RootParams};
 use ferrax_ir::{AttrValue, Error, Func, MAX_NESTING, Module, Type, Value};
 use std::collections::HashMap;
 use std::fmt;
@@ -223,7 +223,7 @@ impl Step {
 fn live_by_dtype(func: &Func, last: &[Option<usize>], at: usize) -> Result<Vec<(ferrax_ir::DType, u64)>, Error> {
     let mut live: Vec<&Type> = func.params.iter().map(|&p| func.ty(p)).collect();
     for (i, eqn) in func.eqns.iter().enumerate().take(at + 1) {
-        if eqn.prim != Prim::Memory(MemoryOp::Offload) {
+        if !eqn.prim.is_offload() {
             let alive = eqn.outputs.iter().filter(|o| last[o.index()].unwrap_or(i).max(i) >= at);
             live.extend(alive.map(|&o| func.ty(o)));
         }
@@ -293,7 +293,7 @@ impl Memo<'_> {
             report.communicated_bytes = report.communicated_bytes.saturating_add(step.communicated);
             let out_bytes = sum_bytes(func, &eqn.outputs)?;
             extra[i] = step.extra_peak.saturating_sub(if eqn.prim.scan_params().is_some() { 0 } else { out_bytes });
-            if eqn.prim == Prim::Memory(MemoryOp::Offload) {
+            if eqn.prim.is_offload() {
                 continue; // in the spill file, not in memory
             }
             for &o in &eqn.outputs {
@@ -381,8 +381,9 @@ impl Memo<'_> {
             | Prim::Random(_)
             | Prim::Conv(_)
             | Prim::Window(_) => simple(flops::eqn_flops(func, eqn)),
-            Prim::Memory(MemoryOp::Offload) => Step { written: 0, offloaded: read, ..simple((0, 0)) },
-            Prim::Memory(MemoryOp::Reload) => Step { read: 0, ..simple((0, 0)) },
+            prim if prim.is_offload() => Step { written: 0, offloaded: read, ..simple((0, 0)) },
+            // `reload` (an `offload` is the arm above): written, not read from memory.
+            Prim::Memory(_) => Step { read: 0, ..simple((0, 0)) },
             Prim::Sort(op) => simple((flops::sort_flops(func, eqn, *op), 0)),
             // Data handed to the other workers, not computed here.
             Prim::Collective(_) => Step { communicated: read, ..simple((0, 0)) },

@@ -117,7 +117,7 @@ impl Report<'_> {
         let (loc, origin) = self.describe(func, origins, v, 0);
         let parameter = func.params.contains(&v);
         let offloaded = matches!(origins.get(v), Some(Origin::Output { eqn, .. })
-            if func.eqns[eqn].prim == Prim::Memory(MemoryOp::Offload));
+            if func.eqns[eqn].prim.is_offload());
         Ok(Residual { ty, bytes, loc, origin, recomputed, parameter, offloaded })
     }
 
@@ -129,7 +129,8 @@ impl Report<'_> {
             None => return (None, "an undefined value".into()),
         };
         let eqn = &func.eqns[i];
-        if let (Prim::Memory(MemoryOp::Offload), Some(&x)) = (&eqn.prim, eqn.inputs.first())
+        if eqn.prim.is_offload()
+            && let Some(&x) = eqn.inputs.first()
             && depth < MAX_NESTING
         {
             return self.describe(func, origins, x, depth + 1);

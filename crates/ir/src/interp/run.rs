@@ -6,7 +6,7 @@
 use super::release::Releases;
 use super::value::{Ledger, Val, Vals};
 use super::{EvalOptions, MAX_CALL_DEPTH};
-use crate::prim::{ControlOp, Flops, MemoryOp};
+use crate::prim::{ControlOp, Flops};
 use crate::prim::{binary, conv, index, linalg, random, reduce, shape, sort, unary};
 use crate::spill::SpillFile;
 use crate::{Eqn, Error, Func, Module, Place, Prim, Type, Value};
@@ -150,11 +150,10 @@ impl<'m> Interp<'m> {
             let inputs: SmallVec<[Val<'a>; 4]> =
                 eqn.inputs.iter().map(|&v| self.fetch(at, &env, v)).collect::<Result<_, _>>()?;
             env.release(plan.last_inputs.get(i).map_or(&[][..], |v| v));
-            let outputs: SmallVec<[Held<'a>; 2]> = match eqn.prim {
-                Prim::Memory(MemoryOp::Offload) => {
-                    smallvec::smallvec![self.offload(at, (index, i), func, eqn, &inputs)?]
-                }
-                _ => self.eval_eqn(at, func, eqn, inputs)?.into_iter().map(Held::Val).collect(),
+            let outputs: SmallVec<[Held<'a>; 2]> = if eqn.prim.is_offload() {
+                smallvec::smallvec![self.offload(at, (index, i), func, eqn, &inputs)?]
+            } else {
+                self.eval_eqn(at, func, eqn, inputs)?.into_iter().map(Held::Val).collect()
             };
             if outputs.len() != eqn.outputs.len() {
                 return Err(at.err(format!("produced {} results for {} outputs", outputs.len(), eqn.outputs.len())));

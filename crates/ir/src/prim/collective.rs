@@ -41,7 +41,7 @@
 use super::ad::LinearIn;
 use super::batch::Batched;
 use super::props::{Class, Props};
-use super::{ReduceOp, ShapeOp, check_axis};
+use super::{ReduceOp, check_axis};
 use crate::attr::AttrVisitor;
 use crate::{Emitter, Type, Value};
 use ferrax_array::DType;
@@ -594,16 +594,13 @@ fn permute_members(em: &mut Emitter, x: Value, perm: &[[usize; 2]], size: usize)
                 let mut limit = ty.shape.to_vec();
                 start[0] = src;
                 limit[0] = src + 1;
-                em.op(ShapeOp::Slice { start, limit, strides: vec![1; ty.rank()] }, &[x])?
+                em.slice(x, start, limit)?
             }
             None => zeros,
         };
         parts.push(part);
     }
-    if parts.len() == 1 {
-        return Ok(parts[0]);
-    }
-    em.op(ShapeOp::Concatenate { axis: 0 }, &parts)
+    em.concatenate(&parts, 0)
 }
 
 /// `all_to_all` on members stacked along axis 0 (`m`): member `j` of the result

@@ -572,7 +572,32 @@ pub enum LinalgOp {
     Svd(Svd),
 }
 
+impl Prim {
+    /// `dot_general` with the contracting and batch axes of `dims`.
+    pub fn dot_general(dims: DotDims) -> Prim {
+        Prim::Linalg(LinalgOp::DotGeneral(dims))
+    }
+
+    /// `lu`: the packed factors, the pivots and the row permutation.
+    pub fn lu() -> Prim {
+        Prim::Linalg(LinalgOp::Lu)
+    }
+}
+
 impl LinalgOp {
+    /// The `preferred` result dtype attribute of `dot_general` (`None` for the others).
+    pub(crate) fn preferred_mut(&mut self) -> Option<&mut Option<DType>> {
+        match self {
+            LinalgOp::DotGeneral(dims) => Some(&mut dims.preferred),
+            LinalgOp::Cholesky
+            | LinalgOp::TriangularSolve(_)
+            | LinalgOp::Eigh(_)
+            | LinalgOp::Lu
+            | LinalgOp::Qr(_)
+            | LinalgOp::Svd(_) => None,
+        }
+    }
+
     /// The name in the text form.
     pub fn name(&self) -> &'static str {
         match self {
@@ -740,7 +765,6 @@ pub(crate) fn props(op: &LinalgOp) -> super::props::Props {
             inexact: true,
             reassociates_over: &[0, 1],
             domain: UnaryDomain::Numeric,
-            identity: false,
             ..Props::movement(Class::Launch)
         },
         // Backends factor and substitute in their own order: not the reference's bits.
@@ -753,7 +777,7 @@ pub(crate) fn props(op: &LinalgOp) -> super::props::Props {
             flops: Flops::Contraction,
             inexact: true,
             domain: UnaryDomain::Float,
-            identity: false,
+            factorises: true,
             ..Props::movement(Class::Launch)
         },
     }

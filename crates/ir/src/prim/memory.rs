@@ -23,7 +23,7 @@
 
 use super::batch::Batched;
 use super::props::{Class, Props};
-use crate::{Emitter, Type, Value};
+use crate::{Emitter, Prim, Type, Value};
 
 /// The memory family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,6 +32,19 @@ pub enum MemoryOp {
     Offload,
     /// `reload(h)`: an offloaded value back in memory.
     Reload,
+}
+
+impl Prim {
+    /// `offload`: its operand, kept in the spill file until a `reload` reads it.
+    pub fn offload() -> Prim {
+        Prim::Memory(MemoryOp::Offload)
+    }
+
+    /// Whether this is an `offload` (the cost model, the memory planners and the
+    /// residual report treat its result as out of memory).
+    pub fn is_offload(&self) -> bool {
+        *self == Prim::Memory(MemoryOp::Offload)
+    }
 }
 
 impl MemoryOp {

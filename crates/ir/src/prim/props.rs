@@ -83,6 +83,10 @@ pub struct Props {
     /// `reload`): only transforms and the memory planner see a difference, so the
     /// interpreter passes the value through and compiled code forwards it.
     pub identity: bool,
+    /// Factorises or solves with a matrix: a backend's error is norm-wise (relative to
+    /// the largest magnitude of the results), not element by element, which the JIT's
+    /// agreement policy reads.
+    pub factorises: bool,
 }
 
 impl Props {
@@ -98,6 +102,7 @@ impl Props {
             reassociates_over: &[],
             domain,
             identity: false,
+            factorises: false,
         }
     }
 
@@ -113,6 +118,7 @@ impl Props {
             reassociates_over: &[],
             domain: UnaryDomain::Any,
             identity: false,
+            factorises: false,
         }
     }
 }
@@ -150,6 +156,16 @@ impl Prim {
             Prim::Linalg(op) => super::linalg::contracted_size(op, lhs),
             Prim::Conv(op) => super::conv::contracted_size(op, rhs),
             _ => 1,
+        }
+    }
+
+    /// The `preferred` result dtype of a contraction (`dot_general`,
+    /// `conv_general_dilated`), to read or change; `None` for primitives without one.
+    pub fn preferred_mut(&mut self) -> Option<&mut Option<ferrax_array::DType>> {
+        match self {
+            Prim::Linalg(op) => op.preferred_mut(),
+            Prim::Conv(op) => op.preferred_mut(),
+            _ => None,
         }
     }
 }

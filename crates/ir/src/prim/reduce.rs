@@ -4,7 +4,7 @@
 use super::ad::LinearIn;
 use super::elements::{Num, array, axes_last_perm, bad_dtype, permute};
 use super::unary::{UnaryDomain, expect_domain};
-use super::{IndexOp, Prim, check_axes, check_axis, expect_arity, sum_order};
+use super::{Prim, check_axes, check_axis, expect_arity, sum_order};
 use crate::Type;
 use crate::attr::AttrVisitor;
 use crate::{Emitter, Value};
@@ -466,7 +466,7 @@ fn jvp_cum_extreme(
     let last = ty.rank() - 1;
     let t_last = em.move_axis(t, axis, last)?;
     let source_last = em.move_axis(source, axis, last)?;
-    let taken = em.op(IndexOp::Gather { axis: last, batch_dims: last }, &[t_last, source_last])?;
+    let taken = em.op(Prim::gather(last, last), &[t_last, source_last])?;
     Ok(vec![Some(em.move_axis(taken, last, axis)?)])
 }
 
@@ -720,7 +720,6 @@ pub(crate) fn props(op: &ReductionOp) -> super::props::Props {
         flops: Flops::PerInputElement(0),
         inexact: true,
         domain: UnaryDomain::Numeric,
-        identity: false,
         ..Props::movement(Class::Reduction)
     };
     match op {

@@ -16,10 +16,10 @@
 //!   last axis, so the batch axis moves to the front.
 
 use super::batch::Batched;
+use super::check_axis;
 use super::elements::array;
 use super::layout::map_data;
 use super::props::{Class, Flops, Props};
-use super::{IndexOp, check_axis};
 use crate::attr::AttrVisitor;
 use crate::{Emitter, Type, Value};
 use ferrax_array::{Array, DType, Data};
@@ -254,7 +254,7 @@ fn take_along(em: &mut Emitter, t: Value, idx: Value, axis: usize) -> Result<Val
     let last = em.ty(t).rank() - 1;
     let t_last = em.move_axis(t, axis, last)?;
     let idx_last = em.move_axis(idx, axis, last)?;
-    let taken = em.op(IndexOp::Gather { axis: last, batch_dims: last }, &[t_last, idx_last])?;
+    let taken = em.op(crate::Prim::gather(last, last), &[t_last, idx_last])?;
     em.move_axis(taken, last, axis)
 }
 
@@ -298,7 +298,7 @@ pub(crate) fn jvp(
             match t {
                 Some(t) if float(em, x) => {
                     let last = em.ty(x).rank() - 1;
-                    let taken = em.op(IndexOp::Gather { axis: last, batch_dims: last }, &[t, idx])?;
+                    let taken = em.op(crate::Prim::gather(last, last), &[t, idx])?;
                     Ok(vec![Some(taken), None])
                 }
                 _ => Ok(vec![None, None]),

@@ -431,14 +431,9 @@ impl Builder<'_> {
                 opaque_step(at, &at.eqn.prim)
             }
             Prim::Linalg(LinalgOp::DotGeneral(dims)) => gemm_step(at, dims, scratch),
-            Prim::Linalg(
-                LinalgOp::Cholesky
-                | LinalgOp::TriangularSolve(_)
-                | LinalgOp::Eigh(_)
-                | LinalgOp::Lu
-                | LinalgOp::Qr(_)
-                | LinalgOp::Svd(_),
-            )
+            // The factorisations and solves (and an empty contraction, above) run
+            // through the opaque kernels.
+            Prim::Linalg(_)
             | Prim::Unary(_)
             | Prim::Name { .. }
             | Prim::Binary(_)

@@ -15,9 +15,10 @@
 
 use super::lower::{Index, Lower};
 use super::ops;
+use super::shape::{MaskForm, mask_form};
 use super::vector::{Analysis, VecEqn};
 use cranelift_codegen::ir::{InstBuilder, Type, Value as Cv, types};
-use ferrax_ir::prim::{BinaryOp, ShapeOp, UnaryOp};
+use ferrax_ir::prim::{BinaryOp, UnaryOp};
 use ferrax_ir::{DType, Error, Prim, Value};
 use std::collections::HashMap;
 
@@ -39,16 +40,10 @@ impl Analysis<'_> {
                 let numeric = (dtype.is_float() && !dtype.is_half()) || dtype == DType::I32;
                 numeric && eqn.inputs.iter().all(|&i| self.contiguous(i, off))
             }
-            Prim::Shape(op) => match op {
-                ShapeOp::Constant { value, .. } => value.len() == 1,
-                ShapeOp::BroadcastInDim { .. } => self.shape_vectorises(e, op, off),
-                ShapeOp::Reshape { .. }
-                | ShapeOp::Transpose { .. }
-                | ShapeOp::Rev { .. }
-                | ShapeOp::Slice { .. }
-                | ShapeOp::Pad { .. }
-                | ShapeOp::Concatenate { .. }
-                | ShapeOp::Iota { .. } => false,
+            Prim::Shape(op) => match mask_form(op) {
+                MaskForm::Splat(value) => value.is_some(),
+                MaskForm::Broadcast { .. } => self.shape_vectorises(e, op, off),
+                MaskForm::Scalar => false,
             },
             Prim::Ternary(_)
             | Prim::Index(_)
@@ -109,19 +104,13 @@ impl Lower<'_, '_> {
                 let b = self.vec_at(ins[1], idx, vmemo)?;
                 ops::compare(&mut self.fb, *op, dtype, a, b)
             }
-            Prim::Shape(op) => match op {
-                ShapeOp::Constant { value, .. } => {
+            Prim::Shape(op) => match mask_form(op) {
+                MaskForm::Splat(Some(value)) => {
                     let b = ops::constant_of(&mut self.fb, value, 0);
                     self.splat_bool(b, mt)
                 }
-                ShapeOp::BroadcastInDim { shape, dims } => self.broadcast_mask(ins[0], shape, dims, idx, vmemo, mt)?,
-                ShapeOp::Reshape { .. }
-                | ShapeOp::Transpose { .. }
-                | ShapeOp::Rev { .. }
-                | ShapeOp::Slice { .. }
-                | ShapeOp::Pad { .. }
-                | ShapeOp::Concatenate { .. }
-                | ShapeOp::Iota { .. } => return none(self),
+                MaskForm::Broadcast { shape, dims } => self.broadcast_mask(ins[0], shape, dims, idx, vmemo, mt)?,
+                MaskForm::Splat(None) | MaskForm::Scalar => return none(self),
             },
             Prim::Unary(_)
             | Prim::Binary(_)

@@ -346,6 +346,31 @@ impl Lower<'_, '_> {
     }
 }
 
+/// How a structural op with a bool result is generated as a vector of lane masks.
+pub(super) enum MaskForm<'a> {
+    /// A splat of this constant's one element (`None` when it has more than one).
+    Splat(Option<&'a Array>),
+    /// A broadcast of a mask operand.
+    Broadcast { shape: &'a [usize], dims: &'a [usize] },
+    /// No mask form: the kernel stays scalar.
+    Scalar,
+}
+
+/// The mask form of `op` (the other views and `iota` have none).
+pub(super) fn mask_form(op: &ShapeOp) -> MaskForm<'_> {
+    match op {
+        ShapeOp::Constant { value, .. } => MaskForm::Splat((value.len() == 1).then_some(value)),
+        ShapeOp::BroadcastInDim { shape, dims } => MaskForm::Broadcast { shape, dims },
+        ShapeOp::Reshape { .. }
+        | ShapeOp::Transpose { .. }
+        | ShapeOp::Rev { .. }
+        | ShapeOp::Slice { .. }
+        | ShapeOp::Pad { .. }
+        | ShapeOp::Concatenate { .. }
+        | ShapeOp::Iota { .. } => MaskForm::Scalar,
+    }
+}
+
 /// The view of a pad or slice along the innermost axis, when every other axis is the
 /// identity (so only the innermost index shifts): the shift of the operand's index and,
 /// for a pad, its operand's extent (the interior).

@@ -15,7 +15,7 @@
 //!   carries instead of O(length).
 
 use super::{Rewriter, push_func};
-use ferrax_ir::prim::{ControlOp, ShapeOp};
+use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::{Prim, RematPolicy, ScanParams};
 use ferrax_ir::{DType, Emitter, Func, Type, Value};
 
@@ -116,7 +116,7 @@ pub(super) fn checkpointed(
         let pieces: Vec<Value> = ys_parts.iter().map(|(_, ys)| ys[j]).collect();
         outs.push(match pieces.as_slice() {
             [one] => *one,
-            _ => rw.apply(&Prim::Shape(ShapeOp::Concatenate { axis: 0 }), &pieces)?[0],
+            _ => rw.apply(&Prim::concatenate(0), &pieces)?[0],
         });
     }
     Ok(outs)
@@ -134,7 +134,7 @@ fn slices(rw: &mut Rewriter, xs: &[Value], start: usize, len: usize, length: usi
         let mut limit = shape.to_vec();
         begin[0] = start;
         limit[0] = start + len;
-        let slice = Prim::Shape(ShapeOp::Slice { start: begin, limit, strides: vec![1; shape.len()] });
+        let slice = Prim::slice(begin, limit, vec![1; shape.len()]);
         out.push(rw.apply(&slice, &[x])?[0]);
     }
     Ok(out)

@@ -48,7 +48,7 @@ pub(super) fn partial_remat(
         let params = rw.em.func().params.clone();
         for (operand, off) in operands.iter_mut().zip(&mut offloaded) {
             if !params.contains(operand) {
-                *operand = rw.emit(MemoryOp::Offload.into(), &[*operand], false)?[0];
+                *operand = rw.emit(Prim::offload(), &[*operand], false)?[0];
                 *off = true;
             }
         }

@@ -110,7 +110,7 @@ fn transpose_lhs(em: &mut Emitter, c: &Conv, ct: Value, lhs_ty: &Type, rhs: Valu
         let after = lhs_d + rhs_d - 1 - out_d - before;
         padding.push((pad_amount(before)?, pad_amount(after)?));
     }
-    let kernel = em.op(Prim::Shape(super::super::ShapeOp::Rev { axes: rs.spatial.clone() }), &[kernel])?;
+    let kernel = em.rev(kernel, rs.spatial.clone())?;
     let spec = [os, rs.swapped(), ls.clone()];
     let axes = PerAxis {
         strides: c.lhs_dilation.clone(),

@@ -167,6 +167,13 @@ pub fn specs(dn: &[String; 3]) -> Result<ConvSpecs, String> {
 }
 
 impl ConvOp {
+    /// The `preferred` result dtype attribute.
+    pub(crate) fn preferred_mut(&mut self) -> Option<&mut Option<DType>> {
+        match self {
+            ConvOp::ConvGeneralDilated(c) => Some(&mut c.preferred),
+        }
+    }
+
     /// The op's name in the text form.
     pub fn name(&self) -> &'static str {
         match self {
@@ -352,7 +359,6 @@ pub(crate) fn props(op: &ConvOp) -> Props {
             inexact: true,
             reassociates_over: &[0, 1],
             domain: UnaryDomain::Float,
-            identity: false,
             ..Props::movement(Class::Launch)
         },
     }

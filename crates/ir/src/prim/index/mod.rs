@@ -457,6 +457,12 @@ pub enum IndexOp {
 }
 
 impl Prim {
+    /// `gather` along `axis` with `batch_dims` leading batch axes shared by operand
+    /// and indices.
+    pub fn gather(axis: usize, batch_dims: usize) -> Prim {
+        Prim::Index(IndexOp::Gather { axis, batch_dims })
+    }
+
     /// `dynamic_update_slice(operand, update, starts...)`: the operand with `update`
     /// written at the (clamped) start indices.
     pub fn dynamic_update_slice() -> Prim {

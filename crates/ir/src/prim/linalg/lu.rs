@@ -22,9 +22,9 @@
 //! `L̂` and rows of `Û` are constant). The integer results have no tangent.
 
 use super::qr::{block, concat, matrix, with_matrix};
-use super::{LinalgOp, TriSolve, triangular};
+use super::{TriSolve, triangular};
 use crate::prim::elements::{array, bad_dtype};
-use crate::prim::{IndexOp, expect_arity};
+use crate::prim::expect_arity;
 use crate::{Emitter, Prim, Type, Value};
 use ferrax_array::{DType, Data, Shape};
 
@@ -129,12 +129,12 @@ pub(crate) fn jvp_lu(
     let ty = em.ty(lu).clone();
     let r = ty.rank();
     let (m, n) = (ty.shape[r - 2], ty.shape[r - 1]);
-    let x = em.op(Prim::Index(IndexOp::Gather { axis: r - 2, batch_dims: r - 2 }), &[t, perm])?;
+    let x = em.op(Prim::gather(r - 2, r - 2), &[t, perm])?;
     let (l, u) = square_factors(em, lu, &ty, (m, n))?;
     let unit_lower = TriSolve { left_side: true, lower: true, transpose_a: false, unit_diagonal: true };
-    let la = em.op(Prim::Linalg(LinalgOp::TriangularSolve(unit_lower)), &[l, x])?;
+    let la = triangular::solve(em, unit_lower, l, x)?;
     let upper_right = TriSolve { left_side: false, lower: false, transpose_a: false, unit_diagonal: false };
-    let y = em.op(Prim::Linalg(LinalgOp::TriangularSolve(upper_right)), &[u, la])?;
+    let y = triangular::solve(em, upper_right, u, la)?;
     let grid = triangular::Grid::new(em, &ty.shape)?;
     let below = grid.triangle(em, true, false)?;
     let on_or_above = grid.triangle(em, false, true)?;

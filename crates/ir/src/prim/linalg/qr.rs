@@ -21,9 +21,9 @@
 //! and Roberts 2024, eqs. 32–33: one LU solve with `q₁₁ − I`, `q₁₁` the top `n`×`n`
 //! block of `q`), and `dr` is zero below the first `n` rows.
 
-use super::{LinalgOp, TriSolve, triangular};
+use super::{TriSolve, triangular};
 use crate::prim::elements::{array, bad_dtype};
-use crate::prim::{ShapeOp, expect_arity};
+use crate::prim::expect_arity;
 use crate::{Emitter, Prim, Type, Value};
 use ferrax_array::{Array, DType, Data, Shape};
 
@@ -199,12 +199,12 @@ pub(super) fn block(
     if start.iter().all(|&s| s == 0) && limit == shape {
         return Ok(x);
     }
-    em.op(Prim::Shape(ShapeOp::Slice { start, limit, strides: vec![1; r] }), &[x])
+    em.slice(x, start, limit)
 }
 
 /// `[x, y]` along `axis`.
 pub(super) fn concat(em: &mut Emitter, x: Value, y: Value, axis: usize) -> Result<Value, String> {
-    em.op(Prim::Shape(ShapeOp::Concatenate { axis }), &[x, y])
+    em.concatenate(&[x, y], axis)
 }
 
 /// The jvp rule of `qr` (module docs).
@@ -254,7 +254,7 @@ pub(crate) fn jvp_qr(
 
 /// JAX's rule for `a = q·r` with `q` of `[m, n]` and `r` square (module docs).
 fn thin_jvp(em: &mut Emitter, q: Value, r: Value, t: Value) -> Result<(Value, Value), String> {
-    let x = em.op(Prim::Linalg(LinalgOp::TriangularSolve(TriSolve::default())), &[r, t])?;
+    let x = triangular::solve(em, TriSolve::default(), r, t)?;
     let qt = triangular::swap_last(em, q)?;
     let qtx = triangular::matmul(em, qt, x)?;
     let shape = em.ty(qtx).shape.to_vec();
@@ -308,12 +308,12 @@ fn full_columns_jvp(
 /// `lu(c)`: `c[perm] = L·U`, so `y·U = b`, `w·L = y` and `x = w·P` with `P` the one-hot
 /// matrix of the permutation (`x[:, perm[i]] = w[:, i]`).
 fn right_lu_solve(em: &mut Emitter, c: Value, b: Value) -> Result<Value, String> {
-    let outs = em.eqn(&crate::Module::new(), Prim::Linalg(LinalgOp::Lu), &[c])?;
+    let outs = em.eqn(&crate::Module::new(), Prim::lu(), &[c])?;
     let (packed, perm) = (outs[0], outs[2]);
     let upper = TriSolve { left_side: false, lower: false, transpose_a: false, unit_diagonal: false };
-    let y = em.op(Prim::Linalg(LinalgOp::TriangularSolve(upper)), &[packed, b])?;
+    let y = triangular::solve(em, upper, packed, b)?;
     let unit_lower = TriSolve { lower: true, unit_diagonal: true, ..upper };
-    let w = em.op(Prim::Linalg(LinalgOp::TriangularSolve(unit_lower)), &[packed, y])?;
+    let w = triangular::solve(em, unit_lower, packed, y)?;
     let shape = em.ty(c).shape.to_vec();
     let r = shape.len();
     let dims: Vec<usize> = (0..r - 1).collect();

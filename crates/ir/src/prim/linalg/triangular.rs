@@ -268,11 +268,11 @@ pub(super) fn matmul(em: &mut Emitter, x: Value, y: Value) -> Result<Value, Stri
         rhs_batch: batch,
         preferred: None,
     };
-    em.op(Prim::Linalg(LinalgOp::DotGeneral(dims)), &[x, y])
+    em.op(Prim::dot_general(dims), &[x, y])
 }
 
 /// `triangular_solve[p](a, b)`.
-fn solve(em: &mut Emitter, p: TriSolve, a: Value, b: Value) -> Result<Value, String> {
+pub(super) fn solve(em: &mut Emitter, p: TriSolve, a: Value, b: Value) -> Result<Value, String> {
     em.op(Prim::Linalg(LinalgOp::TriangularSolve(p)), &[a, b])
 }
 

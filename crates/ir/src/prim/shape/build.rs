@@ -22,6 +22,31 @@ impl Prim {
         Prim::Shape(ShapeOp::Transpose { perm })
     }
 
+    /// `broadcast_in_dim`: operand axis `i` becomes result axis `dims[i]` of `shape`.
+    pub fn broadcast_in_dim(shape: impl Into<Shape>, dims: Vec<usize>) -> Prim {
+        Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.into(), dims })
+    }
+
+    /// `slice`: the strided box `[start, limit)` with steps `strides`.
+    pub fn slice(start: Vec<usize>, limit: Vec<usize>, strides: Vec<usize>) -> Prim {
+        Prim::Shape(ShapeOp::Slice { start, limit, strides })
+    }
+
+    /// `concatenate` along `axis`.
+    pub fn concatenate(axis: usize) -> Prim {
+        Prim::Shape(ShapeOp::Concatenate { axis })
+    }
+
+    /// `rev` of `axes`.
+    pub fn rev(axes: Vec<usize>) -> Prim {
+        Prim::Shape(ShapeOp::Rev { axes })
+    }
+
+    /// `pad` with edges `low`/`high` (negative crops) and `interior` padding.
+    pub fn pad(low: Vec<i64>, high: Vec<i64>, interior: Vec<usize>) -> Prim {
+        Prim::Shape(ShapeOp::Pad { low, high, interior })
+    }
+
     /// `iota`: a `dtype` array of `shape` counting 0, 1, ... along `dim`.
     pub fn iota(dtype: DType, shape: impl Into<Shape>, dim: usize) -> Prim {
         Prim::Shape(ShapeOp::Iota { dtype, shape: shape.into(), dim })
@@ -41,7 +66,7 @@ impl Emitter {
         if identity {
             return Ok(x);
         }
-        self.op(Prim::Shape(ShapeOp::BroadcastInDim { shape: shape.into(), dims: dims.to_vec() }), &[x])
+        self.op(Prim::broadcast_in_dim(shape, dims.to_vec()), &[x])
     }
 
     /// `reshape[shape](x)` (no equation when the shape is already `shape`).
@@ -60,6 +85,34 @@ impl Emitter {
         let mut shape = ty.shape.clone();
         shape.insert(at, size);
         let dims: Vec<usize> = (0..ty.rank()).map(|a| if a < at { a } else { a + 1 }).collect();
-        self.op(Prim::Shape(ShapeOp::BroadcastInDim { shape, dims }), &[x])
+        self.op(Prim::broadcast_in_dim(shape, dims), &[x])
+    }
+
+    /// The box `[start, limit)` of `x`, with unit steps.
+    pub fn slice(&mut self, x: Value, start: Vec<usize>, limit: Vec<usize>) -> Result<Value, String> {
+        let strides = vec![1; start.len()];
+        self.op(Prim::slice(start, limit, strides), &[x])
+    }
+
+    /// `xs` joined along `axis` (no equation for one operand).
+    pub fn concatenate(&mut self, xs: &[Value], axis: usize) -> Result<Value, String> {
+        if let [one] = xs { Ok(*one) } else { self.op(Prim::concatenate(axis), xs) }
+    }
+
+    /// `x` reversed along `axes`.
+    pub fn rev(&mut self, x: Value, axes: Vec<usize>) -> Result<Value, String> {
+        self.op(Prim::rev(axes), &[x])
+    }
+
+    /// `x` padded with the scalar `value`: edges `low`/`high`, `interior` between elements.
+    pub fn pad(
+        &mut self,
+        x: Value,
+        value: Value,
+        low: Vec<i64>,
+        high: Vec<i64>,
+        interior: Vec<usize>,
+    ) -> Result<Value, String> {
+        self.op(Prim::pad(low, high, interior), &[x, value])
     }
 }

@@ -2,7 +2,6 @@
 //! family's module docs).
 
 use super::{Select, Window, WindowOp, WindowReduce, dilate};
-use crate::prim::ShapeOp;
 use crate::prim::ad::{LinearIn, not_linear};
 use crate::prim::batch::Batched;
 use crate::{Emitter, Type, Value};
@@ -95,7 +94,7 @@ fn transpose_sum(em: &mut Emitter, window: &Window, x_ty: &Type, ct: Value) -> R
         interior.push(window.strides[a] - 1);
     }
     let zero = em.zeros(&Type::new(em.ty(ct).dtype, &[]))?;
-    let padded = em.op(ShapeOp::Pad { low, high, interior }, &[ct, zero])?;
+    let padded = em.pad(ct, zero, low, high, interior)?;
     let back = Window {
         dimensions: window.dimensions.clone(),
         strides: window.base_dilation.clone(),
