@@ -1,6 +1,7 @@
 //! The project's docs stay true to the code: ARCHITECTURE.md's code map names every
 //! crate and every top-level module of each, and `docs/adding-a-primitive.md` names
-//! every family file of the primitive set.
+//! every family file of the primitive set; and the rule that page teaches holds: no op
+//! variant is named in more than six non-test source files.
 
 use std::path::{Path, PathBuf};
 
@@ -61,4 +62,88 @@ fn the_primitive_guide_names_every_family_file() {
     let missing: Vec<String> =
         modules(&prim).into_iter().filter(|m| !helpers.contains(&m.as_str()) && !names(&doc, m)).collect();
     assert!(missing.is_empty(), "docs/adding-a-primitive.md does not name the family files {missing:?}");
+}
+
+/// The non-test Rust sources under `dir`: test files and directories, the feature-gated
+/// test support of `ferrax_ir::testing` and the corpus runner (`crates/filetest`) are
+/// test code.
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.is_dir() {
+            if !["tests", "testing", "benches", "filetest"].contains(&name.as_str()) {
+                sources(&path, out);
+            }
+        } else if name.ends_with(".rs") && name != "tests.rs" {
+            out.push(path);
+        }
+    }
+}
+
+/// The family enums of `Prim` (`Unary(UnaryOp)` gives `UnaryOp`) and each one's variants.
+fn op_variants() -> Vec<(String, Vec<String>)> {
+    let prim = root().join("crates/ir/src/prim");
+    let mut files = Vec::new();
+    sources(&prim, &mut files);
+    let texts: Vec<String> = files.iter().map(|f| read(f)).collect();
+    let body = |text: &str, header: &str| -> Option<Vec<String>> {
+        let start = text.find(header)? + header.len();
+        let end = start + text[start..].find("\n}")?;
+        let variants = text[start..end].lines().filter_map(|line| {
+            let name = line.strip_prefix("    ")?;
+            let ident: String = name.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            ident.starts_with(|c: char| c.is_ascii_uppercase()).then_some(ident)
+        });
+        Some(variants.collect())
+    };
+    let prim_enum = texts.iter().find(|t| t.contains("pub enum Prim {")).expect("pub enum Prim");
+    let start = prim_enum.find("pub enum Prim {").unwrap();
+    let end = start + prim_enum[start..].find("\n}").unwrap();
+    let mut out = Vec::new();
+    for line in prim_enum[start..end].lines() {
+        let Some(inner) = line.trim().strip_suffix("),").and_then(|l| l.split_once('(')).map(|(_, e)| e) else {
+            continue;
+        };
+        let variants = texts.iter().find_map(|t| body(t, &format!("pub enum {inner} {{")));
+        out.push((inner.to_string(), variants.unwrap_or_else(|| panic!("no `pub enum {inner}` in prim/"))));
+    }
+    out
+}
+
+/// Whether `text` names `needle` as a whole path (`ShapeOp::Pad`, not `ShapeOp::Padded`).
+fn names_path(text: &str, needle: &str) -> bool {
+    text.match_indices(needle).any(|(at, _)| {
+        let before = text[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let after = text[at + needle.len()..].chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        before && after
+    })
+}
+
+/// One primitive, one place: an op's variant is named only where its rules are (its
+/// family's files, its JIT lowering, the tracer's constructor, the passes with a rule of
+/// their own for it); everything else builds it through its family's constructor or
+/// shorthand (`Prim::slice`, `Emitter::eq`) and asks the property table.
+#[test]
+fn every_op_variant_is_named_in_at_most_six_source_files() {
+    let mut files = Vec::new();
+    sources(&root().join("crates"), &mut files);
+    let texts: Vec<(PathBuf, String)> = files.into_iter().map(|f| (f.clone(), read(&f))).collect();
+    let families = op_variants();
+    assert!(families.len() >= 15 && families.iter().all(|(_, v)| !v.is_empty()), "{families:?}");
+    let mut over = Vec::new();
+    for (family, variants) in &families {
+        for v in variants {
+            let needle = format!("{family}::{v}");
+            let naming: Vec<String> = texts
+                .iter()
+                .filter(|(_, text)| names_path(text, &needle))
+                .map(|(path, _)| path.strip_prefix(root()).unwrap_or(path).display().to_string())
+                .collect();
+            if naming.len() > 6 {
+                over.push(format!("{needle} in {} files: {naming:?}", naming.len()));
+            }
+        }
+    }
+    assert!(over.is_empty(), "op variants named in more than six non-test source files:\n{}", over.join("\n"));
 }

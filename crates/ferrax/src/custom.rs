@@ -42,7 +42,6 @@ use crate::autodiff::{import, with_bodies};
 use crate::control::{Body, align_captures, poisoned_like, rebuild, register, trace_flat_body, union_of_captures};
 use crate::tracer::{self, TraceError, emit, new_trace, with_trace};
 use crate::tree::{Tree, unflatten};
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::{Func, Module, Prim, Type, format_types};
 use ferrax_transform as transform;
 use std::panic::Location;
@@ -136,7 +135,7 @@ impl<F, J> CustomJvp<F, J> {
                 Err(error) => return poisoned_like(&f.out, error, location),
             }
         };
-        let prim = Prim::Control(ControlOp::CustomJvp { func: f.func.name.clone(), jvp: jvp_name });
+        let prim = Prim::custom_jvp(f.func.name.clone(), jvp_name);
         emit_custom(prim, f, &leaves, &union, location)
     }
 }
@@ -340,7 +339,7 @@ impl<F, Fw, Bw> CustomVjp<F, Fw, Bw> {
         };
         let fwd_name = fwd.func.name.clone();
         register(fwd.func);
-        let prim = Prim::Control(ControlOp::CustomVjp { func: f.func.name.clone(), fwd: fwd_name, bwd: bwd_name });
+        let prim = Prim::custom_vjp(f.func.name.clone(), fwd_name, bwd_name);
         emit_custom(prim, f, &leaves, &union, location)
     }
 }

@@ -20,7 +20,7 @@ use crate::control::{Body, align_captures, poisoned_like, rebuild, register, tra
 use crate::tracer::{TraceError, emit};
 use crate::transforms::{jvp, vjp};
 use crate::tree::Tree;
-use ferrax_ir::prim::{ControlOp, LinearSolveParams, RootParams};
+use ferrax_ir::prim::{LinearSolveParams, RootParams};
 use ferrax_ir::{Func, Prim, Type};
 use std::panic::Location;
 
@@ -121,7 +121,7 @@ pub fn custom_linear_solve_with_aux<A: Tree<Tensor>>(
         num_consts: union.len(),
     };
     let funcs = [Some(m.func), Some(s_func), t.map(|t| t.func)];
-    let prim = Prim::Control(ControlOp::CustomLinearSolve(params));
+    let prim = Prim::custom_linear_solve(params);
     emit_solve(prim, funcs.into_iter().flatten().collect(), &union, b, aux_template, location)
 }
 
@@ -228,7 +228,7 @@ pub fn custom_root_with_aux<A: Tree<Tensor>>(
         tangent_solve: ts.func.name.clone(),
         num_consts: union.len(),
     };
-    let prim = Prim::Control(ControlOp::CustomRoot(params));
+    let prim = Prim::custom_root(params);
     emit_solve(prim, vec![residual.func, s_func, ts.func], &union, x0, aux_template, location)
 }
 

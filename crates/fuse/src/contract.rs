@@ -3,7 +3,6 @@
 //! kernel holds only kernel-able primitives and obeys the shape rule).
 
 use crate::classify::{Class, class};
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Error, Func, Module, Place};
 use std::collections::HashSet;
@@ -34,15 +33,17 @@ pub fn check_schedule(module: &Module) -> Result<(), Error> {
         }
         let Some(func) = module.func(&name) else { continue };
         for (i, eqn) in func.eqns.iter().enumerate() {
-            match &eqn.prim {
-                Prim::Control(ControlOp::Call { func: callee }) => {
-                    let kernel = module.func(callee).ok_or_else(|| fail(func, Some(i), "calls a missing Func"))?;
-                    if !is_kernel(kernel) {
-                        return Err(fail(func, Some(i), format!("@{callee} is not a kernel")));
-                    }
-                    check_kernel(kernel)?;
+            if let Some(callee) = eqn.prim.callee() {
+                let kernel = module.func(callee).ok_or_else(|| fail(func, Some(i), "calls a missing Func"))?;
+                if !is_kernel(kernel) {
+                    return Err(fail(func, Some(i), format!("@{callee} is not a kernel")));
                 }
-                Prim::Control(ControlOp::Cond { .. } | ControlOp::While { .. } | ControlOp::Scan(_)) => {
+                check_kernel(kernel)?;
+                continue;
+            }
+            match &eqn.prim {
+                // Branches and loops: their bodies are checked in turn.
+                Prim::Control(op) if op.primal().is_none() => {
                     queue.extend(eqn.prim.callees().into_iter().map(String::from));
                 }
                 // The launches of the property table (contractions, scatters, prefix

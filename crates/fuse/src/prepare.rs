@@ -34,8 +34,8 @@
 //! the epilogue is elementwise on the reduced shape and fuses into the reduction.
 
 use ferrax_ir::array::{Array, DType, Data, Shape};
-use ferrax_ir::prim::{ControlOp, IndexOp, LinalgOp, ShapeOp, TernaryOp};
 use ferrax_ir::prim::{DotDims, Prim};
+use ferrax_ir::prim::{IndexOp, LinalgOp, ShapeOp, TernaryOp};
 use ferrax_ir::{Eqn, Error, Func, Module, Type, Value};
 
 /// `module` with `custom_jvp`, `custom_vjp`, `remat`, `custom_linear_solve` and
@@ -46,15 +46,10 @@ pub(crate) fn lower_annotations(module: &Module) -> Result<Module, Error> {
     let mut plain = module.clone();
     for func in plain.funcs.values_mut() {
         for eqn in &mut func.eqns {
-            let callee = match &eqn.prim {
-                Prim::Control(ControlOp::CustomJvp { func, .. })
-                | Prim::Control(ControlOp::CustomVjp { func, .. })
-                | Prim::Control(ControlOp::Remat { func, .. }) => func.clone(),
-                Prim::Control(ControlOp::CustomLinearSolve(p)) => p.solve.clone(),
-                Prim::Control(ControlOp::CustomRoot(p)) => p.solve.clone(),
-                _ => continue,
-            };
-            eqn.prim = Prim::call(callee);
+            let Prim::Control(op) = &eqn.prim else { continue };
+            if let Some(primal) = op.primal() {
+                eqn.prim = Prim::call(primal);
+            }
         }
     }
     let mut inlined = ferrax_transform::inline_calls(&plain)?;

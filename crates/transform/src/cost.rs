@@ -48,7 +48,7 @@ pub use flops::RANDOM_BITS_FLOPS;
 use crate::residuals::{Residual, saved_residuals};
 use crate::wrt::Wrt;
 use ferrax_ir::prim::Prim;
-use ferrax_ir::prim::{ControlOp, LinearSolveParams, RootParams};
+use ferrax_ir::prim::Trips;
 use ferrax_ir::{AttrValue, Error, Func, MAX_NESTING, Module, Type, Value};
 use std::collections::HashMap;
 use std::fmt;
@@ -339,36 +339,30 @@ impl Memo<'_> {
             communicated: 0,
         };
         let step = match &eqn.prim {
-            Prim::Control(ControlOp::Call { func: callee }) => {
-                let body = self.func(callee, depth + 1)?;
-                if body.kernel {
-                    Step { flops: body.flops, transcendentals: body.transcendentals, ..simple((0, 0)) }
-                } else {
-                    Step::body(&body, 1)
+            // Its bodies, times their trip counts; the alternatives of a branch at the
+            // most expensive; a loop without a bound counted as one trip, and noted.
+            Prim::Control(op) => {
+                let (mut step, mut branches) = (Step::default(), Step::default());
+                for (callee, trips) in op.runs() {
+                    let body = self.func(callee, depth + 1)?;
+                    step = step.and(match trips {
+                        // A fusion kernel's traffic is the launch's own operands and results.
+                        Trips::Once if body.kernel => {
+                            Step { flops: body.flops, transcendentals: body.transcendentals, ..simple((0, 0)) }
+                        }
+                        Trips::Once => Step::body(&body, 1),
+                        Trips::OneOf => {
+                            branches = branches.max(Step::body(&body, 1));
+                            Step::default()
+                        }
+                        Trips::Times(n) => Step::body(&body, n),
+                        Trips::Loop { max_iters } => Step::body(&body, max_iters.map_or(1, |k| k as u64)),
+                    });
                 }
-            }
-            Prim::Control(ControlOp::Remat { func: callee, .. })
-            | Prim::Control(ControlOp::CustomJvp { func: callee, .. })
-            | Prim::Control(ControlOp::CustomVjp { func: callee, .. })
-            | Prim::Control(ControlOp::CustomLinearSolve(LinearSolveParams { solve: callee, .. }))
-            | Prim::Control(ControlOp::CustomRoot(RootParams { solve: callee, .. })) => {
-                Step::body(&self.func(callee, depth + 1)?, 1)
-            }
-            Prim::Control(ControlOp::Cond { branches }) => {
-                let mut step = Step::default();
-                for b in branches {
-                    step = step.max(Step::body(&self.func(b, depth + 1)?, 1));
-                }
+                let mut step = step.and(branches);
+                step.unbounded = step.unbounded.saturating_add(u64::from(op.unbounded()));
                 step
             }
-            Prim::Control(ControlOp::While { cond, body, max_iters }) => {
-                let trips = max_iters.map_or(1, |k| k as u64);
-                let c = Step::body(&self.func(cond, depth + 1)?, trips);
-                let mut step = c.and(Step::body(&self.func(body, depth + 1)?, trips));
-                step.unbounded = step.unbounded.saturating_add(u64::from(max_iters.is_none()));
-                step
-            }
-            Prim::Control(ControlOp::Scan(p)) => Step::body(&self.func(&p.body, depth + 1)?, p.length as u64),
             Prim::Unary(_)
             | Prim::Name { .. }
             | Prim::Binary(_)

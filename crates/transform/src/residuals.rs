@@ -137,10 +137,8 @@ impl Report<'_> {
         }
         let loc = eqn.loc.as_deref().map(String::from);
         let pool = self.pool;
-        let body = match &eqn.prim {
-            Prim::Control(ControlOp::Scan(p)) if j >= p.num_carry && depth < MAX_NESTING => {
-                pool.func(&p.body).map(|b| (p, b))
-            }
+        let body = match eqn.prim.scan_params() {
+            Some(p) if j >= p.num_carry && depth < MAX_NESTING => pool.func(&p.body).map(|b| (p, b)),
             _ => None,
         };
         let Some((p, body)) = body else {
@@ -196,19 +194,21 @@ impl Report<'_> {
 
     /// Walks the bodies of a linear structured equation whose inputs `mask` marks.
     fn body(&mut self, prim: &Prim, mask: &[bool], depth: usize) -> Result<(), String> {
-        let bodies: Vec<(&str, Vec<bool>)> = match prim {
-            Prim::Control(ControlOp::Call { func }) | Prim::Control(ControlOp::Remat { func, .. }) => {
-                vec![(func, mask.to_vec())]
+        let bodies: Vec<(&str, Vec<bool>)> = if let Some(p) = prim.scan_params() {
+            // A carry may turn linear in a later iteration.
+            let mut m = mask.to_vec();
+            m[p.num_consts..p.num_consts + p.num_carry].iter_mut().for_each(|b| *b = true);
+            vec![(&p.body, m)]
+        } else {
+            match prim {
+                Prim::Control(ControlOp::Call { func }) | Prim::Control(ControlOp::Remat { func, .. }) => {
+                    vec![(func, mask.to_vec())]
+                }
+                Prim::Control(ControlOp::Cond { branches }) => {
+                    branches.iter().map(|b| (b.as_str(), mask[1..].to_vec())).collect()
+                }
+                _ => Vec::new(),
             }
-            Prim::Control(ControlOp::Scan(p)) => {
-                let mut m = mask.to_vec();
-                m[p.num_consts..p.num_consts + p.num_carry].iter_mut().for_each(|b| *b = true);
-                vec![(&p.body, m)]
-            }
-            Prim::Control(ControlOp::Cond { branches }) => {
-                branches.iter().map(|b| (b.as_str(), mask[1..].to_vec())).collect()
-            }
-            _ => Vec::new(),
         };
         for (name, m) in bodies {
             let func = self.pool.func(name).ok_or_else(|| format!("no Func @{name}"))?;

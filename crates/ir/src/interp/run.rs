@@ -205,15 +205,14 @@ impl<'m> Interp<'m> {
     /// Runs a structured op: its Funcs through the interpreter.
     fn control<'a>(&mut self, at: At<'_>, op: &ControlOp, xs: Vec<Val<'a>>) -> Result<Vals<'a>, Error> {
         match op {
-            ControlOp::Call { func }
-            | ControlOp::CustomJvp { func, jvp: _ }
-            | ControlOp::CustomVjp { func, fwd: _, bwd: _ }
-            | ControlOp::Remat { func, policy: _ } => self.call(at, func, xs),
-            ControlOp::CustomLinearSolve(p) => self.call(at, &p.solve, xs),
-            ControlOp::CustomRoot(p) => self.call(at, &p.solve, xs),
             ControlOp::Cond { branches } => self.cond(at, branches, xs),
             ControlOp::While { cond, body, max_iters } => self.while_loop(at, cond, body, *max_iters, xs),
             ControlOp::Scan(params) => self.scan(at, params, xs),
+            // A call, and the custom rules and remat regions: the Func computing the value.
+            other => match other.primal() {
+                Some(func) => self.call(at, func, xs),
+                None => Err(at.err(format!("{} runs no Func in its place", other.name()))),
+            },
         }
     }
 

@@ -28,7 +28,7 @@ pub mod window;
 
 pub use binary::{BinaryOp, CompareOp, TernaryOp};
 pub use collective::CollectiveOp;
-pub use control::{ControlOp, LinearSolveParams, RematPolicy, RootParams, ScanParams};
+pub use control::{ControlOp, LinearSolveParams, RematPolicy, RootParams, ScanParams, Trips};
 pub use conv::{Conv, ConvOp, ConvSpec};
 pub use index::IndexOp;
 pub use linalg::{DotDims, Eigh, LinalgOp, Qr, Svd, TriSolve, eigh_pivot, lu_factor, qr_complement, svd_canonical};

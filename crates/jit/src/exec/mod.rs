@@ -498,11 +498,9 @@ impl Builder<'_> {
             ControlOp::Cond { branches } => self.cond_step(at, branches),
             ControlOp::While { cond, body, max_iters } => self.while_step(at, cond, body, *max_iters, scratch),
             ControlOp::Scan(s) => self.scan_step(at, s, scratch),
-            ControlOp::CustomJvp { .. }
-            | ControlOp::CustomVjp { .. }
-            | ControlOp::Remat { .. }
-            | ControlOp::CustomLinearSolve(_)
-            | ControlOp::CustomRoot(_) => opaque_step(at, &at.eqn.prim),
+            // The custom rules and remat regions (fusion replaces them by a call of the
+            // Func they wrap, `ControlOp::primal`; unfused, the interpreter runs it).
+            _ => opaque_step(at, &at.eqn.prim),
         }
     }
 

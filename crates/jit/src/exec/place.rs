@@ -18,7 +18,7 @@
 
 use super::arena::Arena;
 use super::{At, Loc, bytes, err};
-use ferrax_ir::prim::{ControlOp, MemoryOp, Prim};
+use ferrax_ir::prim::{MemoryOp, Prim};
 use ferrax_ir::{Eqn, Error, Func, LastUse, Module, Value};
 
 /// The buffer plan of one Func while it is lowered: where each value lives, the last
@@ -227,7 +227,7 @@ impl<'f> Buffers<'f> {
     /// body returns unchanged that nothing reads and that are not results of the Func
     /// (the loop writes such a carry only when its result is read).
     fn unwritten(&self, module: &Module, eqn: &Eqn) -> Vec<bool> {
-        let Prim::Control(ControlOp::While { body, .. }) = &eqn.prim else { return vec![false; eqn.outputs.len()] };
+        let Some(body) = eqn.prim.loop_body() else { return vec![false; eqn.outputs.len()] };
         let through = through_carries(module, body, eqn.outputs.len());
         eqn.outputs
             .iter()

@@ -1,7 +1,6 @@
 //! Which equations of a loop body are loop-invariant, and which of their outputs the
 //! rest of the body still reads.
 
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::Prim;
 use ferrax_ir::{Eqn, Func, MAX_NESTING, Module, Value};
 
@@ -75,7 +74,9 @@ impl Invariants {
 /// Whether `prim` might run forever: a `while` without `max_iters`, directly or in a
 /// body (deeper than [`MAX_NESTING`] counts as might).
 pub(super) fn may_diverge(prim: &Prim, module: &Module, depth: usize) -> bool {
-    if let Prim::Control(ControlOp::While { max_iters: None, .. }) = prim {
+    if let Prim::Control(op) = prim
+        && op.unbounded()
+    {
         return true;
     }
     let callees = prim.callees();

@@ -15,7 +15,6 @@
 //!   carries instead of O(length).
 
 use super::{Rewriter, push_func};
-use ferrax_ir::prim::ControlOp;
 use ferrax_ir::prim::{Prim, RematPolicy, ScanParams};
 use ferrax_ir::{DType, Emitter, Func, Type, Value};
 
@@ -64,8 +63,7 @@ fn unbounded(rw: &Rewriter, cond: &str, body: &str) -> String {
     let mut place = String::new();
     for func in rw.pool.funcs.values() {
         for (i, eqn) in func.eqns.iter().enumerate() {
-            if matches!(&eqn.prim, Prim::Control(ControlOp::While { cond: c, body: b, max_iters: None }) if c == cond && b == body)
-            {
+            if matches!(&eqn.prim, Prim::Control(op) if op.unbounded() && op.callees() == [cond, body]) {
                 place = format!(", equation {i} of @{}", func.name);
             }
         }

@@ -4,8 +4,8 @@
 use crate::prim::ScanParams;
 
 use crate::prim::batch::{BatchContext, Batched};
-use crate::prim::{ControlOp, TernaryOp};
-use crate::{Emitter, Value};
+use crate::prim::{RematPolicy, TernaryOp};
+use crate::{Emitter, Prim, Value};
 
 /// Moves every batched input to axis 0 (and, where `all`, broadcasts the unbatched
 /// ones there too); returns the inputs and which are batched.
@@ -33,56 +33,61 @@ fn front_dims(batched: &[bool]) -> Vec<Option<usize>> {
     batched.iter().map(|&b| b.then_some(0)).collect()
 }
 
-/// The batching rule of the structured primitives.
-pub(crate) fn batch_control(
+/// `call` and `remat` (with `policy`): the same op over the batched `func`.
+pub(super) fn batch_call(
     em: &mut Emitter,
     cx: &mut dyn BatchContext,
-    prim: &ControlOp,
+    func: &str,
+    remat: Option<&RematPolicy>,
     inputs: &[Value],
     dims: &[Option<usize>],
 ) -> Result<Batched, String> {
-    let size = cx.axis_size();
-    match prim {
-        ControlOp::Call { func } | ControlOp::Remat { func, .. } => {
-            let (ins, batched) = inputs_at_front(em, size, inputs, dims, false)?;
-            let n_out = cx.module().func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
-            let bf = cx.batch_func(func, &batched, &vec![false; n_out])?;
-            let new = if let ControlOp::Remat { policy, .. } = prim {
-                ControlOp::Remat { func: bf.name, policy: policy.clone() }
-            } else {
-                ControlOp::Call { func: bf.name }
-            };
-            let outs = em.eqn(cx.module(), new, &ins)?;
-            Ok((outs.to_vec(), front_dims(&bf.out_batched)))
-        }
-        ControlOp::CustomJvp { func, jvp } => {
-            // Every input and output batched, so that the rule's signature still fits.
-            let (ins, batched) = inputs_at_front(em, size, inputs, dims, true)?;
-            let n_out = cx.module().func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
-            let f = cx.batch_func(func, &batched, &vec![true; n_out])?;
-            let j = cx.batch_func(jvp, &[batched.clone(), batched].concat(), &vec![true; 2 * n_out])?;
-            let outs = em.eqn(cx.module(), ControlOp::CustomJvp { func: f.name, jvp: j.name }, &ins)?;
-            Ok((outs.to_vec(), vec![Some(0); n_out]))
-        }
-        ControlOp::CustomVjp { func, fwd, bwd } => {
-            let (ins, batched) = inputs_at_front(em, size, inputs, dims, true)?;
-            let module = cx.module();
-            let n_out = module.func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
-            let n_fwd = module.func(fwd).map(|f| f.results.len()).ok_or(format!("no Func @{fwd}"))?;
-            let n_bwd_in = module.func(bwd).map(|f| f.params.len()).ok_or(format!("no Func @{bwd}"))?;
-            let n_bwd_out = module.func(bwd).map(|f| f.results.len()).unwrap_or(0);
-            let f = cx.batch_func(func, &batched, &vec![true; n_out])?;
-            let fw = cx.batch_func(fwd, &batched, &vec![true; n_fwd])?;
-            let bw = cx.batch_func(bwd, &vec![true; n_bwd_in], &vec![true; n_bwd_out])?;
-            let outs = em.eqn(cx.module(), ControlOp::CustomVjp { func: f.name, fwd: fw.name, bwd: bw.name }, &ins)?;
-            Ok((outs.to_vec(), vec![Some(0); n_out]))
-        }
-        ControlOp::Cond { branches } => batch_cond(em, cx, branches, inputs, dims),
-        ControlOp::While { cond, body, max_iters } => batch_while(em, cx, cond, body, *max_iters, inputs, dims),
-        ControlOp::Scan(params) => batch_scan(em, cx, params, inputs, dims),
-        ControlOp::CustomLinearSolve(p) => super::implicit::batch_linear_solve(em, cx, p, inputs, dims),
-        ControlOp::CustomRoot(p) => super::implicit::batch_root(em, cx, p, inputs, dims),
-    }
+    let (ins, batched) = inputs_at_front(em, cx.axis_size(), inputs, dims, false)?;
+    let n_out = cx.module().func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
+    let bf = cx.batch_func(func, &batched, &vec![false; n_out])?;
+    let new = match remat {
+        Some(policy) => Prim::remat(bf.name, policy.clone()),
+        None => Prim::call(bf.name),
+    };
+    let outs = em.eqn(cx.module(), new, &ins)?;
+    Ok((outs.to_vec(), front_dims(&bf.out_batched)))
+}
+
+/// `custom_jvp`: every input and output batched, so that the rule's signature still fits.
+pub(super) fn batch_custom_jvp(
+    em: &mut Emitter,
+    cx: &mut dyn BatchContext,
+    [func, jvp]: [&str; 2],
+    inputs: &[Value],
+    dims: &[Option<usize>],
+) -> Result<Batched, String> {
+    let (ins, batched) = inputs_at_front(em, cx.axis_size(), inputs, dims, true)?;
+    let n_out = cx.module().func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
+    let f = cx.batch_func(func, &batched, &vec![true; n_out])?;
+    let j = cx.batch_func(jvp, &[batched.clone(), batched].concat(), &vec![true; 2 * n_out])?;
+    let outs = em.eqn(cx.module(), Prim::custom_jvp(f.name, j.name), &ins)?;
+    Ok((outs.to_vec(), vec![Some(0); n_out]))
+}
+
+/// `custom_vjp`: every input and output batched, as for `custom_jvp`.
+pub(super) fn batch_custom_vjp(
+    em: &mut Emitter,
+    cx: &mut dyn BatchContext,
+    [func, fwd, bwd]: [&str; 3],
+    inputs: &[Value],
+    dims: &[Option<usize>],
+) -> Result<Batched, String> {
+    let (ins, batched) = inputs_at_front(em, cx.axis_size(), inputs, dims, true)?;
+    let module = cx.module();
+    let n_out = module.func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
+    let n_fwd = module.func(fwd).map(|f| f.results.len()).ok_or(format!("no Func @{fwd}"))?;
+    let n_bwd_in = module.func(bwd).map(|f| f.params.len()).ok_or(format!("no Func @{bwd}"))?;
+    let n_bwd_out = module.func(bwd).map(|f| f.results.len()).unwrap_or(0);
+    let f = cx.batch_func(func, &batched, &vec![true; n_out])?;
+    let fw = cx.batch_func(fwd, &batched, &vec![true; n_fwd])?;
+    let bw = cx.batch_func(bwd, &vec![true; n_bwd_in], &vec![true; n_bwd_out])?;
+    let outs = em.eqn(cx.module(), Prim::custom_vjp(f.name, fw.name, bw.name), &ins)?;
+    Ok((outs.to_vec(), vec![Some(0); n_out]))
 }
 
 fn or_all(masks: &[Vec<bool>]) -> Vec<bool> {
@@ -90,7 +95,7 @@ fn or_all(masks: &[Vec<bool>]) -> Vec<bool> {
     (0..n).map(|i| masks.iter().any(|m| m[i])).collect()
 }
 
-fn batch_cond(
+pub(super) fn batch_cond(
     em: &mut Emitter,
     cx: &mut dyn BatchContext,
     branches: &[String],
@@ -113,7 +118,7 @@ fn batch_cond(
         }
         let mut all = vec![inputs[0]];
         all.extend(ops);
-        let outs = em.eqn(cx.module(), ControlOp::Cond { branches: names }, &all)?;
+        let outs = em.eqn(cx.module(), Prim::cond(names), &all)?;
         return Ok((outs.to_vec(), front_dims(&out_batched)));
     }
     // A batched selector: run every branch on every example and select per example.
@@ -145,7 +150,7 @@ fn batch_cond(
             guarded.push(em.select(mask, x, stopped)?);
         }
         let bf = cx.batch_func(b, &batched, &vec![true; n_out])?;
-        let outs = em.eqn(cx.module(), ControlOp::Call { func: bf.name }, &guarded)?;
+        let outs = em.eqn(cx.module(), Prim::call(bf.name), &guarded)?;
         result = Some(match result {
             None => outs.to_vec(),
             Some(acc) => {
@@ -168,7 +173,7 @@ fn broadcast_lanes(em: &mut Emitter, lanes: Value, like: Value) -> Result<Value,
     em.broadcast_in_dim(lanes, &shape, &[0])
 }
 
-fn batch_while(
+pub(super) fn batch_while(
     em: &mut Emitter,
     cx: &mut dyn BatchContext,
     cond: &str,
@@ -197,7 +202,7 @@ fn batch_while(
         }
         let c = cx.batch_func(cond, &batched, &[false])?;
         let b = cx.batch_func(body, &batched, &batched)?;
-        let outs = em.eqn(cx.module(), ControlOp::While { cond: c.name, body: b.name, max_iters }, &ins)?;
+        let outs = em.eqn(cx.module(), Prim::while_loop(c.name, b.name, max_iters), &ins)?;
         return Ok((outs.to_vec(), front_dims(&batched)));
     }
     // A predicate that varies: every carry is batched; the loop runs while any example
@@ -210,7 +215,7 @@ fn batch_while(
     // any_cond(carry) = reduce_max over lanes of the per-example predicate.
     let mut any = Emitter::new(format!("{cond}_any"));
     let params: Vec<Value> = carry_types.iter().map(|t| any.param(t.clone())).collect();
-    let lanes = any.eqn(cx.module(), ControlOp::Call { func: c.name.clone() }, &params)?[0];
+    let lanes = any.eqn(cx.module(), Prim::call(c.name.clone()), &params)?[0];
     let as_int = any.convert(lanes, ferrax_array::DType::I32)?;
     let most = any.reduce(crate::prim::ReduceOp::Max, as_int, &[0])?;
     let zero = any.full_like(most, 0.0)?;
@@ -219,7 +224,7 @@ fn batch_while(
     // step(carry) = select(still running, body(carry), carry), per example.
     let mut step = Emitter::new(format!("{body}_masked"));
     let params: Vec<Value> = carry_types.iter().map(|t| step.param(t.clone())).collect();
-    let lanes = step.eqn(cx.module(), ControlOp::Call { func: c.name }, &params)?[0];
+    let lanes = step.eqn(cx.module(), Prim::call(c.name), &params)?[0];
     // Finished examples see their carry through stop_gradient, so that in reverse mode
     // no cotangent (and no 0 * inf = NaN) flows back through a step they did not take.
     let mut guarded = Vec::with_capacity(n);
@@ -232,18 +237,18 @@ fn batch_while(
         let stopped = step.stop_gradient(x)?;
         guarded.push(step.select(mask, x, stopped)?);
     }
-    let next = step.eqn(cx.module(), ControlOp::Call { func: b.name }, &guarded)?;
+    let next = step.eqn(cx.module(), Prim::call(b.name), &guarded)?;
     let mut results = Vec::with_capacity(n);
     for (&new, &old) in next.iter().zip(&params) {
         let mask = broadcast_lanes(&mut step, lanes, new)?;
         results.push(step.select(mask, new, old)?);
     }
     let step_name = cx.add_func(step.finish(&results));
-    let outs = em.eqn(cx.module(), ControlOp::While { cond: any_name, body: step_name, max_iters }, &ins)?;
+    let outs = em.eqn(cx.module(), Prim::while_loop(any_name, step_name, max_iters), &ins)?;
     Ok((outs.to_vec(), vec![Some(0); n]))
 }
 
-fn batch_scan(
+pub(super) fn batch_scan(
     em: &mut Emitter,
     cx: &mut dyn BatchContext,
     params: &ScanParams,
@@ -280,7 +285,7 @@ fn batch_scan(
             (None, false) => x,
         });
     }
-    let scan = ControlOp::Scan(ScanParams { body: bf.name, ..params.clone() });
+    let scan = Prim::scan(ScanParams { body: bf.name, ..params.clone() });
     let outs = em.eqn(cx.module(), scan, &ins)?;
     let out_dims: Vec<Option<usize>> =
         bf.out_batched.iter().enumerate().map(|(i, &b)| b.then_some(if i < c { 0 } else { 1 })).collect();

@@ -168,7 +168,7 @@ fn jvp_in_consts(
     nonzero.resize(consts.len() + x.len(), false);
     let jf = cx.jvp_func(f, &nonzero, &vec![false; x.len()])?;
     let inputs: Vec<Value> = consts.iter().chain(x).chain(const_tangents.iter().flatten()).copied().collect();
-    let outs = em.eqn(cx.module(), ControlOp::Call { func: jf.name.clone() }, &inputs)?;
+    let outs = em.eqn(cx.module(), Prim::call(jf.name.clone()), &inputs)?;
     let mut extra = outs[x.len()..].iter();
     Ok(jf.out_nonzero.iter().map(|&nz| if nz { extra.next().copied() } else { None }).collect())
 }
@@ -233,7 +233,7 @@ pub(crate) fn jvp_root(
     }
     let mut inputs: Vec<Value> = consts.iter().chain(x).copied().collect();
     inputs.extend(or_zeros(em, &df, x)?);
-    let solved = em.eqn(cx.module(), ControlOp::Call { func: p.tangent_solve.clone() }, &inputs)?;
+    let solved = em.eqn(cx.module(), Prim::call(p.tangent_solve.clone()), &inputs)?;
     for (t, &d) in dx.iter_mut().zip(&solved) {
         *t = Some(em.neg(d)?);
     }

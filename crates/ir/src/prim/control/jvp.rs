@@ -1,51 +1,49 @@
 //! Forward mode through the structured primitives: each is differentiated as one
 //! transformed equation whose bodies are differentiated through the pass's context.
 
-use crate::prim::ControlOp;
-use crate::prim::ScanParams;
+use crate::Prim;
+use crate::prim::{RematPolicy, ScanParams};
 
-/// The jvp rule of the structured primitives: emits one transformed equation that
-/// computes the outputs and their tangents, differentiating the bodies through `cx`.
-pub(crate) fn jvp_control(
+/// `call`, `remat` (with `policy`) and forward mode through `custom_vjp` (which
+/// differentiates `func`): the same op over the jvp of `func`.
+pub(super) fn jvp_call(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::JvpContext,
-    prim: &ControlOp,
+    func: &str,
+    remat: Option<&RematPolicy>,
     primals: &[crate::Value],
     tangents: &[Option<crate::Value>],
 ) -> Result<(Vec<crate::Value>, Vec<Option<crate::Value>>), String> {
     let nonzero: Vec<bool> = tangents.iter().map(Option::is_some).collect();
     let nonzero_tangents: Vec<crate::Value> = tangents.iter().flatten().copied().collect();
-    match prim {
-        ControlOp::Call { func } | ControlOp::CustomVjp { func, .. } => {
-            // Forward mode through custom_vjp differentiates `func`.
-            let jf = cx.jvp_func(func, &nonzero, &vec![false; n_results(cx, func)?])?;
-            call_jvp(em, cx, ControlOp::Call { func: jf.name.clone() }, primals, &nonzero_tangents, &jf.out_nonzero)
-        }
-        ControlOp::Remat { func, policy } => {
-            let jf = cx.jvp_func(func, &nonzero, &vec![false; n_results(cx, func)?])?;
-            let remat = ControlOp::Remat { func: jf.name.clone(), policy: policy.clone() };
-            call_jvp(em, cx, remat, primals, &nonzero_tangents, &jf.out_nonzero)
-        }
-        ControlOp::CustomJvp { func: _, jvp } => {
-            // The rule takes one tangent per primal: instantiate the zero ones.
-            let mut inputs = primals.to_vec();
-            for (&p, t) in primals.iter().zip(tangents) {
-                inputs.push(match t {
-                    Some(t) => *t,
-                    None => em.full_like(p, 0.0)?,
-                });
-            }
-            let outs = em.eqn(cx.module(), ControlOp::Call { func: jvp.clone() }, &inputs)?;
-            let n = outs.len() / 2;
-            let tangents_out = outs[n..].iter().map(|&t| em.ty(t).dtype.is_float().then_some(t)).collect();
-            Ok((outs[..n].to_vec(), tangents_out))
-        }
-        ControlOp::Cond { branches } => jvp_cond(em, cx, branches, primals, tangents),
-        ControlOp::While { cond, body, max_iters } => jvp_while(em, cx, cond, body, *max_iters, primals, tangents),
-        ControlOp::Scan(params) => jvp_scan(em, cx, params, primals, tangents),
-        ControlOp::CustomLinearSolve(p) => super::implicit::jvp_linear_solve(em, cx, p, primals, tangents),
-        ControlOp::CustomRoot(p) => super::implicit::jvp_root(em, cx, p, primals, tangents),
+    let jf = cx.jvp_func(func, &nonzero, &vec![false; n_results(cx, func)?])?;
+    let prim = match remat {
+        Some(policy) => Prim::remat(jf.name.clone(), policy.clone()),
+        None => Prim::call(jf.name.clone()),
+    };
+    call_jvp(em, cx, prim, primals, &nonzero_tangents, &jf.out_nonzero)
+}
+
+/// `custom_jvp`: a call of its rule `jvp`, which takes one tangent per primal (the
+/// zero ones instantiated).
+pub(super) fn jvp_custom_jvp(
+    em: &mut crate::Emitter,
+    cx: &mut dyn crate::prim::ad::JvpContext,
+    jvp: &str,
+    primals: &[crate::Value],
+    tangents: &[Option<crate::Value>],
+) -> Result<(Vec<crate::Value>, Vec<Option<crate::Value>>), String> {
+    let mut inputs = primals.to_vec();
+    for (&p, t) in primals.iter().zip(tangents) {
+        inputs.push(match t {
+            Some(t) => *t,
+            None => em.full_like(p, 0.0)?,
+        });
     }
+    let outs = em.eqn(cx.module(), Prim::call(jvp), &inputs)?;
+    let n = outs.len() / 2;
+    let tangents_out = outs[n..].iter().map(|&t| em.ty(t).dtype.is_float().then_some(t)).collect();
+    Ok((outs[..n].to_vec(), tangents_out))
 }
 
 fn n_results(cx: &dyn crate::prim::ad::JvpContext, func: &str) -> Result<usize, String> {
@@ -57,7 +55,7 @@ fn n_results(cx: &dyn crate::prim::ad::JvpContext, func: &str) -> Result<usize, 
 fn call_jvp(
     em: &mut crate::Emitter,
     cx: &dyn crate::prim::ad::JvpContext,
-    prim: ControlOp,
+    prim: Prim,
     primals: &[crate::Value],
     tangents: &[crate::Value],
     out_nonzero: &[bool],
@@ -98,7 +96,7 @@ fn instantiate(
     Ok(out)
 }
 
-fn jvp_cond(
+pub(super) fn jvp_cond(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::JvpContext,
     branches: &[String],
@@ -117,7 +115,7 @@ fn jvp_cond(
         names.push(cx.jvp_func(branch, &nonzero, &out_nonzero)?.name);
     }
     let nonzero_tangents: Vec<crate::Value> = tangents[1..].iter().flatten().copied().collect();
-    call_jvp(em, cx, ControlOp::Cond { branches: names }, primals, &nonzero_tangents, &out_nonzero)
+    call_jvp(em, cx, Prim::cond(names), primals, &nonzero_tangents, &out_nonzero)
 }
 
 /// The carries of a `while` body with a tangent: those given one, and those a body
@@ -134,7 +132,7 @@ fn carry_fixpoint(cx: &mut dyn crate::prim::ad::JvpContext, body: &str, given: &
     }
 }
 
-fn jvp_while(
+pub(super) fn jvp_while(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::JvpContext,
     cond: &str,
@@ -148,11 +146,11 @@ fn jvp_while(
     let body_jvp = cx.jvp_func(body, &carry, &carry)?;
     let cond_jvp = cx.jvp_func(cond, &carry, &[false])?;
     let carry_tangents = instantiate(em, primals, tangents, &carry)?;
-    let prim = ControlOp::While { cond: cond_jvp.name, body: body_jvp.name, max_iters };
+    let prim = Prim::while_loop(cond_jvp.name, body_jvp.name, max_iters);
     call_jvp(em, cx, prim, primals, &carry_tangents, &carry)
 }
 
-fn jvp_scan(
+pub(super) fn jvp_scan(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::JvpContext,
     params: &ScanParams,
@@ -194,14 +192,14 @@ fn jvp_scan(
     inputs.extend(&primals[k + c..]);
     inputs.extend(&xs_t);
     let n_carry_t = carry_t.len();
-    let scan = crate::prim::Prim::Control(crate::prim::ControlOp::Scan(ScanParams {
+    let scan = Prim::scan(ScanParams {
         body: name,
         length: params.length,
         num_consts: k + consts_t.len(),
         num_carry: c + n_carry_t,
         reverse: params.reverse,
         checkpoint: params.checkpoint,
-    }));
+    });
     let outs = em.eqn(cx.module(), scan, &inputs)?;
     // Outputs: carry, carry tangents, ys, ys tangents.
     let carry_out = outs[..c].to_vec();

@@ -3,7 +3,9 @@
 //! differentiated `custom_linear_solve` and `custom_root` (`implicit.rs`).
 
 use crate::attr::AttrVisitor;
-use crate::{Module, Prim, Type, format_types};
+use crate::prim::ad::{JvpContext, LinearIn, TransposeContext};
+use crate::prim::batch::{BatchContext, Batched};
+use crate::{Emitter, Module, Prim, Type, Value, format_types};
 use ferrax_array::DType;
 use std::fmt;
 use std::str::FromStr;
@@ -236,9 +238,99 @@ mod transpose;
 
 pub use implicit::{LinearSolveParams, RootParams};
 
-pub(crate) use batch::batch_control;
-pub(crate) use jvp::jvp_control;
-pub(crate) use transpose::transpose;
+/// The jvp rule (`jvp.rs`, `implicit.rs`): one transformed equation that computes the
+/// outputs and their tangents, its bodies differentiated through `cx`.
+pub(crate) fn jvp_control(
+    em: &mut Emitter,
+    cx: &mut dyn JvpContext,
+    op: &ControlOp,
+    primals: &[Value],
+    tangents: &[Option<Value>],
+) -> Result<(Vec<Value>, Vec<Option<Value>>), String> {
+    match op {
+        // Forward mode through custom_vjp differentiates `func`.
+        ControlOp::Call { func } | ControlOp::CustomVjp { func, .. } => {
+            jvp::jvp_call(em, cx, func, None, primals, tangents)
+        }
+        ControlOp::Remat { func, policy } => jvp::jvp_call(em, cx, func, Some(policy), primals, tangents),
+        ControlOp::CustomJvp { func: _, jvp } => jvp::jvp_custom_jvp(em, cx, jvp, primals, tangents),
+        ControlOp::Cond { branches } => jvp::jvp_cond(em, cx, branches, primals, tangents),
+        ControlOp::While { cond, body, max_iters } => jvp::jvp_while(em, cx, cond, body, *max_iters, primals, tangents),
+        ControlOp::Scan(params) => jvp::jvp_scan(em, cx, params, primals, tangents),
+        ControlOp::CustomLinearSolve(p) => implicit::jvp_linear_solve(em, cx, p, primals, tangents),
+        ControlOp::CustomRoot(p) => implicit::jvp_root(em, cx, p, primals, tangents),
+    }
+}
+
+/// The batching rule (`batch.rs`, `implicit.rs`): the same op over batched bodies,
+/// with batched operands and results at axis 0.
+pub(crate) fn batch_control(
+    em: &mut Emitter,
+    cx: &mut dyn BatchContext,
+    op: &ControlOp,
+    inputs: &[Value],
+    dims: &[Option<usize>],
+) -> Result<Batched, String> {
+    match op {
+        ControlOp::Call { func } => batch::batch_call(em, cx, func, None, inputs, dims),
+        ControlOp::Remat { func, policy } => batch::batch_call(em, cx, func, Some(policy), inputs, dims),
+        ControlOp::CustomJvp { func, jvp } => batch::batch_custom_jvp(em, cx, [func, jvp], inputs, dims),
+        ControlOp::CustomVjp { func, fwd, bwd } => batch::batch_custom_vjp(em, cx, [func, fwd, bwd], inputs, dims),
+        ControlOp::Cond { branches } => batch::batch_cond(em, cx, branches, inputs, dims),
+        ControlOp::While { cond, body, max_iters } => batch::batch_while(em, cx, cond, body, *max_iters, inputs, dims),
+        ControlOp::Scan(params) => batch::batch_scan(em, cx, params, inputs, dims),
+        ControlOp::CustomLinearSolve(p) => implicit::batch_linear_solve(em, cx, p, inputs, dims),
+        ControlOp::CustomRoot(p) => implicit::batch_root(em, cx, p, inputs, dims),
+    }
+}
+
+/// The transpose rule of a structured op in linear code (`transpose.rs`,
+/// `implicit.rs`): `call` and `remat` transpose their body; `while` and the custom
+/// rules other than `custom_vjp` and `custom_linear_solve` never reach transposition
+/// (reverse mode turns a bounded loop into a scan and a custom_jvp or custom_root into
+/// its jvp rule first).
+pub(crate) fn transpose(
+    em: &mut Emitter,
+    cx: &mut dyn TransposeContext,
+    op: &ControlOp,
+    inputs: &[LinearIn],
+    cts: &[Option<Value>],
+) -> Result<Vec<Option<Value>>, String> {
+    match op {
+        ControlOp::Call { func } => cx.transpose_into(em, func, inputs, cts),
+        ControlOp::Remat { func, .. } => transpose::transpose_remat(em, cx, func, inputs, cts),
+        ControlOp::Cond { branches } => transpose::transpose_cond(em, cx, branches, inputs, cts),
+        ControlOp::Scan(params) => transpose::transpose_scan(em, cx, params, inputs, cts),
+        ControlOp::CustomVjp { func, fwd, bwd } => {
+            transpose::transpose_custom_vjp(em, cx, [func, fwd, bwd], inputs, cts)
+        }
+        ControlOp::While { .. } => Err("while has no transpose rule: reverse mode turns a loop bounded by max_iters \
+             into a scan before transposing"
+            .into()),
+        ControlOp::CustomJvp { .. } => {
+            Err("custom_jvp is not linear (reverse mode replaces it by its jvp rule)".into())
+        }
+        ControlOp::CustomLinearSolve(p) => implicit::transpose_linear_solve(em, cx, p, inputs, cts),
+        ControlOp::CustomRoot(_) => Err("custom_root is not linear (reverse mode replaces it by its jvp rule)".into()),
+    }
+}
+
+/// How often a structured op runs one of its Funcs (see [`ControlOp::runs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trips {
+    /// Once per run of the op.
+    Once,
+    /// At most once: one of several alternatives runs.
+    OneOf,
+    /// This many times.
+    Times(u64),
+    /// Once per iteration of a loop of at most `max_iters` iterations (unbounded for
+    /// `None`).
+    Loop {
+        /// The loop's bound.
+        max_iters: Option<usize>,
+    },
+}
 
 /// A structured primitive: runs Funcs of the module (calls, branches, loops, custom rules, remat regions).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -318,6 +410,32 @@ impl Prim {
     /// what `policy` names.
     pub fn remat(func: impl Into<String>, policy: RematPolicy) -> Prim {
         Prim::Control(ControlOp::Remat { func: func.into(), policy })
+    }
+
+    /// `custom_jvp`: runs `func`, differentiated by the rule `jvp`.
+    pub fn custom_jvp(func: impl Into<String>, jvp: impl Into<String>) -> Prim {
+        Prim::Control(ControlOp::CustomJvp { func: func.into(), jvp: jvp.into() })
+    }
+
+    /// `custom_vjp`: runs `func`; reverse mode runs `fwd` and then `bwd`.
+    pub fn custom_vjp(func: impl Into<String>, fwd: impl Into<String>, bwd: impl Into<String>) -> Prim {
+        Prim::Control(ControlOp::CustomVjp { func: func.into(), fwd: fwd.into(), bwd: bwd.into() })
+    }
+
+    /// `custom_linear_solve` with `params`.
+    pub fn custom_linear_solve(params: LinearSolveParams) -> Prim {
+        Prim::Control(ControlOp::CustomLinearSolve(params))
+    }
+
+    /// `custom_root` with `params`.
+    pub fn custom_root(params: RootParams) -> Prim {
+        Prim::Control(ControlOp::CustomRoot(params))
+    }
+
+    /// The body of a `while`: the Func each iteration runs, which takes and returns the
+    /// carries (the op's operands and results); `None` for any other primitive.
+    pub fn loop_body(&self) -> Option<&str> {
+        if let Prim::Control(ControlOp::While { body, .. }) = self { Some(body) } else { None }
     }
 
     /// The parameters of a `scan`; `None` for any other primitive.
@@ -431,6 +549,47 @@ impl ControlOp {
                 v.usize_or("num_consts", &mut p.num_consts, 0)
             }
         }
+    }
+
+    /// The Func whose call computes this op's value: a `call`'s callee, and the
+    /// function a custom rule or a `remat` region wraps (`custom_linear_solve` and
+    /// `custom_root`: `solve`), whose other Funcs only transforms read; `None` for
+    /// branches and loops. Compiled code and the interpreter run it in the op's place.
+    pub fn primal(&self) -> Option<&str> {
+        match self {
+            ControlOp::Call { func }
+            | ControlOp::Remat { func, .. }
+            | ControlOp::CustomJvp { func, .. }
+            | ControlOp::CustomVjp { func, .. } => Some(func),
+            ControlOp::CustomLinearSolve(p) => Some(&p.solve),
+            ControlOp::CustomRoot(p) => Some(&p.solve),
+            ControlOp::Cond { .. } | ControlOp::While { .. } | ControlOp::Scan(_) => None,
+        }
+    }
+
+    /// The Funcs one run of this op runs, with how often: what the cost model
+    /// multiplies out.
+    pub fn runs(&self) -> Vec<(&str, Trips)> {
+        match self {
+            ControlOp::Cond { branches } => branches.iter().map(|b| (b.as_str(), Trips::OneOf)).collect(),
+            ControlOp::While { cond, body, max_iters } => {
+                let trips = Trips::Loop { max_iters: *max_iters };
+                vec![(cond.as_str(), trips), (body.as_str(), trips)]
+            }
+            ControlOp::Scan(s) => vec![(&s.body, Trips::Times(s.length as u64))],
+            ControlOp::Call { .. }
+            | ControlOp::Remat { .. }
+            | ControlOp::CustomJvp { .. }
+            | ControlOp::CustomVjp { .. }
+            | ControlOp::CustomLinearSolve(_)
+            | ControlOp::CustomRoot(_) => self.primal().map(|f| (f, Trips::Once)).into_iter().collect(),
+        }
+    }
+
+    /// A loop with no bound on its iterations (a `while` without `max_iters`): it may
+    /// run forever, and reverse mode cannot go through it.
+    pub fn unbounded(&self) -> bool {
+        self.runs().iter().any(|(_, t)| *t == Trips::Loop { max_iters: None })
     }
 
     /// The Funcs this op refers to, in attribute order.

@@ -2,7 +2,7 @@
 //! reverse mode builds.
 
 use crate::Type;
-use crate::prim::{ControlOp, ScanParams};
+use crate::prim::ScanParams;
 
 /// The type of an input of a linear equation.
 fn input_type(em: &crate::Emitter, input: &crate::prim::ad::LinearIn) -> Type {
@@ -20,34 +20,17 @@ fn or_zeros(em: &mut crate::Emitter, ct: Option<crate::Value>, ty: &Type) -> Res
     }
 }
 
-/// The transpose rule of a structured op in linear code: `call` and `remat` transpose
-/// their body; `while` and `custom_jvp` never reach transposition (reverse mode turns
-/// them into a scan and into their jvp rule first).
-pub(crate) fn transpose(
+/// `remat`: its body transposed, with the residuals its recomputation reads guarded
+/// (see [`guard_recomputation`]).
+pub(super) fn transpose_remat(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::TransposeContext,
-    op: &ControlOp,
+    func: &str,
     inputs: &[crate::prim::ad::LinearIn],
     cts: &[Option<crate::Value>],
 ) -> Result<Vec<Option<crate::Value>>, String> {
-    match op {
-        ControlOp::Call { func } => cx.transpose_into(em, func, inputs, cts),
-        ControlOp::Remat { func, .. } => {
-            let guarded = guard_recomputation(em, cx, func, inputs)?;
-            cx.transpose_into(em, func, &guarded, cts)
-        }
-        ControlOp::Cond { branches } => transpose_cond(em, cx, branches, inputs, cts),
-        ControlOp::Scan(params) => transpose_scan(em, cx, params, inputs, cts),
-        ControlOp::CustomVjp { func, fwd, bwd } => transpose_custom_vjp(em, cx, [func, fwd, bwd], inputs, cts),
-        ControlOp::While { .. } => Err("while has no transpose rule: reverse mode turns a loop bounded by max_iters \
-             into a scan before transposing"
-            .into()),
-        ControlOp::CustomJvp { .. } => {
-            Err("custom_jvp is not linear (reverse mode replaces it by its jvp rule)".into())
-        }
-        ControlOp::CustomLinearSolve(p) => super::implicit::transpose_linear_solve(em, cx, p, inputs, cts),
-        ControlOp::CustomRoot(_) => Err("custom_root is not linear (reverse mode replaces it by its jvp rule)".into()),
-    }
+    let guarded = guard_recomputation(em, cx, func, inputs)?;
+    cx.transpose_into(em, func, &guarded, cts)
 }
 
 /// The tag of the identity [`guard_recomputation`] puts between a saved value and the
@@ -102,7 +85,7 @@ fn guard_recomputation(
 /// scan runs at least once: it is reported as `None`, so that nothing upstream
 /// multiplies a materialised zero by a non-finite residual (0 * inf is NaN, where the
 /// true derivative is 0).
-fn transpose_scan(
+pub(super) fn transpose_scan(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::TransposeContext,
     s: &ScanParams,
@@ -134,7 +117,7 @@ fn transpose_scan(
     let num_carry = c + linear_consts.len();
     let params =
         ScanParams { body: name, num_consts: n_consts, num_carry, reverse: !s.reverse, checkpoint: None, ..*s };
-    let outs = em.eqn(cx.module(), crate::prim::Prim::Control(crate::prim::ControlOp::Scan(params)), &operands)?;
+    let outs = em.eqn(cx.module(), crate::Prim::scan(params), &operands)?;
     let mut out_cts: Vec<Option<crate::Value>> = vec![None; inputs.len()];
     for i in 0..c {
         let zero = s.length > 0 && unread[i];
@@ -200,7 +183,7 @@ fn transposed_scan_body(
 /// The transpose rule of a linear `cond`: a `cond` on the same index over the
 /// transposed branches, each taking the residual operands and the given cotangents and
 /// returning the cotangents of the linear operands.
-fn transpose_cond(
+pub(super) fn transpose_cond(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::TransposeContext,
     branches: &[String],
@@ -244,8 +227,7 @@ fn transpose_cond(
         LinearIn::Linear(_) => None,
     }));
     args.extend(cts.iter().flatten());
-    let outs =
-        em.eqn(cx.module(), crate::prim::Prim::Control(crate::prim::ControlOp::Cond { branches: names }), &args)?;
+    let outs = em.eqn(cx.module(), crate::Prim::cond(names), &args)?;
     let mut out_cts = vec![None; inputs.len()];
     for (&i, &ct) in linear.iter().zip(&outs) {
         out_cts[1 + i] = Some(ct);
@@ -275,7 +257,7 @@ fn forwarded_residuals(
 /// zero for the residuals (unless it merely forwards residual inputs, which are then
 /// used directly), and `bwd(residuals..., cotangents of the outputs...)` gives the
 /// cotangents of the float inputs.
-fn transpose_custom_vjp(
+pub(super) fn transpose_custom_vjp(
     em: &mut crate::Emitter,
     cx: &mut dyn crate::prim::ad::TransposeContext,
     [func, fwd, bwd]: [&String; 3],
@@ -294,19 +276,14 @@ fn transpose_custom_vjp(
                     LinearIn::Linear(ty) => em.zeros(ty)?,
                 });
             }
-            let outs = em.eqn(
-                cx.module(),
-                crate::prim::Prim::Control(crate::prim::ControlOp::Call { func: fwd.clone() }),
-                &args,
-            )?;
+            let outs = em.eqn(cx.module(), crate::Prim::call(fwd.clone()), &args)?;
             outs[result_types.len()..].to_vec()
         }
     };
     for (ct, ty) in cts.iter().zip(&result_types) {
         bwd_args.push(or_zeros(em, *ct, ty)?);
     }
-    let float_cts =
-        em.eqn(cx.module(), crate::prim::Prim::Control(crate::prim::ControlOp::Call { func: bwd.clone() }), &bwd_args)?;
+    let float_cts = em.eqn(cx.module(), crate::Prim::call(bwd.clone()), &bwd_args)?;
     let mut float_cts = float_cts.into_iter();
     let mut out_cts = Vec::with_capacity(inputs.len());
     for input in inputs {
