@@ -498,9 +498,13 @@ impl Builder<'_> {
             ControlOp::Cond { branches } => self.cond_step(at, branches),
             ControlOp::While { cond, body, max_iters } => self.while_step(at, cond, body, *max_iters, scratch),
             ControlOp::Scan(s) => self.scan_step(at, s, scratch),
-            // The custom rules and remat regions (fusion replaces them by a call of the
-            // Func they wrap, `ControlOp::primal`; unfused, the interpreter runs it).
-            _ => opaque_step(at, &at.eqn.prim),
+            // The custom rules and remat regions: fusion replaces them by a call of the
+            // Func that computes their value (`ControlOp::primal`, which every structured
+            // op answers); unfused, the interpreter runs that Func.
+            other => match other.primal() {
+                Some(_) => opaque_step(at, &at.eqn.prim),
+                None => Err(at.fail(format!("{} has no lowering", other.name()))),
+            },
         }
     }
 
