@@ -1,5 +1,5 @@
 //! A small persistent thread pool for splitting one kernel launch or one GEMM across
-//! cores (notes §10: rayon's wake-up costs 4–11 µs per `join` and made split launches
+//! cores (measured on 2-core hosts: rayon's wake-up costs 4–11 µs per `join` and made split launches
 //! slower than one thread; these workers spin briefly after each job, so a launch that
 //! follows another within [`SPIN`] starts in well under a microsecond, then park).
 //!

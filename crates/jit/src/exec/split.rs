@@ -11,8 +11,8 @@
 /// above which a launch is split: at the ~0.1–0.5 ns per element-operation of the
 /// vector kernels, 0.2–1 ms of one core's work, so the pool's hand-off (about a
 /// microsecond when the workers are spinning, tens when they must be woken) stays small
-/// and memory-bound kernels, which gain little from a second core (notes §10:
-/// 0.92–0.96x at 1–4M elements under rayon), are split only when large.
+/// and memory-bound kernels, which gain little from a second core (measured:
+/// 0.92–0.96x of one core's time at 1–4M elements split under rayon), are split only when large.
 pub(crate) const SPLIT_WORK: f64 = 2.0e6;
 
 /// Tasks per thread, so that a thread the host does not schedule delays little.

@@ -53,11 +53,11 @@
 //! (transposed or strided reads, gathers, interior pads...) keep the scalar loop; slices and
 //! pads along the innermost axis are shifted vector reads, with a scalar head and tail
 //! outside a pad's interior. Cranelift
-//! on x64 lowers only 128-bit vectors (cranelift-backend notes §4), so that is the widest
+//! on x64 lowers only 128-bit vectors, so that is the widest
 //! width on every host; without SSE4.1 or FMA the same code lowers to SSE2 sequences or
 //! libcalls. On AVX2 + FMA hosts the f32 `exp`/`tanh`/`logistic` of a vector loop run at full
 //! width through precompiled Rust tile routines, called once per 512-element tile on a stack
-//! scratch tile ([`tile`], notes §7): same bits as the inline code, about 1.7x faster per value.
+//! scratch tile ([`tile`]): same bits as the inline code, about 1.7x faster per value.
 //!
 //! `KernelOptions::dump` returns the Cranelift IR and the disassembly of the kernel.
 

@@ -1,6 +1,6 @@
 //! Tile staging: the f32 `exp`, `tanh` and `logistic` of a vector loop computed by the
-//! precompiled AVX2 routines of [`crate::math::tile`], one call per tile of the innermost
-//! loop, instead of inline in 128-bit vectors (cranelift-backend notes §7).
+//! precompiled AVX-512 or AVX2 routines of [`crate::math::tile`], one call per tile of the
+//! innermost loop, instead of inline in the 128-bit vectors Cranelift emits.
 //!
 //! A vector loop over `[a, b)` becomes a loop over tiles `[t, min(t + TILE, b))`; in each tile,
 //! a *staging loop* generates the operand `x` of each staged value `y = f(x)` in vectors into

@@ -1,6 +1,6 @@
 //! Tile routines: `exp`, `tanh` and `logistic` on f32 slices, precompiled Rust for kernels
-//! to call once per L1-sized tile in the host's widest vectors (cranelift-backend notes §7:
-//! Cranelift emits at most 128-bit vectors, so the expensive math would otherwise run at a
+//! to call once per L1-sized tile in the host's widest vectors (Cranelift
+//! emits at most 128-bit vectors on x64, so the expensive math would otherwise run at a
 //! quarter or half of the width the host has). `lanes` writes each routine once over a
 //! vector of f32 lanes; `x86` compiles it at 512 bits (AVX-512F) and at 256 bits (AVX2 +
 //! FMA), and [`symbols`] registers the width that `crate::isa::selected` picks (the host's,
