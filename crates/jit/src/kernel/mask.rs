@@ -1,7 +1,7 @@
 //! Bool values in the SIMD loops, as lane masks: a comparison inside a fused kernel (the
 //! one-hot pattern `convert(eq(broadcast(labels), iota))` of a cross-entropy, a ReLU's
-//! `select(gt(x, 0), x, 0)`, a clamp written by hand) no longer sends the whole kernel to
-//! the scalar loop.
+//! `select(gt(x, 0), x, 0)`, a clamp written by hand) stays in the kernel's vector loop
+//! instead of sending the whole kernel to the scalar one.
 //!
 //! In memory a bool is a byte, so 16 of them fill a vector while the kernel's data has 4
 //! (or 2) lanes: bools are never loaded or stored in vectors (a bool parameter or result
