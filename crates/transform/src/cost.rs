@@ -346,8 +346,9 @@ impl Memo<'_> {
                 for (callee, trips) in op.runs() {
                     let body = self.func(callee, depth + 1)?;
                     step = step.and(match trips {
-                        // A fusion kernel's traffic is the launch's own operands and results.
-                        Trips::Once if body.kernel => {
+                        // A launch of a fusion kernel: its traffic is the launch's own
+                        // operands and results.
+                        Trips::Once if body.kernel && eqn.prim.callee().is_some() => {
                             Step { flops: body.flops, transcendentals: body.transcendentals, ..simple((0, 0)) }
                         }
                         Trips::Once => Step::body(&body, 1),

@@ -138,8 +138,6 @@ impl CompareOp {
     }
 }
 
-// ---- type rules ----
-
 /// The shorthands for this family's ops that rules of every family build with.
 impl Emitter {
     /// `x + y`.
@@ -205,6 +203,8 @@ impl Emitter {
         self.op(Prim::Ternary(TernaryOp::Select), &[pred, on_true, on_false])
     }
 }
+
+// ---- type rules ----
 
 pub(crate) fn infer_binary(op: BinaryOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
     expect_arity(op.name(), inputs, 2)?;

@@ -252,8 +252,6 @@ pub(crate) fn expect_domain(op: &str, domain: UnaryDomain, ty: &Type) -> Result<
 
 // ---- type rules ----
 
-/// The type rule of every unary op: one operand in the op's domain; the result has
-/// the operand's shape and dtype, except `is_finite` (bool) and `convert` (its dtype).
 /// The shorthands for this family's ops that rules of every family build with.
 impl Emitter {
     /// `-x`.
@@ -272,6 +270,8 @@ impl Emitter {
     }
 }
 
+/// The type rule of every unary op: one operand in the op's domain; the result has
+/// the operand's shape and dtype, except `is_finite` (bool) and `convert` (its dtype).
 pub(crate) fn infer_unary(op: &UnaryOp, inputs: &[Type]) -> Result<Vec<Type>, String> {
     expect_arity(op.name(), inputs, 1)?;
     expect_domain(op.name(), op.domain(), &inputs[0])?;

@@ -431,9 +431,14 @@ impl Builder<'_> {
                 opaque_step(at, &at.eqn.prim)
             }
             Prim::Linalg(LinalgOp::DotGeneral(dims)) => gemm_step(at, dims, scratch),
-            // The factorisations and solves (and an empty contraction, above) run
-            // through the opaque kernels.
-            Prim::Linalg(_)
+            Prim::Linalg(
+                LinalgOp::Cholesky
+                | LinalgOp::TriangularSolve(_)
+                | LinalgOp::Eigh(_)
+                | LinalgOp::Lu
+                | LinalgOp::Qr(_)
+                | LinalgOp::Svd(_),
+            )
             | Prim::Unary(_)
             | Prim::Name { .. }
             | Prim::Binary(_)
@@ -498,9 +503,9 @@ impl Builder<'_> {
             ControlOp::Cond { branches } => self.cond_step(at, branches),
             ControlOp::While { cond, body, max_iters } => self.while_step(at, cond, body, *max_iters, scratch),
             ControlOp::Scan(s) => self.scan_step(at, s, scratch),
-            // The custom rules and remat regions: fusion replaces them by a call of the
-            // Func that computes their value (`ControlOp::primal`, which every structured
-            // op answers); unfused, the interpreter runs that Func.
+            // The custom rules and remat regions: fusion replaces each by a call of the
+            // Func that computes its value (`ControlOp::primal`, which every structured
+            // op answers); one met unfused runs as an opaque step (the interpreter).
             other => match other.primal() {
                 Some(_) => opaque_step(at, &at.eqn.prim),
                 None => Err(at.fail(format!("{} has no lowering", other.name()))),
