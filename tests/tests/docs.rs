@@ -87,28 +87,25 @@ fn op_variants() -> Vec<(String, Vec<String>)> {
     let mut files = Vec::new();
     sources(&prim, &mut files);
     let texts: Vec<String> = files.iter().map(|f| read(f)).collect();
-    let body = |text: &str, header: &str| -> Option<Vec<String>> {
-        let start = text.find(header)? + header.len();
-        let end = start + text[start..].find("\n}")?;
-        let variants = text[start..end].lines().filter_map(|line| {
-            let name = line.strip_prefix("    ")?;
-            let ident: String = name.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            ident.starts_with(|c: char| c.is_ascii_uppercase()).then_some(ident)
-        });
-        Some(variants.collect())
+    // The lines of `pub enum {name}`'s body, wherever in prim/ it is declared.
+    let body = |name: &str| -> Vec<String> {
+        let header = format!("pub enum {name} {{");
+        let text = texts.iter().find(|t| t.contains(&header)).unwrap_or_else(|| panic!("no `{header}` in prim/"));
+        let start = text.find(&header).unwrap() + header.len();
+        let end = start + text[start..].find("\n}").expect("the enum's closing brace");
+        text[start..end].lines().map(String::from).collect()
     };
-    let prim_enum = texts.iter().find(|t| t.contains("pub enum Prim {")).expect("pub enum Prim");
-    let start = prim_enum.find("pub enum Prim {").unwrap();
-    let end = start + prim_enum[start..].find("\n}").unwrap();
-    let mut out = Vec::new();
-    for line in prim_enum[start..end].lines() {
-        let Some(inner) = line.trim().strip_suffix("),").and_then(|l| l.split_once('(')).map(|(_, e)| e) else {
-            continue;
-        };
-        let variants = texts.iter().find_map(|t| body(t, &format!("pub enum {inner} {{")));
-        out.push((inner.to_string(), variants.unwrap_or_else(|| panic!("no `pub enum {inner}` in prim/"))));
-    }
-    out
+    // A variant is a line indented once that starts with an upper-case identifier.
+    let variant = |line: &String| -> Option<String> {
+        let ident: String =
+            line.strip_prefix("    ")?.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        ident.starts_with(|c: char| c.is_ascii_uppercase()).then_some(ident)
+    };
+    let families = body("Prim").into_iter().filter_map(|line| {
+        let (_, inner) = line.trim().strip_suffix("),")?.split_once('(')?;
+        Some(inner.to_string())
+    });
+    families.map(|family| (family.clone(), body(&family).iter().filter_map(variant).collect())).collect()
 }
 
 /// Whether `text` names `needle` as a whole path (`ShapeOp::Pad`, not `ShapeOp::Padded`).

@@ -67,7 +67,12 @@ fn legalize_func(f: &Func, keep_signature: bool) -> Func {
         let converts_to_half = e.prim.convert_dtype().is_some_and(DType::is_half);
         // The operands are f32 now: a 16-bit `preferred` is the f32 product, rounded
         // like any other 16-bit result below.
-        let contraction = e.prim.preferred_mut().map(|p| *p = p.filter(|d| !d.is_half())).is_some();
+        let contraction = if let Some(preferred) = e.prim.preferred_mut() {
+            *preferred = preferred.filter(|d| !d.is_half());
+            true
+        } else {
+            false
+        };
         let rounds = match &mut e.prim {
             prim if prim.convert_dtype().is_some() => converts_to_half,
             _ if contraction => true,

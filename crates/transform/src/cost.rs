@@ -345,20 +345,27 @@ impl Memo<'_> {
                 let (mut step, mut branches) = (Step::default(), Step::default());
                 for (callee, trips) in op.runs() {
                     let body = self.func(callee, depth + 1)?;
-                    step = step.and(match trips {
+                    let trips = match trips {
+                        // A branch: the dearest alternative.
+                        Trips::OneOf => {
+                            branches = branches.max(Step::body(&body, 1));
+                            continue;
+                        }
                         // A launch of a fusion kernel: its traffic is the launch's own
                         // operands and results.
                         Trips::Once if body.kernel && eqn.prim.callee().is_some() => {
-                            Step { flops: body.flops, transcendentals: body.transcendentals, ..simple((0, 0)) }
+                            step = step.and(Step {
+                                flops: body.flops,
+                                transcendentals: body.transcendentals,
+                                ..simple((0, 0))
+                            });
+                            continue;
                         }
-                        Trips::Once => Step::body(&body, 1),
-                        Trips::OneOf => {
-                            branches = branches.max(Step::body(&body, 1));
-                            Step::default()
-                        }
-                        Trips::Times(n) => Step::body(&body, n),
-                        Trips::Loop { max_iters } => Step::body(&body, max_iters.map_or(1, |k| k as u64)),
-                    });
+                        Trips::Once => 1,
+                        Trips::Times(n) => n,
+                        Trips::Loop { max_iters } => max_iters.map_or(1, |k| k as u64),
+                    };
+                    step = step.and(Step::body(&body, trips));
                 }
                 let mut step = step.and(branches);
                 step.unbounded = step.unbounded.saturating_add(u64::from(op.unbounded()));

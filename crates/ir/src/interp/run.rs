@@ -182,7 +182,7 @@ impl<'m> Interp<'m> {
             // The identities of the property table (`stop_gradient`, `name`, `offload`,
             // `reload`) pass their value through; `run_func` keeps offloaded values out
             // of memory.
-            prim if prim.props().identity => identity(at, xs),
+            Prim::Unary(_) if eqn.prim.props().identity => identity(at, xs),
             Prim::Name { .. } | Prim::Memory(_) => identity(at, xs),
             Prim::Unary(op) => leaf(&|a| unary::eval(*op, a)),
             Prim::Binary(op) => leaf(&|a| binary::eval(*op, a)),

@@ -41,7 +41,7 @@ impl Analysis<'_> {
                 numeric && eqn.inputs.iter().all(|&i| self.contiguous(i, off))
             }
             Prim::Shape(op) => match mask_form(op) {
-                MaskForm::Splat(value) => value.is_some(),
+                MaskForm::Splat(_) => true,
                 MaskForm::Broadcast { .. } => self.shape_vectorises(e, op, off),
                 MaskForm::Scalar => false,
             },
@@ -105,12 +105,12 @@ impl Lower<'_, '_> {
                 ops::compare(&mut self.fb, *op, dtype, a, b)
             }
             Prim::Shape(op) => match mask_form(op) {
-                MaskForm::Splat(Some(value)) => {
+                MaskForm::Splat(value) => {
                     let b = ops::constant_of(&mut self.fb, value, 0);
                     self.splat_bool(b, mt)
                 }
                 MaskForm::Broadcast { shape, dims } => self.broadcast_mask(ins[0], shape, dims, idx, vmemo, mt)?,
-                MaskForm::Splat(None) | MaskForm::Scalar => return none(self),
+                MaskForm::Scalar => return none(self),
             },
             Prim::Unary(_)
             | Prim::Binary(_)

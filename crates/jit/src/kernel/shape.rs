@@ -348,18 +348,20 @@ impl Lower<'_, '_> {
 
 /// How a structural op with a bool result is generated as a vector of lane masks.
 pub(super) enum MaskForm<'a> {
-    /// A splat of this constant's one element (`None` when it has more than one).
-    Splat(Option<&'a Array>),
+    /// A splat of this one-element constant.
+    Splat(&'a Array),
     /// A broadcast of a mask operand.
     Broadcast { shape: &'a [usize], dims: &'a [usize] },
     /// No mask form: the kernel stays scalar.
     Scalar,
 }
 
-/// The mask form of `op` (the other views and `iota` have none).
+/// The mask form of `op` (a constant of more than one element, the other views and
+/// `iota` have none).
 pub(super) fn mask_form(op: &ShapeOp) -> MaskForm<'_> {
     match op {
-        ShapeOp::Constant { value, .. } => MaskForm::Splat((value.len() == 1).then_some(value)),
+        ShapeOp::Constant { value, .. } if value.len() == 1 => MaskForm::Splat(value),
+        ShapeOp::Constant { .. } => MaskForm::Scalar,
         ShapeOp::BroadcastInDim { shape, dims } => MaskForm::Broadcast { shape, dims },
         ShapeOp::Reshape { .. }
         | ShapeOp::Transpose { .. }

@@ -1,6 +1,7 @@
 //! Batching of the structured primitives: their bodies are batched through the pass's
 //! context, with batched parameters and outputs at axis 0.
 
+use super::n_results;
 use crate::prim::ScanParams;
 
 use crate::prim::batch::{BatchContext, Batched};
@@ -43,7 +44,7 @@ pub(super) fn batch_call(
     dims: &[Option<usize>],
 ) -> Result<Batched, String> {
     let (ins, batched) = inputs_at_front(em, cx.axis_size(), inputs, dims, false)?;
-    let n_out = cx.module().func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
+    let n_out = n_results(cx.module(), func)?;
     let bf = cx.batch_func(func, &batched, &vec![false; n_out])?;
     let new = match remat {
         Some(policy) => Prim::remat(bf.name, policy.clone()),
@@ -62,7 +63,7 @@ pub(super) fn batch_custom_jvp(
     dims: &[Option<usize>],
 ) -> Result<Batched, String> {
     let (ins, batched) = inputs_at_front(em, cx.axis_size(), inputs, dims, true)?;
-    let n_out = cx.module().func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
+    let n_out = n_results(cx.module(), func)?;
     let f = cx.batch_func(func, &batched, &vec![true; n_out])?;
     let j = cx.batch_func(jvp, &[batched.clone(), batched].concat(), &vec![true; 2 * n_out])?;
     let outs = em.eqn(cx.module(), Prim::custom_jvp(f.name, j.name), &ins)?;
@@ -79,8 +80,8 @@ pub(super) fn batch_custom_vjp(
 ) -> Result<Batched, String> {
     let (ins, batched) = inputs_at_front(em, cx.axis_size(), inputs, dims, true)?;
     let module = cx.module();
-    let n_out = module.func(func).map(|f| f.results.len()).ok_or(format!("no Func @{func}"))?;
-    let n_fwd = module.func(fwd).map(|f| f.results.len()).ok_or(format!("no Func @{fwd}"))?;
+    let n_out = n_results(module, func)?;
+    let n_fwd = n_results(module, fwd)?;
     let n_bwd_in = module.func(bwd).map(|f| f.params.len()).ok_or(format!("no Func @{bwd}"))?;
     let n_bwd_out = module.func(bwd).map(|f| f.results.len()).unwrap_or(0);
     let f = cx.batch_func(func, &batched, &vec![true; n_out])?;

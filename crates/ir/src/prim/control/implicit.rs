@@ -24,7 +24,7 @@
 //!   so `@tangent_solve` must be linear in `rhs` through transposable primitives (a
 //!   `custom_linear_solve` or a dense factorisation), as in JAX.
 
-use super::{expect_params, expect_results, signature};
+use super::{expect_params, expect_results, n_results, signature};
 use crate::prim::ad::{JvpContext, LinearIn, TransposeContext};
 use crate::prim::batch::{BatchContext, Batched};
 use crate::prim::{ControlOp, Prim};
@@ -349,17 +349,14 @@ pub(crate) fn batch_linear_solve(
 ) -> Result<Batched, String> {
     let (ins, batched) = front(em, cx.axis_size(), p.num_consts, inputs, dims)?;
     let n = inputs.len().saturating_sub(p.num_consts);
-    let n_results = |cx: &dyn BatchContext, name: &str| {
-        cx.module().func(name).map(|f| f.results.len()).ok_or_else(|| format!("no Func @{name}"))
-    };
     let transpose_solve = match &p.transpose_solve {
         Some(t) => {
-            let k = n_results(cx, t)?;
+            let k = n_results(cx.module(), t)?;
             Some(batch(cx, t, &batched, k)?)
         }
         None => None,
     };
-    let n_out = n_results(cx, &p.solve)?;
+    let n_out = n_results(cx.module(), &p.solve)?;
     let new = LinearSolveParams {
         matvec: batch(cx, &p.matvec, &batched, n)?,
         solve: batch(cx, &p.solve, &batched, n_out)?,
@@ -381,7 +378,7 @@ pub(crate) fn batch_root(
     let (ins, batched) = front(em, cx.axis_size(), p.num_consts, inputs, dims)?;
     let n = inputs.len().saturating_sub(p.num_consts);
     let with_rhs = [&batched[..], &vec![true; n]].concat();
-    let n_out = cx.module().func(&p.solve).map(|f| f.results.len()).ok_or_else(|| format!("no Func @{}", p.solve))?;
+    let n_out = n_results(cx.module(), &p.solve)?;
     let new = RootParams {
         f: batch(cx, &p.f, &batched, n)?,
         solve: batch(cx, &p.solve, &batched, n_out)?,

@@ -1,6 +1,7 @@
 //! Forward mode through the structured primitives: each is differentiated as one
 //! transformed equation whose bodies are differentiated through the pass's context.
 
+use super::n_results;
 use crate::Prim;
 use crate::prim::{RematPolicy, ScanParams};
 
@@ -16,7 +17,7 @@ pub(super) fn jvp_call(
 ) -> Result<(Vec<crate::Value>, Vec<Option<crate::Value>>), String> {
     let nonzero: Vec<bool> = tangents.iter().map(Option::is_some).collect();
     let nonzero_tangents: Vec<crate::Value> = tangents.iter().flatten().copied().collect();
-    let jf = cx.jvp_func(func, &nonzero, &vec![false; n_results(cx, func)?])?;
+    let jf = cx.jvp_func(func, &nonzero, &vec![false; n_results(cx.module(), func)?])?;
     let prim = match remat {
         Some(policy) => Prim::remat(jf.name.clone(), policy.clone()),
         None => Prim::call(jf.name.clone()),
@@ -44,10 +45,6 @@ pub(super) fn jvp_custom_jvp(
     let n = outs.len() / 2;
     let tangents_out = outs[n..].iter().map(|&t| em.ty(t).dtype.is_float().then_some(t)).collect();
     Ok((outs[..n].to_vec(), tangents_out))
-}
-
-fn n_results(cx: &dyn crate::prim::ad::JvpContext, func: &str) -> Result<usize, String> {
-    cx.module().func(func).map(|f| f.results.len()).ok_or_else(|| format!("no Func @{func}"))
 }
 
 /// Emits `prim(primals..., tangents...)` for a jvp'd callee and splits its results
@@ -104,7 +101,7 @@ pub(super) fn jvp_cond(
     tangents: &[Option<crate::Value>],
 ) -> Result<(Vec<crate::Value>, Vec<Option<crate::Value>>), String> {
     let nonzero: Vec<bool> = tangents[1..].iter().map(Option::is_some).collect();
-    let n_out = n_results(cx, &branches[0])?;
+    let n_out = n_results(cx.module(), &branches[0])?;
     // Outputs with a tangent in any branch get one in every branch.
     let mut out_nonzero = vec![false; n_out];
     for branch in branches {
@@ -159,7 +156,7 @@ pub(super) fn jvp_scan(
 ) -> Result<(Vec<crate::Value>, Vec<Option<crate::Value>>), String> {
     let (k, c) = (params.num_consts, params.num_carry);
     let given: Vec<bool> = tangents.iter().map(Option::is_some).collect();
-    let n_ys = n_results(cx, &params.body)? - c;
+    let n_ys = n_results(cx.module(), &params.body)? - c;
     // Fixpoint over the carries, with the consts' and xs' masks fixed.
     let mut carry = given[k..k + c].to_vec();
     loop {

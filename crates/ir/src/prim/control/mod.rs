@@ -315,6 +315,11 @@ pub(crate) fn transpose(
     }
 }
 
+/// The number of results of Func `func` of `module`.
+fn n_results(module: &Module, func: &str) -> Result<usize, String> {
+    module.func(func).map(|f| f.results.len()).ok_or_else(|| format!("no Func @{func}"))
+}
+
 /// How often a structured op runs one of its Funcs (see [`ControlOp::runs`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trips {
@@ -589,7 +594,7 @@ impl ControlOp {
     /// A loop with no bound on its iterations (a `while` without `max_iters`): it may
     /// run forever, and reverse mode cannot go through it.
     pub fn unbounded(&self) -> bool {
-        self.runs().iter().any(|(_, t)| *t == Trips::Loop { max_iters: None })
+        matches!(self, ControlOp::While { max_iters: None, .. })
     }
 
     /// The Funcs this op refers to, in attribute order.
