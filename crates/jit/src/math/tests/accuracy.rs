@@ -312,7 +312,7 @@ accuracy! {
 
 #[test]
 fn tanh_f32_saturates_exactly() {
-    // Where f32 tanh rounds to ±1 (|x| ≥ 9.0109...), the clamped rational must give ±1
+    // Where f32 tanh rounds to ±1 (|x| ≥ 9.0109...), the clamped form must give ±1
     // exactly, not the float below: on both sides of the clamp and far beyond it.
     let mut xs: Vec<f32> = (0..=5000).map(|i| 9.011 + i as f32 * 0.001).collect();
     xs.extend([20.0, 1e10, f32::MAX, f32::INFINITY]);

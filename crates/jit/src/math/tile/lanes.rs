@@ -8,7 +8,7 @@
 //! behind [`Lanes`] inline and compile to that width's instructions (a closure would be
 //! compiled without those features, and every intrinsic in it would stay a call).
 
-use super::super::explog::{EXP32, LN2_HI32, LN2_LO32, TANH32_CLAMP, TANH32_P, TANH32_Q};
+use super::super::explog::{EXP32, LN2_HI32, LN2_LO32, TANH32_CLAMP, TANH32_SMALL, TANH32_SMALL_MAX};
 
 /// A vector of f32 lanes and the operations the routines use on it. Every method is the
 /// single instruction of that name, lane by lane (IEEE round to nearest, as the inline
@@ -18,8 +18,6 @@ pub(super) trait Lanes: Copy {
     const N: usize;
     /// The same lanes as i32.
     type I: Copy;
-    /// Half as many lanes, as f64.
-    type D: Wide64;
     /// Reads `N` values at `p`.
     ///
     /// # Safety
@@ -46,10 +44,12 @@ pub(super) trait Lanes: Copy {
     fn max(self, b: Self) -> Self;
     /// `self < b ? self : b` (`b` when either is NaN: `minps`).
     fn min(self, b: Self) -> Self;
+    /// The bitwise and.
+    fn and(self, b: Self) -> Self;
     /// The bitwise or.
     fn or(self, b: Self) -> Self;
-    /// Per lane, `if_neg` where `self < 0` (ordered), else `other`.
-    fn where_negative(self, if_neg: Self, other: Self) -> Self;
+    /// Per lane, `if_less` where `self < b` (ordered: false if either is NaN), else `other`.
+    fn where_less(self, b: Self, if_less: Self, other: Self) -> Self;
     /// Whether every lane lies in `[lo, hi]` (false if one is NaN).
     fn all_within(self, lo: Self, hi: Self) -> bool;
     /// The lanes' bits.
@@ -66,22 +66,6 @@ pub(super) trait Lanes: Copy {
     fn shl23(a: Self::I) -> Self::I;
     /// `a >> 1`, arithmetic.
     fn sra1(a: Self::I) -> Self::I;
-    /// The lower and upper halves, widened to f64 (exact).
-    fn widen(self) -> (Self::D, Self::D);
-    /// The halves `lo`, `hi` rounded to f32 and joined.
-    fn narrow(lo: Self::D, hi: Self::D) -> Self;
-}
-
-/// A vector of f64 lanes: what `tanh`'s rational is evaluated in.
-pub(super) trait Wide64: Copy {
-    /// `v` in every lane.
-    fn splat(v: f64) -> Self;
-    /// `self · b`.
-    fn mul(self, b: Self) -> Self;
-    /// `self / b`.
-    fn div(self, b: Self) -> Self;
-    /// `self · b + c`, rounded once.
-    fn fma(self, b: Self, c: Self) -> Self;
 }
 
 /// A lane-wise f32 function a tile routine maps over its values.
@@ -152,31 +136,43 @@ fn exp<L: Lanes, const NORMAL: bool>(x: L) -> L {
     exp_core::<L, NORMAL>(x)
 }
 
-/// Horner evaluation of `coeffs` (highest degree first) at `x` in f64 lanes.
+/// The lanes with only the sign bit of `x` kept.
 #[inline(always)]
-fn poly64<D: Wide64>(x: D, coeffs: &[f64]) -> D {
-    let mut acc = D::splat(coeffs[0]);
-    for &c in &coeffs[1..] {
-        acc = acc.fma(x, D::splat(c));
-    }
-    acc
+fn sign<L: Lanes>(x: L) -> L {
+    x.and(L::from_bits(L::isplat(i32::MIN)))
 }
 
-/// `x·P(x²)/Q(x²)` of the f32 `tanh`, in f64 lanes.
+/// `|x|`, bitwise.
 #[inline(always)]
-fn tanh_rational<D: Wide64>(x: D) -> D {
-    let t = x.mul(x);
-    x.mul(poly64(t, &TANH32_P)).div(poly64(t, &TANH32_Q))
+fn abs<L: Lanes>(x: L) -> L {
+    x.and(L::from_bits(L::isplat(i32::MAX)))
 }
 
-/// `tanh x` (`explog::tanh` for f32): the clamp (`min`/`max` with x second pass NaN on, as
-/// the inline compare-and-select does), then the rational in two f64 halves.
+/// `tanh x` (`explog::tanh32`, the same operations in the same order): with a = |x|,
+/// `a + a·t·c(t)` below the threshold, `1 − 2/(2ⁿ·y + (2ⁿ + 1))` from it on (e^{2a} = 2ⁿ(1 + y),
+/// a clamped by `min` with a second, which passes NaN on as the inline compare-and-select
+/// does), then x's sign.
 #[inline(always)]
 fn tanh<L: Lanes>(x: L) -> L {
-    let x = k::<L>(TANH32_CLAMP).min(x);
-    let x = k::<L>(-TANH32_CLAMP).max(x);
-    let (lo, hi) = x.widen();
-    L::narrow(tanh_rational(lo), tanh_rational(hi))
+    let ax = abs(x);
+    let t = ax.mul(ax);
+    let small = ax.mul(t).fma(poly(t, &TANH32_SMALL), ax);
+    let a = k::<L>(TANH32_CLAMP).min(ax);
+    let a2 = a.add(a);
+    let kx = a2.mul(k(std::f64::consts::LOG2_E));
+    let magic = k::<L>(12582912.0);
+    let rounded = kx.add(magic);
+    let fl = rounded.sub(magic);
+    let n = L::isub(rounded.bits(), magic.bits());
+    let r = fl.fma(k(-LN2_HI32), a2);
+    let r = fl.fma(k(-LN2_LO32), r);
+    let y = poly(r, &EXP32).fma(r.mul(r), r);
+    let s = pow2::<L>(n);
+    let one = k::<L>(1.0);
+    let d = s.fma(y, s.add(one));
+    let big = one.sub(k::<L>(2.0).div(d));
+    let r = ax.where_less(k(TANH32_SMALL_MAX), small, big);
+    abs(r).or(sign(x))
 }
 
 /// `1/(1 + e^{−x})` (`explog::logistic`); `NORMAL` as for [`exp`], for −|x|.
@@ -185,7 +181,7 @@ fn logistic<L: Lanes, const NORMAL: bool>(x: L) -> L {
     let nax = x.or(L::from_bits(L::isplat(i32::MIN)));
     let e = exp::<L, NORMAL>(nax);
     let one = k::<L>(1.0);
-    x.where_negative(e, one).div(one.add(e))
+    x.where_less(k(0.0), e, one).div(one.add(e))
 }
 
 /// [`exp`] as a [`Map`].

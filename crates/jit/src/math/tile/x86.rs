@@ -6,7 +6,7 @@
 //! `unsafe` blocks); they are `#[inline(always)]` and only ever inlined into the entry
 //! points below, which enable the features the intrinsics need.
 
-use super::lanes::{self, Lanes, Wide64};
+use super::lanes::{self, Lanes};
 use std::arch::x86_64::*;
 
 /// 8 f32 lanes (AVX2 + FMA).
@@ -17,55 +17,9 @@ pub(super) struct Avx2(__m256);
 #[derive(Clone, Copy)]
 pub(super) struct Avx512(__m512);
 
-/// 4 f64 lanes (AVX + FMA).
-#[derive(Clone, Copy)]
-pub(super) struct F64x4(__m256d);
-
-/// 8 f64 lanes (AVX-512F).
-#[derive(Clone, Copy)]
-pub(super) struct F64x8(__m512d);
-
 // SAFETY (every `unsafe` block of the impls below): the intrinsic is an instruction of the
 // width's feature set, and these methods run only inlined into the entry points of this
 // module, which enable that set and which callers invoke only on hosts that have it.
-
-impl Wide64 for F64x4 {
-    #[inline(always)]
-    fn splat(v: f64) -> Self {
-        F64x4(unsafe { _mm256_set1_pd(v) })
-    }
-    #[inline(always)]
-    fn mul(self, b: Self) -> Self {
-        F64x4(unsafe { _mm256_mul_pd(self.0, b.0) })
-    }
-    #[inline(always)]
-    fn div(self, b: Self) -> Self {
-        F64x4(unsafe { _mm256_div_pd(self.0, b.0) })
-    }
-    #[inline(always)]
-    fn fma(self, b: Self, c: Self) -> Self {
-        F64x4(unsafe { _mm256_fmadd_pd(self.0, b.0, c.0) })
-    }
-}
-
-impl Wide64 for F64x8 {
-    #[inline(always)]
-    fn splat(v: f64) -> Self {
-        F64x8(unsafe { _mm512_set1_pd(v) })
-    }
-    #[inline(always)]
-    fn mul(self, b: Self) -> Self {
-        F64x8(unsafe { _mm512_mul_pd(self.0, b.0) })
-    }
-    #[inline(always)]
-    fn div(self, b: Self) -> Self {
-        F64x8(unsafe { _mm512_div_pd(self.0, b.0) })
-    }
-    #[inline(always)]
-    fn fma(self, b: Self, c: Self) -> Self {
-        F64x8(unsafe { _mm512_fmadd_pd(self.0, b.0, c.0) })
-    }
-}
 
 /// The methods of [`Lanes`] that are one intrinsic on `self` and `b` (or on two i32
 /// vectors), wrapped: `binary!(Wrapper; method => intrinsic, ...; imethod => intrinsic, ...)`.
@@ -89,7 +43,6 @@ macro_rules! binary {
 impl Lanes for Avx2 {
     const N: usize = 8;
     type I = __m256i;
-    type D = F64x4;
     binary!(Avx2; add => _mm256_add_ps, sub => _mm256_sub_ps, mul => _mm256_mul_ps, div => _mm256_div_ps,
         max => _mm256_max_ps, min => _mm256_min_ps; iadd => _mm256_add_epi32, isub => _mm256_sub_epi32);
     #[inline(always)]
@@ -109,14 +62,18 @@ impl Lanes for Avx2 {
         Avx2(unsafe { _mm256_fmadd_ps(self.0, b.0, c.0) })
     }
     #[inline(always)]
+    fn and(self, b: Self) -> Self {
+        Avx2(unsafe { _mm256_and_ps(self.0, b.0) })
+    }
+    #[inline(always)]
     fn or(self, b: Self) -> Self {
         Avx2(unsafe { _mm256_or_ps(self.0, b.0) })
     }
     #[inline(always)]
-    fn where_negative(self, if_neg: Self, other: Self) -> Self {
+    fn where_less(self, b: Self, if_less: Self, other: Self) -> Self {
         Avx2(unsafe {
-            let neg = _mm256_cmp_ps::<_CMP_LT_OQ>(self.0, _mm256_setzero_ps());
-            _mm256_blendv_ps(other.0, if_neg.0, neg)
+            let less = _mm256_cmp_ps::<_CMP_LT_OQ>(self.0, b.0);
+            _mm256_blendv_ps(other.0, if_less.0, less)
         })
     }
     #[inline(always)]
@@ -147,24 +104,11 @@ impl Lanes for Avx2 {
     fn sra1(a: __m256i) -> __m256i {
         unsafe { _mm256_srai_epi32::<1>(a) }
     }
-    #[inline(always)]
-    fn widen(self) -> (F64x4, F64x4) {
-        unsafe {
-            let lo = _mm256_cvtps_pd(_mm256_castps256_ps128(self.0));
-            let hi = _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(self.0));
-            (F64x4(lo), F64x4(hi))
-        }
-    }
-    #[inline(always)]
-    fn narrow(lo: F64x4, hi: F64x4) -> Self {
-        Avx2(unsafe { _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo.0)), _mm256_cvtpd_ps(hi.0)) })
-    }
 }
 
 impl Lanes for Avx512 {
     const N: usize = 16;
     type I = __m512i;
-    type D = F64x8;
     binary!(Avx512; add => _mm512_add_ps, sub => _mm512_sub_ps, mul => _mm512_mul_ps, div => _mm512_div_ps,
         max => _mm512_max_ps, min => _mm512_min_ps; iadd => _mm512_add_epi32, isub => _mm512_sub_epi32);
     #[inline(always)]
@@ -184,15 +128,20 @@ impl Lanes for Avx512 {
         Avx512(unsafe { _mm512_fmadd_ps(self.0, b.0, c.0) })
     }
     #[inline(always)]
+    fn and(self, b: Self) -> Self {
+        let (a, b) = (self.bits(), b.bits());
+        Avx512::from_bits(unsafe { _mm512_and_si512(a, b) })
+    }
+    #[inline(always)]
     fn or(self, b: Self) -> Self {
         let (a, b) = (self.bits(), b.bits());
         Avx512::from_bits(unsafe { _mm512_or_si512(a, b) })
     }
     #[inline(always)]
-    fn where_negative(self, if_neg: Self, other: Self) -> Self {
+    fn where_less(self, b: Self, if_less: Self, other: Self) -> Self {
         Avx512(unsafe {
-            let neg = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(self.0, _mm512_setzero_ps());
-            _mm512_mask_blend_ps(neg, other.0, if_neg.0)
+            let less = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(self.0, b.0);
+            _mm512_mask_blend_ps(less, other.0, if_less.0)
         })
     }
     #[inline(always)]
@@ -222,21 +171,6 @@ impl Lanes for Avx512 {
     #[inline(always)]
     fn sra1(a: __m512i) -> __m512i {
         unsafe { _mm512_srai_epi32::<1>(a) }
-    }
-    #[inline(always)]
-    fn widen(self) -> (F64x8, F64x8) {
-        unsafe {
-            let lo = _mm512_castps512_ps256(self.0);
-            let hi = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(self.0)));
-            (F64x8(_mm512_cvtps_pd(lo)), F64x8(_mm512_cvtps_pd(hi)))
-        }
-    }
-    #[inline(always)]
-    fn narrow(lo: F64x8, hi: F64x8) -> Self {
-        unsafe {
-            let (lo, hi) = (_mm256_castps_pd(_mm512_cvtpd_ps(lo.0)), _mm256_castps_pd(_mm512_cvtpd_ps(hi.0)));
-            Avx512(_mm512_castpd_ps(_mm512_insertf64x4::<1>(_mm512_castpd256_pd512(lo), hi)))
-        }
     }
 }
 
