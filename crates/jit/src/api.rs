@@ -187,6 +187,14 @@ pub fn compile_func(module: &Module, name: &str, options: &JitOptions) -> Result
     compile(&reordered, options)
 }
 
+#[cfg(test)]
+impl Executable {
+    /// The compiled plan, for tests of the executor's steps.
+    pub(crate) fn plan(&self) -> &Plan {
+        &self.plan
+    }
+}
+
 impl Executable {
     /// The entry's parameter types.
     pub fn param_types(&self) -> &[Type] {

@@ -176,6 +176,11 @@ impl Gemm {
         Ok(g)
     }
 
+    /// The product's work, `b·m·n·k` multiply-adds.
+    pub(crate) fn work(&self) -> usize {
+        self.b * self.m * self.n * self.k
+    }
+
     /// Bytes of scratch memory a run needs (operand copies; 0 when none is copied).
     pub(crate) fn scratch_bytes(&self) -> usize {
         self.scratch

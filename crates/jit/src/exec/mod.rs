@@ -14,6 +14,7 @@ pub(crate) mod buf;
 pub(crate) mod code;
 mod opaque;
 mod overlap;
+mod pair;
 mod place;
 pub(crate) mod run;
 pub(crate) mod split;
@@ -60,8 +61,10 @@ pub(crate) enum Step {
     ReduceFinish { ticket: usize },
     /// A kernel launch: `bufs` = kernel params then results.
     Kernel { kernel: usize, bufs: Vec<Loc>, outer: i64 },
-    /// `dot_general` by the GEMM library; `scratch` holds operand copies when needed.
-    Gemm { gemm: Box<Gemm>, lhs: Loc, rhs: Loc, out: Loc, scratch: Loc },
+    /// `dot_general` by the GEMM library.
+    Gemm(Box<pair::GemmCall>),
+    /// Two independent `dot_general`s run side by side (`pair.rs`).
+    GemmPair(Box<[pair::GemmCall; 2]>),
     /// Runs the branch chosen by an i32 index (clamped) or a bool.
     Cond { index: Loc, is_bool: bool, branches: Vec<usize>, ins: Vec<Loc>, outs: Vec<Loc> },
     /// `while`: carries double-buffered between `outs` and `spare`, except those the
@@ -413,6 +416,7 @@ impl Builder<'_> {
             steps.push(StepAt { eqn: id, prim: eqn.prim.name(), step });
         }
         let outs = bufs.results()?;
+        let steps = pair::pair_gemms(steps);
         Ok(Program { name: func.name.clone(), base: 0, size: bufs.arena.top, steps, outs })
     }
 
@@ -608,8 +612,15 @@ impl Builder<'_> {
 /// A `dot_general` by the GEMM library, with scratch for the operand copies it needs.
 fn gemm_step(at: &At, dims: &DotDims, scratch: &mut Scratch) -> Result<Step, Error> {
     let gemm = Gemm::new(dims, &at.in_ty(0), &at.in_ty(1), &at.out_ty(0)).map_err(|m| at.fail(m))?;
-    let scratch = scratch.take(gemm.scratch_bytes());
-    Ok(Step::Gemm { gemm: Box::new(gemm), lhs: at.ins[0], rhs: at.ins[1], out: at.outs[0], scratch })
+    let bytes = [
+        bytes(&at.in_ty(0), &at.func.name)?,
+        bytes(&at.in_ty(1), &at.func.name)?,
+        at.out_bytes(0)?,
+        gemm.scratch_bytes(),
+    ];
+    let scratch = scratch.take(bytes[3]);
+    let (lhs, rhs, out) = (at.ins[0], at.ins[1], at.outs[0]);
+    Ok(Step::Gemm(Box::new(pair::GemmCall { gemm, lhs, rhs, out, scratch, bytes })))
 }
 
 /// Any primitive without a step of its own, run natively or by the interpreter.

@@ -116,8 +116,18 @@ impl Run<'_> {
                     Step::Kernel { kernel, bufs, outer } => {
                         plan.kernels[*kernel].run(&frame.ptrs(bufs), *outer, plan.threads)
                     }
-                    Step::Gemm { gemm, lhs, rhs, out, scratch } => {
-                        gemm.run(frame.ptr(*lhs), frame.ptr(*rhs), frame.ptr(*out), frame.ptr(*scratch), plan.threads)
+                    Step::Gemm(g) => g.gemm.run(
+                        frame.ptr(g.lhs),
+                        frame.ptr(g.rhs),
+                        frame.ptr(g.out),
+                        frame.ptr(g.scratch),
+                        plan.threads,
+                    ),
+                    Step::GemmPair(pair) => {
+                        let bufs = |g: &super::pair::GemmCall| {
+                            [frame.ptr(g.lhs), frame.ptr(g.rhs), frame.ptr(g.out), frame.ptr(g.scratch)]
+                        };
+                        super::pair::run_pair(pair, [bufs(&pair[0]), bufs(&pair[1])], plan.threads)
                     }
                     Step::Opaque { op, ins, outs } => op
                         .run(&frame.ptrs(ins), &frame.ptrs(outs), &self.options, plan.threads)
