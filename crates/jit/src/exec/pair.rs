@@ -13,14 +13,13 @@
 //!
 //! [`pair_gemms`] merges two adjacent GEMM steps into one [`Step::GemmPair`] when
 //! neither writes a byte the other reads or writes, and when their work (`b·m·n·k`) is
-//! within [`PAIR_RATIO`] of each other and at least [`PAIR_MIN`] each (a lopsided pair
-//! leaves one thread idle; a tiny one costs more to hand over than it saves). The
-//! placement reuses a buffer once its last reader has run, so the second product's
-//! result often sits where the first one's operand was (W9's MLP pairs): such a pair
-//! stays two steps. Keeping the operand one step longer would pair them, but measured on
-//! W9 it raised the peak by 4 MB and gained nothing: faer runs a product whose lhs is a
-//! transposed view (`xᵀ`, of `dW`) at about half the speed of the other (90 against
-//! 170 GFLOP/s at 1024×1024×256), so equal work is not equal time there.
+//! within [`PAIR_RATIO`] of each other, at least [`PAIR_MIN`] (a tiny pair costs more to
+//! hand over than it saves) and at most [`PAIR_MAX`] (larger products run faster split).
+//! The placement reuses a buffer once its last reader has run, so the second product's
+//! result may sit where the first one's operand was: such a pair stays two steps. Equal
+//! work need not be equal time: faer runs a product whose lhs is a transposed view (`xᵀ`,
+//! of `dW`) up to half as fast as the other (90 against 170 GFLOP/s at 1024×1024×256,
+//! 174 against 188 at 256×1024×256).
 //!
 //! At run time, with exactly two threads, the pair's products run as two pool tasks of
 //! one thread each; with one thread, or more than two (where splitting each product over
@@ -33,6 +32,13 @@ use crate::gemm::Gemm;
 
 /// Smallest work `b·m·n·k` of each product of a pair.
 pub(crate) const PAIR_MIN: usize = 1 << 18;
+
+/// Largest work `b·m·n·k` of each product of a pair. Larger products run faster split
+/// across both threads than side by side (measured: W9's MLP pairs, 1024×1024×256 with
+/// 1024×256×1024, 7.2 ms split and 7.9 ms side by side; its attention pairs, 256×1024×256
+/// with 1024×256×256, 1.86 ms split and 1.45 ms side by side): two such problems at once
+/// no longer keep their packed blocks in the caches they share.
+pub(crate) const PAIR_MAX: usize = 1 << 26;
 
 /// Largest ratio of the larger product's work to the smaller's in a pair, as a
 /// fraction (3/2): past it the thread with the smaller product waits longer than the
@@ -94,11 +100,12 @@ impl GemmCall {
     }
 }
 
-/// Whether two products of work `x` and `y` are large enough and close enough in size
-/// to share the threads evenly.
+/// Whether two products of work `x` and `y` are large enough to pay for the handover,
+/// small enough to share the caches, and close enough in size to share the threads
+/// evenly.
 fn balanced(x: usize, y: usize) -> bool {
     let (small, large) = (x.min(y), x.max(y));
-    small >= PAIR_MIN && large.saturating_mul(PAIR_RATIO.1) <= small.saturating_mul(PAIR_RATIO.0)
+    small >= PAIR_MIN && large <= PAIR_MAX && large.saturating_mul(PAIR_RATIO.1) <= small.saturating_mul(PAIR_RATIO.0)
 }
 
 /// `steps` with every two adjacent GEMM steps that may run side by side (see the module
@@ -243,6 +250,6 @@ mod tests {
         assert!(a.independent(&call(Loc::Out(1), Loc::Param(0), Loc::Param(1))));
         assert!(a.independent(&call(Loc::Unwritten, Loc::Param(0), Loc::Param(1))));
         assert!(balanced(PAIR_MIN, PAIR_MIN * 3 / 2) && !balanced(PAIR_MIN, PAIR_MIN * 2));
-        assert!(!balanced(PAIR_MIN - 1, PAIR_MIN - 1));
+        assert!(!balanced(PAIR_MIN - 1, PAIR_MIN - 1) && !balanced(PAIR_MAX + 1, PAIR_MAX));
     }
 }
