@@ -123,14 +123,7 @@ pub(super) fn exp(em: &mut Em, x: Value) -> Value {
 /// ln2_hi + ln2_lo`, the polynomial `coeffs`, and the scaling by `2ⁿ`: in two steps
 /// (gradual underflow), or in one when `normal` says the result is a normal number.
 fn exp_core(em: &mut Em, x: Value, ln2_hi: f64, ln2_lo: f64, coeffs: &[f64], normal: bool) -> Value {
-    let l2e = em.c(std::f64::consts::LOG2_E);
-    let kx = em.mul(x, l2e);
-    let (fl, n) = em.rint(kx);
-    let r = em.maddk(fl, -ln2_hi, x);
-    let r = em.maddk(fl, -ln2_lo, r);
-    let p = em.poly(r, coeffs);
-    let r2 = em.mul(r, r);
-    let y = em.madd(p, r2, r);
+    let (n, y) = reduce(em, x, ln2_hi, ln2_lo, coeffs);
     let one = em.c(1.0);
     let y = em.add(y, one);
     if normal {
@@ -139,6 +132,19 @@ fn exp_core(em: &mut Em, x: Value, ln2_hi: f64, ln2_lo: f64, coeffs: &[f64], nor
     } else {
         em.ldexp(y, n)
     }
+}
+
+/// eˣ = 2ⁿ(1 + y): the integer n = rint(x·log₂e), and y = r + r²·P(r) (`coeffs`) for the
+/// Cody-Waite r = x − n·(`ln2_hi` + `ln2_lo`).
+fn reduce(em: &mut Em, x: Value, ln2_hi: f64, ln2_lo: f64, coeffs: &[f64]) -> (Value, Value) {
+    let l2e = em.c(std::f64::consts::LOG2_E);
+    let kx = em.mul(x, l2e);
+    let (fl, n) = em.rint(kx);
+    let r = em.maddk(fl, -ln2_hi, x);
+    let r = em.maddk(fl, -ln2_lo, r);
+    let p = em.poly(r, coeffs);
+    let r2 = em.mul(r, r);
+    (n, em.madd(p, r2, r))
 }
 
 /// `ln x`.
@@ -282,14 +288,7 @@ fn tanh32(em: &mut Em, x: Value) -> Value {
     let above = em.fcmp(FloatCC::LessThan, hi, ax);
     let a = em.sel(above, hi, ax);
     let a2 = em.add(a, a);
-    let l2e = em.c(std::f64::consts::LOG2_E);
-    let kx = em.mul(a2, l2e);
-    let (fl, n) = em.rint(kx);
-    let r = em.maddk(fl, -LN2_HI32, a2);
-    let r = em.maddk(fl, -LN2_LO32, r);
-    let p = em.poly(r, &EXP32);
-    let r2 = em.mul(r, r);
-    let y = em.madd(p, r2, r);
+    let (n, y) = reduce(em, a2, LN2_HI32, LN2_LO32, &EXP32);
     let s = em.pow2(n);
     let one = em.c(1.0);
     let s1 = em.add(s, one);

@@ -103,11 +103,10 @@ fn pow2<L: Lanes>(n: L::I) -> L {
     L::from_bits(L::shl23(L::iadd(n, L::isplat(127))))
 }
 
-/// `eˣ` for `x` within exp's range: Cody-Waite reduction, the polynomial, and the scaling
-/// by `2ⁿ` in one step (`NORMAL`: n is known to be in [−126, 127]) or two (gradual
-/// underflow, and 2¹²⁸ at the top).
+/// eˣ = 2ⁿ(1 + y) for `x` within exp's range: n = rint(x·log₂e) (the magic-number
+/// rounding), the Cody-Waite r = x − n·ln 2 in two parts, and y = r + r²·P(r).
 #[inline(always)]
-fn exp_core<L: Lanes, const NORMAL: bool>(x: L) -> L {
+fn reduce<L: Lanes>(x: L) -> (L::I, L) {
     let kx = x.mul(k(std::f64::consts::LOG2_E));
     let magic = k::<L>(12582912.0);
     let t = kx.add(magic);
@@ -115,8 +114,16 @@ fn exp_core<L: Lanes, const NORMAL: bool>(x: L) -> L {
     let n = L::isub(t.bits(), magic.bits());
     let r = fl.fma(k(-LN2_HI32), x);
     let r = fl.fma(k(-LN2_LO32), r);
-    let p = poly(r, &EXP32);
-    let y = p.fma(r.mul(r), r).add(k(1.0));
+    (n, poly(r, &EXP32).fma(r.mul(r), r))
+}
+
+/// `eˣ` for `x` within exp's range: Cody-Waite reduction, the polynomial, and the scaling
+/// by `2ⁿ` in one step (`NORMAL`: n is known to be in [−126, 127]) or two (gradual
+/// underflow, and 2¹²⁸ at the top).
+#[inline(always)]
+fn exp_core<L: Lanes, const NORMAL: bool>(x: L) -> L {
+    let (n, y) = reduce(x);
+    let y = y.add(k(1.0));
     if NORMAL {
         y.mul(pow2(n))
     } else {
@@ -158,15 +165,7 @@ fn tanh<L: Lanes>(x: L) -> L {
     let t = ax.mul(ax);
     let small = ax.mul(t).fma(poly(t, &TANH32_SMALL), ax);
     let a = k::<L>(TANH32_CLAMP).min(ax);
-    let a2 = a.add(a);
-    let kx = a2.mul(k(std::f64::consts::LOG2_E));
-    let magic = k::<L>(12582912.0);
-    let rounded = kx.add(magic);
-    let fl = rounded.sub(magic);
-    let n = L::isub(rounded.bits(), magic.bits());
-    let r = fl.fma(k(-LN2_HI32), a2);
-    let r = fl.fma(k(-LN2_LO32), r);
-    let y = poly(r, &EXP32).fma(r.mul(r), r);
+    let (n, y) = reduce(a.add(a));
     let s = pow2::<L>(n);
     let one = k::<L>(1.0);
     let d = s.fma(y, s.add(one));
