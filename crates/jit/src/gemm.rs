@@ -176,9 +176,10 @@ impl Gemm {
         Ok(g)
     }
 
-    /// The product's work, `b·m·n·k` multiply-adds.
+    /// The product's work, `b·m·n·k` multiply-adds (saturating: a product too large to
+    /// count is too large to run, which the budget reports at the call).
     pub(crate) fn work(&self) -> usize {
-        self.b * self.m * self.n * self.k
+        self.b.saturating_mul(self.m).saturating_mul(self.n).saturating_mul(self.k)
     }
 
     /// Bytes of scratch memory a run needs (operand copies; 0 when none is copied).

@@ -1,7 +1,8 @@
 //! A small persistent thread pool for splitting one kernel launch or one GEMM across
-//! cores (measured on 2-core hosts: rayon's wake-up costs 4–11 µs per `join` and made split launches
-//! slower than one thread; these workers spin briefly after each job, so a launch that
-//! follows another within [`SPIN`] starts in well under a microsecond, then park).
+//! cores, or running two independent GEMMs side by side (`exec/pair.rs`). Measured on
+//! 2-core hosts: rayon's wake-up costs 4–11 µs per `join` and made split launches slower
+//! than one thread; these workers spin briefly after each job, so a launch that follows
+//! another within [`SPIN`] starts in well under a microsecond, then park.
 //!
 //! [`Pool::run`]`(tasks, f)` calls `f(0)`, ..., `f(tasks - 1)` once each and returns when
 //! all have finished. The calling thread and the workers claim task indices from one

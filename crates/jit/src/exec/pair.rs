@@ -21,11 +21,14 @@
 //! of `dW`) up to half as fast as the other (90 against 170 GFLOP/s at 1024×1024×256,
 //! 174 against 188 at 256×1024×256).
 //!
-//! At run time, with exactly two threads, the pair's products run as two pool tasks of
-//! one thread each; with one thread, or more than two (where splitting each product over
-//! all of them keeps every core busy), one after the other as two GEMM steps would. Side
-//! by side, each product is the sequential kernel's, i.e. the one-thread result (a split
-//! run equals it up to the library's blocking, see `crate::gemm`).
+//! At run time, when the call may use exactly two threads (its `threads` capped by the
+//! pool's workers plus the caller), the pair's products run as two pool tasks of one
+//! thread each; with one thread, or more than two (where splitting each product over all
+//! of them keeps every core busy), one after the other as two GEMM steps would. Side by
+//! side, each product is the sequential kernel's, i.e. the one-thread result (a split run
+//! equals it up to the library's blocking, see `crate::gemm`). A pair is one step, so a
+//! program with reductions in flight (`overlap.rs`) advances them before and after it, not
+//! between its two products.
 
 use super::{Loc, Step, StepAt};
 use crate::gemm::Gemm;
@@ -206,6 +209,9 @@ mod tests {
         let args = [f32s(&[128, 512], 1), f32s(&[512, 512], 2), f32s(&[128, 512], 3)];
         let call = |threads| compile(&m, &JitOptions { threads, ..Default::default() }).unwrap().call(&args).unwrap();
         // Side by side, each product is the sequential kernel: the one-thread result.
+        if crate::pool::Pool::global().workers() == 0 {
+            println!("one core: the pair runs one product after the other here, not side by side");
+        }
         let (one, two) = (call(1), call(2));
         assert_eq!(one, two);
         let want = ferrax_ir::eval_entry(&m, &args, &EvalOptions::default()).unwrap();

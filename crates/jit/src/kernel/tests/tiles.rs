@@ -114,6 +114,38 @@ fn routines_match_inline_code_on_every_exponent() {
 }
 
 #[test]
+fn tanh_edges_match_inline_code_and_keep_zeros_and_subnormals() {
+    // The branch threshold, the clamp and the ends of the float line on both sides; zeros
+    // and subnormals must come back bit for bit (odd, and tanh x = x there).
+    let mut xs = vec![0.0f32, f32::from_bits(1), 1e-40, f32::MIN_POSITIVE, 1e-20, 0.6249999, 0.625, 0.6250001];
+    xs.extend([8.0, 8.2, 9.011, 9.5, 9.500001, 20.0, f32::MAX, f32::INFINITY, f32::NAN]);
+    xs.extend(xs.clone().iter().map(|x| -x));
+    let n = xs.len();
+    let x = Array::from_f32(&[n], xs.clone()).unwrap();
+    let m = fusion(&format!("%x: f32[{n}]) -> (f32[{n}]"), &format!("  %y: f32[{n}] = tanh(%x)"), "%y");
+    let inline = run(&compile(&m, &OFF).unwrap(), &m, std::slice::from_ref(&x), &[]);
+    let got = inline[0].as_f32().unwrap();
+    for (x, y) in xs.iter().zip(got) {
+        if *x == 0.0 || x.abs() < 1e-20 {
+            assert_eq!(y.to_bits(), x.to_bits(), "tanh({x:e}) must be {x:e} itself, got {y:e}");
+        }
+        if x.abs() >= 9.011 {
+            assert_eq!(*y, x.signum(), "tanh({x}) rounds to ±1");
+        }
+        assert_eq!(y.is_nan(), x.is_nan(), "tanh({x}) = {y}");
+    }
+    for level in [VectorIsa::Avx2, VectorIsa::Avx512] {
+        let mut ys = xs.clone();
+        if !tile::apply_at(level, tile::TileFn::Tanh, &mut ys) {
+            println!("tanh edges: the {} tile routine is not tested: this host lacks its instructions", level.name());
+            continue;
+        }
+        let ys = Array::from_f32(&[n], ys).unwrap();
+        assert!(same_bits(&ys, &inline[0]), "the {} routine differs at the edges", level.name());
+    }
+}
+
+#[test]
 fn reduction_of_a_chain_matches() {
     // W3's forward: two stages, the accumulation per tile, an S_in result stored from the loop.
     let n = 40_000;
