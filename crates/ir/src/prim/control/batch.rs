@@ -104,7 +104,7 @@ pub(super) fn batch_cond(
     dims: &[Option<usize>],
 ) -> Result<Batched, String> {
     let size = cx.axis_size();
-    let n_out = cx.module().func(&branches[0]).map(|f| f.results.len()).ok_or("no branch")?;
+    let n_out = n_results(cx.module(), &branches[0])?;
     if dims[0].is_none() {
         // The same branch for every example: batch the branches alike.
         let (ops, batched) = inputs_at_front(em, size, &inputs[1..], &dims[1..], false)?;
@@ -258,7 +258,7 @@ pub(super) fn batch_scan(
 ) -> Result<Batched, String> {
     let size = cx.axis_size();
     let (k, c) = (params.num_consts, params.num_carry);
-    let n_out = cx.module().func(&params.body).map(|f| f.results.len()).ok_or("no scan body")?;
+    let n_out = n_results(cx.module(), &params.body)?;
     let given: Vec<bool> = dims.iter().map(Option::is_some).collect();
     let mut carry = given[k..k + c].to_vec();
     loop {
