@@ -50,6 +50,11 @@ pub struct JitOptions {
     /// true). Off, every collective runs where the program has it, waiting for the
     /// other workers. The results are the same bits either way.
     pub overlap_collectives: bool,
+    /// Time every step of every call, for [`Executable::profile`] (default: whether the
+    /// environment variable `FERRAX_PROFILE` is set to anything but `0`; set, a dropped
+    /// executable also prints its table to stderr). Off, a call pays one branch per
+    /// step; on, two clock reads.
+    pub profile: bool,
 }
 
 impl Default for JitOptions {
@@ -63,6 +68,7 @@ impl Default for JitOptions {
             precise_math: false,
             spill_dir: None,
             overlap_collectives: true,
+            profile: exec::profile::from_env(),
         }
     }
 }
@@ -77,6 +83,8 @@ pub struct Executable {
     fuel: Option<u64>,
     spill_dir: Option<std::path::PathBuf>,
     pool: Mutex<Vec<Vec<buf::Line>>>,
+    /// Per-step times, when profiling.
+    profile: Option<exec::profile::Profile>,
 }
 
 /// A borrowed argument of [`Executable::call_raw`]: the elements in C order.
@@ -163,6 +171,7 @@ pub fn compile(module: &Module, options: &JitOptions) -> Result<Executable, Erro
     };
     let plan = exec::build(&fused, &kernel_options, options.threads, options.overlap_collectives)?;
     let budget = options.max_bytes.map_or_else(Budget::default, Budget::new);
+    let profile = options.profile.then(|| exec::profile::Profile::new(&plan));
     Ok(Executable {
         plan,
         entry: name,
@@ -172,6 +181,7 @@ pub fn compile(module: &Module, options: &JitOptions) -> Result<Executable, Erro
         fuel: options.fuel,
         spill_dir: options.spill_dir.clone(),
         pool: Mutex::new(Vec::new()),
+        profile,
     })
 }
 
@@ -214,6 +224,14 @@ impl Executable {
     /// The CLIF text and disassembly of each kernel (compiled with `dump`), else empty.
     pub fn dump(&self) -> String {
         self.plan.dumps.concat()
+    }
+
+    /// The per-step time table of the calls so far (compiled with `profile`), else
+    /// `None`: one row per step that ran, longest first, with its time per call, its
+    /// share of the call, the Func and equation it comes from, and what it does (the
+    /// fused kernel's Func, the GEMM's shape).
+    pub fn profile(&self) -> Option<String> {
+        self.profile.as_ref().map(|p| p.report(&self.plan, &self.entry))
     }
 
     /// Calls the entry on `args`, checking each argument's dtype and shape.
@@ -373,7 +391,11 @@ impl Executable {
             comm,
             tickets: (0..self.plan.tickets).map(|_| None).collect(),
             in_flight: 0,
+            profile: self.profile.as_ref(),
         };
+        if let Some(profile) = &self.profile {
+            profile.call();
+        }
         // SAFETY: by the caller's contract; the workspace is ours alone during the call.
         let result = unsafe { run.program(0, ins, outs) };
         if let Err(e) = &result {
@@ -384,6 +406,18 @@ impl Executable {
             pool.push(ws);
         }
         result
+    }
+}
+
+impl Drop for Executable {
+    /// Prints the profile to stderr when `FERRAX_PROFILE` asked for it and a call ran.
+    fn drop(&mut self) {
+        if let Some(profile) = &self.profile
+            && profile.calls() > 0
+            && exec::profile::from_env()
+        {
+            eprint!("{}", profile.report(&self.plan, &self.entry));
+        }
     }
 }
 

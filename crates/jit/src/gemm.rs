@@ -273,6 +273,29 @@ impl Gemm {
         self.b.saturating_mul(self.m).saturating_mul(self.n).saturating_mul(self.k)
     }
 
+    /// The product in a few words, for the profile: dtype, `b×m×n×k` and how the operands
+    /// are read (`col-major`: a view whose rows are strided; `copy`: copied first;
+    /// `panels`: the lhs through row-major panel copies).
+    pub(crate) fn describe(&self) -> String {
+        let side = |name: &str, s: &Side| match &s.view {
+            None => format!(" {name} copy"),
+            Some(v) if v.0 == 1 && v.1 != 1 => format!(" {name} col-major"),
+            Some(_) => String::new(),
+        };
+        let panels = if self.lhs_panels { " panels" } else { "" };
+        format!(
+            "{:?} {}x{}x{}x{}{}{}{}",
+            self.dtype,
+            self.b,
+            self.m,
+            self.n,
+            self.k,
+            side("lhs", &self.lhs),
+            side("rhs", &self.rhs),
+            panels
+        )
+    }
+
     /// Bytes of scratch memory a run needs (operand copies; 0 when none is copied).
     pub(crate) fn scratch_bytes(&self) -> usize {
         self.scratch

@@ -543,3 +543,29 @@ func @b(%m: f32[256,256], %v: f32[256]) -> (f32[256,256], f32[256]) {
     assert_ne!(unread, text);
     both(&unread, &[f32s(&[256, 256], 3), f32s(&[256], 4)]);
 }
+
+#[test]
+fn the_profile_times_each_step_only_when_asked() {
+    let text = "func @mlp(%x: f32[4,6], %w: f32[6,5], %b: f32[5]) -> (f32[4,5]) {
+  %y: f32[4,5] = dot_general[lhs_contract=[1], rhs_contract=[0]](%x, %w)
+  %bb: f32[4,5] = broadcast_in_dim[shape=[4,5], dims=[1]](%b)
+  %z: f32[4,5] = add(%y, %bb)
+  %t: f32[4,5] = tanh(%z)
+  return %t
+}";
+    let args = [f32s(&[4, 6], 1), f32s(&[6, 5], 2), f32s(&[5], 3)];
+    let off = compile(&module(text), &JitOptions { profile: false, ..JitOptions::default() }).unwrap();
+    off.call(&args).unwrap();
+    assert!(off.profile().is_none());
+    let on = compile(&module(text), &JitOptions { profile: true, ..JitOptions::default() }).unwrap();
+    assert_eq!(on.call(&args).unwrap(), off.call(&args).unwrap());
+    on.call(&args).unwrap();
+    let report = on.profile().unwrap();
+    assert!(report.starts_with("ferrax profile of @mlp: 2 calls"), "{report}");
+    // One row per step, each run twice: the product with its shape, the fused kernel.
+    let rows: Vec<&str> = report.lines().skip(2).collect();
+    assert_eq!(rows.len(), 2, "{report}");
+    assert!(rows.iter().all(|r| r.split_whitespace().nth(2) == Some("2")), "{report}");
+    assert!(rows.iter().any(|r| r.contains("@mlp eqn 0") && r.contains("gemm F32 1x4x5x6")), "{report}");
+    assert!(rows.iter().any(|r| r.contains("kernel @")), "{report}");
+}

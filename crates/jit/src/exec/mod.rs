@@ -16,6 +16,7 @@ mod opaque;
 mod overlap;
 mod pair;
 mod place;
+pub(crate) mod profile;
 pub(crate) mod run;
 pub(crate) mod split;
 
@@ -136,6 +137,8 @@ pub(crate) struct Plan {
     pub kernels: Vec<Kernel>,
     /// Kernel dumps (CLIF and disassembly), in definition order.
     pub dumps: Vec<String>,
+    /// The Func each kernel was compiled from, by kernel index (for the profile).
+    pub kernel_names: Vec<String>,
     /// Bytes of one workspace (all programs' arenas).
     pub workspace_bytes: usize,
     /// Threads a large kernel launch is split across.
@@ -295,10 +298,17 @@ pub(crate) fn build(
             partials,
         })
         .collect();
+    let mut kernel_names = vec![String::new(); b.kernels.len()];
+    for (name, &(k, _)) in &b.kernel_ids {
+        if let Some(slot) = kernel_names.get_mut(k) {
+            slot.clone_from(name);
+        }
+    }
     Ok(Plan {
         programs,
         kernels,
         dumps: b.dumps,
+        kernel_names,
         workspace_bytes: base,
         threads,
         spill_slots: b.spill_slots,

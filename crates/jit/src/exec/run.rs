@@ -27,6 +27,8 @@ pub(crate) struct Run<'a> {
     pub tickets: Vec<Option<crate::comm::Ticket>>,
     /// How many of `tickets` are started.
     pub in_flight: usize,
+    /// Where each step's time goes, when profiling (`profile.rs`).
+    pub profile: Option<&'a super::profile::Profile>,
 }
 
 fn at(p: &Program, s: &StepAt, msg: impl Into<String>) -> Error {
@@ -94,7 +96,8 @@ impl Run<'_> {
         }
         // SAFETY: the program's arena is inside the workspace.
         let frame = Frame { params, outs, base: unsafe { self.ws.add(p.base) } };
-        for s in &p.steps {
+        for (i, s) in p.steps.iter().enumerate() {
+            let started = self.profile.map(|_| std::time::Instant::now());
             // SAFETY: every Loc resolves to a buffer of the planned type.
             unsafe {
                 match &s.step {
@@ -163,6 +166,9 @@ impl Run<'_> {
                     }
                     Step::Copy { src, dst, bytes } => copy(frame.ptr(*src), frame.ptr(*dst), *bytes),
                 }
+            }
+            if let (Some(profile), Some(started)) = (self.profile, started) {
+                profile.add(id, i, u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
             }
             if self.in_flight > 0
                 && let Some(comm) = self.comm
