@@ -70,7 +70,7 @@ mod lower;
 mod mask;
 mod ops;
 mod ordered;
-mod outer;
+pub(crate) mod outer;
 mod scalar;
 mod shape;
 mod tile;

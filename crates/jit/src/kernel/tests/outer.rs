@@ -122,8 +122,8 @@ fn bias_gradient_kernel_with_its_elementwise_result() {
         assert!(same_bits(&got[1], &left_fold(&want[0], &[0], false)), "{text}");
         let module = ferrax_ir::parse(&text).unwrap();
         let c = compile(&module, &KernelOptions { dump: true, ..SIMD }).unwrap();
-        // Axis 0 is reduced: one launch, never split.
-        assert_eq!(c.outer, 1);
+        // Axis 0 is reduced and the columns the only kept axis: bands of columns.
+        assert_eq!(c.outer, m.div_ceil(crate::kernel::outer::BAND as usize) as i64);
         if m >= 4 {
             assert!(c.dump.as_deref().unwrap().contains("load.f32x4"), "not vectorised:\n{text}");
         }
@@ -148,6 +148,55 @@ fn kept_outer_axis_splits_like_a_full_call() {
         // The scalar loop nest keeps the interpreter's order, the outer path a left fold.
         let sum = if opts.simd { &fold } else { &want[0] };
         assert!(same_bits(&got[0], sum) && same_bits(&got[1], &want[1]), "{got:?}");
+    }
+}
+
+#[test]
+fn bands_of_columns_split_like_a_full_call() {
+    // Axis 0 reduced, the innermost axis the only kept one: a launch takes bands of
+    // `BAND` columns, so threads split the columns. Every split gives the left fold's bits,
+    // S_in results and epilogue included; shapes with a last band of a few vectors and a
+    // scalar tail (1301 = 2·512 + 69·4 + 1), f64 lanes, a max, two reduced axes, one band.
+    let band = crate::kernel::outer::BAND as usize;
+    assert_eq!(band % 16, 0, "a band is whole vectors of every width");
+    let cases: [(&[usize], &[usize], &str, DType); 6] = [
+        (&[16, 2048], &[0], "reduce_sum", DType::F32),
+        (&[5, 1301], &[0], "reduce_sum", DType::F32),
+        (&[3, 5, 1100], &[0, 1], "reduce_sum", DType::F32),
+        (&[7, 1029], &[0], "reduce_sum", DType::F64),
+        (&[6, 1200], &[0], "reduce_max", DType::F32),
+        (&[4, 100], &[0], "reduce_sum", DType::F32),
+    ];
+    for (shape, axes, op, dt) in cases {
+        let last = shape[shape.len() - 1];
+        let (s, t) = (dims(shape), dt.to_string());
+        let ax = axes.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(",");
+        let text = fusion(
+            &format!("%x: {t}[{s}], %y: {t}[{s}]) -> ({t}[{s}], {t}[{last}], {t}[{last}]"),
+            &format!(
+                "  %p: {t}[{s}] = mul(%x, %y)\n  %r: {t}[{last}] = {op}[axes=[{ax}]](%p)\n  %e: {t}[{last}] = mul(%r, %r)"
+            ),
+            "%p, %r, %e",
+        );
+        let module = ferrax_ir::parse(&text).unwrap();
+        let args = [values(dt, shape, 1, true), values(dt, shape, 2, true)];
+        let want = interp(&module, &args);
+        let c = compile(&module, &SIMD).unwrap();
+        let bands = last.div_ceil(band) as i64;
+        assert_eq!(c.outer, bands, "{text}");
+        let reduced = if op == "reduce_sum" { left_fold(&want[0], axes, false) } else { want[1].clone() };
+        let squared = apply_epilogue(
+            &format!(
+                "func @e(%r: {t}[{last}]) -> ({t}[{last}]) {{\n  %e: {t}[{last}] = mul(%r, %r)\n  return %e\n}}\n"
+            ),
+            &reduced,
+        );
+        let one_by_one: Vec<(i64, i64)> = (0..bands).map(|b| (b, b + 1)).collect();
+        for splits in [&[][..], &one_by_one, &[(0, bands / 2), (bands / 2, bands)]] {
+            let got = run(&c, &module, &args, splits);
+            assert!(same_bits(&got[0], &want[0]), "{text} {splits:?}");
+            assert!(same_bits(&got[1], &reduced) && same_bits(&got[2], &squared[0]), "{text} {splits:?}");
+        }
     }
 }
 
