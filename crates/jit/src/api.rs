@@ -82,7 +82,7 @@ pub struct Executable {
     budget: Budget,
     fuel: Option<u64>,
     spill_dir: Option<std::path::PathBuf>,
-    pool: Mutex<Vec<Vec<buf::Line>>>,
+    pool: Mutex<Vec<buf::Workspace>>,
     /// Per-step times, when profiling.
     profile: Option<exec::profile::Profile>,
 }
@@ -379,10 +379,10 @@ impl Executable {
         // One call in flight per communicator: the second queues here.
         let _call = comm.and_then(|c| c.lock_call());
         let pooled = self.pool.lock().map_err(|_| entry_err(&self.entry, "jit: poisoned workspace pool"))?.pop();
-        let mut ws = pooled.unwrap_or_else(|| buf::lines(self.plan.workspace_bytes));
+        let mut ws = pooled.unwrap_or_else(|| buf::Workspace::new(self.plan.workspace_bytes));
         let mut run = exec::run::Run {
             plan: &self.plan,
-            ws: ws.as_mut_ptr() as *mut u8,
+            ws: ws.as_mut_ptr(),
             fuel: self.fuel,
             active: vec![false; self.plan.programs.len()],
             options: EvalOptions { budget: self.budget, fuel: None, spill_dir: self.spill_dir.clone() },
