@@ -531,26 +531,38 @@ unsafe fn window<T: Num>(
     };
     // SAFETY: by the caller's contract.
     let a = unsafe { elements::<T>(ins[0], first_len) };
-    let mut result = vec![T::ZERO; out_len];
+    // Straight into the result buffer when it is aligned for `T` (arena and result
+    // buffers are), else through a copy.
+    let direct = (out as *mut T).is_aligned() && out_len > 0;
+    let mut owned = if direct { Vec::new() } else { vec![T::ZERO; out_len] };
+    let result: &mut [T] = if direct {
+        // SAFETY: the result buffer holds `out_len` elements of `T`, aligned, and does
+        // not overlap the operands; every path below writes all of it.
+        unsafe { std::slice::from_raw_parts_mut(out as *mut T, out_len) }
+    } else {
+        &mut owned
+    };
     match op {
         WindowOp::ReduceWindow { op: reduce, .. } => {
             // SAFETY: init is a scalar.
             let init = unsafe { elements::<T>(ins[1], 1) }[0];
             ferrax_ir::prim::window::check_init(*reduce, init)?;
-            reduce_window_slice(g, *reduce, &a, init, &mut result);
+            reduce_window_slice(g, *reduce, &a, init, result);
         }
         WindowOp::SelectAndGatherAdd { select, .. } => {
             // SAFETY: x has the operand's elements.
             let x = unsafe { elements::<T>(ins[1], g.in_len) };
-            select_and_gather_slice(g, *select, &a, &x, &mut result);
+            select_and_gather_slice(g, *select, &a, &x, result);
         }
         WindowOp::SelectAndScatterAdd { select, .. } => {
             // SAFETY: as above.
             let x = unsafe { elements::<T>(ins[1], g.in_len) };
-            select_and_scatter_slice(g, *select, &a, &x, &mut result);
+            select_and_scatter_slice(g, *select, &a, &x, result);
         }
     }
-    // SAFETY: the result buffer holds `out_len` elements.
-    unsafe { std::ptr::copy_nonoverlapping(result.as_ptr() as *const u8, out, out_len * std::mem::size_of::<T>()) };
+    if !direct {
+        // SAFETY: the result buffer holds `out_len` elements.
+        unsafe { std::ptr::copy_nonoverlapping(owned.as_ptr() as *const u8, out, out_len * std::mem::size_of::<T>()) };
+    }
     Ok(())
 }

@@ -184,41 +184,72 @@ fn reduce_blocks<T: Num>(g: &Geometry, x: &[T], init: T, out: &mut [T], f: impl 
     });
 }
 
-/// Whether `c` replaces the selection `b` (see the module docs).
+/// Whether `c` replaces the selection `b` (see the module docs). Without short circuits,
+/// so that the loop over a block's windows compiles to vector compares and blends
+/// instead of a branch per element that random data mispredicts half the time.
+#[inline(always)]
 fn better<T: Num>(select: Select, c: T, b: T) -> bool {
     let strictly = match select {
         Select::Max => c > b,
         Select::Min => c < b,
     };
-    strictly || (c.is_nan() && !b.is_nan())
+    strictly | (c.is_nan() & !b.is_nan())
 }
 
-/// Per window of the block at `offsets`, the operand offset it selects in `x` (`None`
-/// when the windows cover nothing), written into `at` (one per window of the block).
-fn select_block<T: Num>(select: Select, x: &[T], offsets: &[usize], at: &mut [usize]) -> bool {
-    let Some((&first, rest)) = offsets.split_first() else {
-        return false;
-    };
-    for (j, a) in at.iter_mut().enumerate() {
-        *a = first + j;
+/// The selection state of one block of windows: per window, the best value so far and
+/// the tap (index into the block's offsets) it came from.
+struct Selection<T> {
+    best: Vec<T>,
+    tap: Vec<u32>,
+}
+
+impl<T: Num> Selection<T> {
+    fn new(n: usize) -> Selection<T> {
+        Selection { best: vec![T::ZERO; n], tap: vec![0; n] }
     }
-    for &o in rest {
-        for (j, a) in at.iter_mut().enumerate() {
-            if better(select, x[o + j], x[*a]) {
-                *a = o + j;
+
+    /// Per window of the block at `offsets`, the operand offset it selects in `x`, written
+    /// into `at` (one per window of the block); false when the windows cover nothing.
+    /// The first tap wins ties, as in the interpreter's scan in window order.
+    fn select(&mut self, select: Select, x: &[T], offsets: &[usize], at: &mut [usize]) -> bool {
+        let Some((&first, rest)) = offsets.split_first() else {
+            return false;
+        };
+        let n = at.len();
+        if offsets.len() > u32::MAX as usize {
+            // Too many taps to count in u32: one window at a time.
+            for (j, a) in at.iter_mut().enumerate() {
+                *a = offsets
+                    .iter()
+                    .map(|&o| o + j)
+                    .fold(first + j, |b, c| if better(select, x[c], x[b]) { c } else { b });
+            }
+            return true;
+        }
+        self.best.copy_from_slice(&x[first..first + n]);
+        self.tap.fill(0);
+        for (k, &o) in rest.iter().enumerate() {
+            let k = k as u32 + 1;
+            for ((&c, b), t) in x[o..o + n].iter().zip(self.best.iter_mut()).zip(self.tap.iter_mut()) {
+                let take = better(select, c, *b);
+                *b = if take { c } else { *b };
+                *t = if take { k } else { *t };
             }
         }
+        for (j, (a, &t)) in at.iter_mut().zip(&self.tap).enumerate() {
+            *a = offsets[t as usize] + j;
+        }
+        true
     }
-    true
 }
 
 /// `select_and_gather_add` of `t` by the windows of `x` into `out`.
 pub fn select_and_gather_slice<T: Num>(g: &Geometry, select: Select, t: &[T], x: &[T], out: &mut [T]) {
     let n = g.inner;
-    let mut at = vec![0usize; n];
+    let (mut at, mut sel) = (vec![0usize; n], Selection::new(n));
     g.for_each(|b, offsets| {
         let block = &mut out[b * n..(b + 1) * n];
-        if select_block(select, x, offsets, &mut at) {
+        if sel.select(select, x, offsets, &mut at) {
             for (o, &a) in block.iter_mut().zip(&at) {
                 *o = t[a];
             }
@@ -230,11 +261,11 @@ pub fn select_and_gather_slice<T: Num>(g: &Geometry, select: Select, t: &[T], x:
 
 /// `select_and_scatter_add` of `s` by the windows of `x` into `out` (shaped like `x`).
 pub fn select_and_scatter_slice<T: Num>(g: &Geometry, select: Select, s: &[T], x: &[T], out: &mut [T]) {
-    out.fill(T::ZERO);
     let n = g.inner;
-    let mut at = vec![0usize; n];
+    let (mut at, mut sel) = (vec![0usize; n], Selection::new(n));
+    out.fill(T::ZERO);
     g.for_each(|b, offsets| {
-        if select_block(select, x, offsets, &mut at) {
+        if sel.select(select, x, offsets, &mut at) {
             for (j, &a) in at.iter().enumerate() {
                 out[a] = T::add(out[a], s[b * n + j]);
             }
