@@ -18,6 +18,11 @@
 //! on dilation holes contribute nothing (as in XLA: `0 · inf` there is not NaN), while
 //! packed zeros times an infinite or NaN weight would be NaN, so a kernel that is not
 //! finite is left to the interpreter's rule (the caller's fallback).
+//!
+//! A convolution with at most 4 input features (an image's channels) takes the direct
+//! path of [`direct`] instead: no packing, no GEMM.
+
+mod direct;
 
 use crate::gemm::GEMM_SPLIT;
 use faer::linalg::matmul::matmul;
@@ -131,6 +136,18 @@ impl ConvPlan {
     /// # Safety
     /// The pointers are buffers of the planned types; `out` does not overlap them.
     pub(crate) unsafe fn run(&self, lhs: *const u8, rhs: *const u8, out: *mut u8, threads: usize) -> bool {
+        if self.direct() {
+            // SAFETY: by the caller's contract.
+            unsafe {
+                match self.dtype {
+                    DType::F32 => self.run_direct::<f32>(lhs.cast(), rhs.cast(), out.cast(), threads),
+                    DType::F64 => self.run_direct::<f64>(lhs.cast(), rhs.cast(), out.cast(), threads),
+                    // Never planned (see `new`).
+                    DType::Bool | DType::I32 | DType::BF16 | DType::F16 => return false,
+                }
+            }
+            return true;
+        }
         // SAFETY: by the caller's contract.
         unsafe {
             match self.dtype {
