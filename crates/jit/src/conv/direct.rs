@@ -140,46 +140,40 @@ impl ConvPlan {
             table.starts.push(table.taps.len());
             table.out.push(self.axes.iter().zip(&index).map(|(a, &i)| i * a.out_step).sum());
         }
-        let lists = table;
-        let (lhs, out) = (SendConst(lhs), SendPtr(out));
+        let (lhs, rhs, out) = (SendConst(lhs), SendConst(rhs), SendPtr(out));
         let chunks = self.positions.div_ceil(DIRECT_CHUNK);
-        let work = self.positions * self.taps * self.in_per_group * self.out_per_group;
-        let run = |c: usize| {
-            let rows = (c * DIRECT_CHUNK, ((c + 1) * DIRECT_CHUNK).min(self.positions));
-            // SAFETY: by the caller's contract; chunks write disjoint result positions.
-            unsafe { self.direct_rows(&lists, lhs.get(), rhs, out.get(), rows) };
+        let work = self.positions.saturating_mul(self.taps * self.in_per_group).saturating_mul(self.out_per_group);
+        let t = if work >= crate::gemm::GEMM_SPLIT { threads.clamp(1, chunks) } else { 1 };
+        let part = |i: usize| {
+            for c in chunks * i / t..chunks * (i + 1) / t {
+                let rows = (c * DIRECT_CHUNK, ((c + 1) * DIRECT_CHUNK).min(self.positions));
+                // SAFETY: by the caller's contract; parts write disjoint result positions.
+                unsafe { self.direct_rows(&table, lhs.get(), rhs.get(), out.get(), rows) };
+            }
         };
-        if threads > 1 && chunks > 1 && work >= crate::gemm::GEMM_SPLIT {
-            let rhs = SendConst(rhs);
-            let t = threads.min(chunks);
-            crate::pool::Pool::global().run(t, &|i| {
-                for c in chunks * i / t..chunks * (i + 1) / t {
-                    let rows = (c * DIRECT_CHUNK, ((c + 1) * DIRECT_CHUNK).min(self.positions));
-                    // SAFETY: as above.
-                    unsafe { self.direct_rows(&lists, lhs.get(), rhs.get(), out.get(), rows) };
-                }
-            });
+        if t == 1 {
+            part(0);
         } else {
-            (0..chunks).for_each(run);
+            crate::pool::Pool::global().run(t, &part);
         }
     }
 
     /// The result positions `rows`, at the widest vectors the host has.
     ///
     /// # Safety
-    /// As [`ConvPlan::run`]; `lists` from [`ConvPlan::run_direct`].
-    unsafe fn direct_rows<T>(&self, lists: &Table, lhs: *const T, rhs: *const T, out: *mut T, rows: (usize, usize))
+    /// As [`ConvPlan::run`]; `table` from [`ConvPlan::run_direct`].
+    unsafe fn direct_rows<T>(&self, table: &Table, lhs: *const T, rhs: *const T, out: *mut T, rows: (usize, usize))
     where
         T: MulAdd,
     {
         #[cfg(target_arch = "x86_64")]
         if crate::isa::selected() >= crate::isa::VectorIsa::Avx2 {
             // SAFETY: the host has AVX2 (the selected level never exceeds it).
-            unsafe { direct_avx2(self, lists, lhs, rhs, out, rows) };
+            unsafe { direct_avx2(self, table, lhs, rhs, out, rows) };
             return;
         }
         // SAFETY: by the caller's contract.
-        unsafe { direct_generic::<T, false>(self, lists, lhs, rhs, out, rows) }
+        unsafe { direct_generic::<T, false>(self, table, lhs, rhs, out, rows) }
     }
 }
 
@@ -187,7 +181,7 @@ impl ConvPlan {
 #[target_feature(enable = "avx2,fma")]
 unsafe fn direct_avx2<T>(
     plan: &ConvPlan,
-    lists: &Table,
+    table: &Table,
     lhs: *const T,
     rhs: *const T,
     out: *mut T,
@@ -196,7 +190,7 @@ unsafe fn direct_avx2<T>(
     T: MulAdd,
 {
     // SAFETY: by the caller's contract.
-    unsafe { direct_generic::<T, true>(plan, lists, lhs, rhs, out, rows) }
+    unsafe { direct_generic::<T, true>(plan, table, lhs, rhs, out, rows) }
 }
 
 /// The loops of the direct path (inlined into each width's entry).
@@ -206,7 +200,7 @@ unsafe fn direct_avx2<T>(
 #[inline(always)]
 unsafe fn direct_generic<T, const FMA: bool>(
     plan: &ConvPlan,
-    lists: &Table,
+    table: &Table,
     lhs: *const T,
     rhs: *const T,
     out: *mut T,
@@ -220,7 +214,7 @@ unsafe fn direct_generic<T, const FMA: bool>(
     for p in rows.0..rows.1 {
         let (b, s) = (p / spatial, p % spatial);
         let batch = b as isize * plan.lhs_batch_step;
-        let taps = &lists.taps[lists.starts[s]..lists.starts[s + 1]];
+        let taps = &table.taps[table.starts[s]..table.starts[s + 1]];
         // Blocks of ACC output features held in registers across the taps, then the rest.
         let whole = o / ACC * ACC;
         for j0 in (0..whole).step_by(ACC) {
@@ -263,7 +257,7 @@ unsafe fn direct_generic<T, const FMA: bool>(
                 }
             }
         }
-        let base = b * plan.out_batch_step + lists.out[s];
+        let base = b * plan.out_batch_step + table.out[s];
         // SAFETY: the position's `o` features are inside the result, contiguous.
         unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), out.add(base), o) };
     }

@@ -63,12 +63,13 @@ pub(crate) fn lines(bytes: usize) -> Vec<Line> {
 }
 
 /// The memory of one call's workspace: from the heap, or, when large on Linux, its own
-/// anonymous mapping advised into transparent huge pages (below).
+/// anonymous mapping advised into transparent huge pages (below; x86-64 and aarch64,
+/// whose `mmap` flag values `sys` spells out).
 pub(crate) enum Workspace {
     /// Heap memory.
     Heap(Vec<Line>),
     /// A private anonymous mapping of `len` bytes (unmapped on drop).
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
     Mapped { ptr: *mut u8, len: usize },
 }
 
@@ -82,7 +83,7 @@ pub(crate) enum Workspace {
 /// workspace stays below the threshold.
 pub(crate) const HUGE_FROM: usize = 4 << 20;
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod sys {
     use std::ffi::c_void;
     pub const PROT_READ: i32 = 1;
@@ -100,7 +101,7 @@ mod sys {
 impl Workspace {
     /// Zeroed memory for `bytes` bytes, 64-byte aligned, never empty.
     pub(crate) fn new(bytes: usize) -> Workspace {
-        #[cfg(target_os = "linux")]
+        #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
         if bytes >= HUGE_FROM && !std::env::var("FERRAX_HUGE_PAGES").is_ok_and(|v| v == "0") {
             // mmap aligns to 4 KiB only; a whole number of 2 MiB pages plus one more lets
             // the kernel back every aligned 2 MiB span inside with a huge page.
@@ -131,7 +132,7 @@ impl Workspace {
     pub(crate) fn as_mut_ptr(&mut self) -> *mut u8 {
         match self {
             Workspace::Heap(v) => v.as_mut_ptr().cast(),
-            #[cfg(target_os = "linux")]
+            #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
             Workspace::Mapped { ptr, .. } => *ptr,
         }
     }
@@ -139,7 +140,7 @@ impl Workspace {
 
 impl Drop for Workspace {
     fn drop(&mut self) {
-        #[cfg(target_os = "linux")]
+        #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
         if let Workspace::Mapped { ptr, len } = *self {
             // SAFETY: the mapping made in `new`, unmapped once.
             unsafe { sys::munmap(ptr.cast(), len) };
@@ -249,7 +250,7 @@ mod tests {
             assert!(all.iter().all(|&b| b == 0), "{bytes} bytes not zeroed");
             all.fill(7);
             assert!(all.iter().all(|&b| b == 7));
-            #[cfg(target_os = "linux")]
+            #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
             assert_eq!(matches!(ws, Workspace::Mapped { .. }), bytes >= HUGE_FROM, "{bytes}");
         }
     }
