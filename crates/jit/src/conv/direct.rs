@@ -15,7 +15,9 @@
 //! into two sets so that the fused multiply-adds are not held by each other's latency.
 //!
 //! Sums run tap by tap, input feature by feature (the packed GEMM's order differs by
-//! reassociation only).
+//! reassociation only), each term fused into the sum at AVX2 and above and rounded
+//! twice below: like the GEMM library's own kernels, whose choice follows the host too,
+//! the last bits depend on the vector level (the tile routines' bits do not).
 
 use super::{ConvPlan, SendConst, SendPtr};
 use std::ops::{Add, Mul};
@@ -70,7 +72,8 @@ const DIRECT_CHUNK: usize = 256;
 impl ConvPlan {
     /// Whether the direct path runs this convolution: one group, at most
     /// [`DIRECT_MAX_IN`] input features, at least [`DIRECT_MIN_OUT`] output features,
-    /// contiguous along the kernel's and the result's feature axes.
+    /// contiguous along the kernel's and the result's feature axes, at least as many
+    /// result positions as taps.
     pub(crate) fn direct(&self) -> bool {
         self.groups == 1
             && self.in_per_group <= DIRECT_MAX_IN
@@ -78,6 +81,9 @@ impl ConvPlan {
             && self.rhs_out_step == 1
             && self.out_feature_step == 1
             && self.spatial().saturating_mul(self.taps) <= MAX_TABLE
+            // Few positions of many taps (a weight gradient of a tiny batch): the packed
+            // path, whose blocks shrink so that every thread gets one.
+            && self.positions >= self.taps
     }
 
     /// Result positions per batch element.
