@@ -52,6 +52,22 @@ struct Axis {
     out_step: usize,
 }
 
+impl Axis {
+    /// The input index that tap `tap` of the window starting at `start` (in the dilated,
+    /// padded input) reads, or `None` on padding or a dilation hole.
+    fn input_index(&self, start: isize, tap: usize) -> Option<isize> {
+        let q = start + tap as isize * self.rd;
+        let q = if self.ld == 1 {
+            q
+        } else if q % self.ld == 0 {
+            q / self.ld
+        } else {
+            return None;
+        };
+        (0..self.input).contains(&q).then_some(q)
+    }
+}
+
 /// A planned convolution.
 pub(crate) struct ConvPlan {
     dtype: DType,
@@ -72,6 +88,8 @@ pub(crate) struct ConvPlan {
     feature_groups: bool,
     taps: usize,
     positions: usize,
+    /// The direct path's tap table, when the direct path runs it ([`direct`]).
+    table: Option<direct::Table>,
 }
 
 impl ConvPlan {
@@ -111,7 +129,7 @@ impl ConvPlan {
         let taps = axes.iter().map(|a| a.taps).product();
         let out_batch = out.shape[os.batch];
         let positions = axes.iter().map(|a| a.out).product::<usize>() * out_batch;
-        Ok(ConvPlan {
+        let mut plan = ConvPlan {
             dtype: lhs.dtype,
             out_batch,
             out_batch_step: ost[os.batch],
@@ -127,7 +145,10 @@ impl ConvPlan {
             taps,
             positions,
             axes,
-        })
+            table: None,
+        };
+        plan.table = plan.direct().then(|| plan.tap_table());
+        Ok(plan)
     }
 
     /// Computes the result; `false` (with nothing written) when the kernel holds an
@@ -136,12 +157,12 @@ impl ConvPlan {
     /// # Safety
     /// The pointers are buffers of the planned types; `out` does not overlap them.
     pub(crate) unsafe fn run(&self, lhs: *const u8, rhs: *const u8, out: *mut u8, threads: usize) -> bool {
-        if self.direct() {
+        if let Some(table) = &self.table {
             // SAFETY: by the caller's contract.
             unsafe {
                 match self.dtype {
-                    DType::F32 => self.run_direct::<f32>(lhs.cast(), rhs.cast(), out.cast(), threads),
-                    DType::F64 => self.run_direct::<f64>(lhs.cast(), rhs.cast(), out.cast(), threads),
+                    DType::F32 => self.run_direct::<f32>(table, lhs.cast(), rhs.cast(), out.cast(), threads),
+                    DType::F64 => self.run_direct::<f64>(table, lhs.cast(), rhs.cast(), out.cast(), threads),
                     // Never planned (see `new`).
                     DType::Bool | DType::I32 | DType::BF16 | DType::F16 => return false,
                 }
@@ -301,18 +322,7 @@ impl ConvPlan {
     fn tap_offset(&self, start: &[isize], tap: &[usize]) -> Option<isize> {
         let mut off = 0;
         for ((a, &s0), &s) in self.axes.iter().zip(start).zip(tap) {
-            let q = s0 + s as isize * a.rd;
-            let q = if a.ld == 1 {
-                q
-            } else if q % a.ld == 0 {
-                q / a.ld
-            } else {
-                return None;
-            };
-            if q < 0 || q >= a.input {
-                return None;
-            }
-            off += q * a.lhs_step;
+            off += a.input_index(s0, s)? * a.lhs_step;
         }
         Some(off)
     }

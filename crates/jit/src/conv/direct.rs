@@ -10,8 +10,8 @@
 //! dilation holes are skipped, so a kernel holding infinities or NaNs needs no fallback.
 //! Measured on W8's first layer (64x32x32x3 NHWC * 3x3x3x32 HWIO, SAME; per-step
 //! profile, 3 alternations): 3.2-3.7 ms a call packed, 2.3-2.55 ms direct. Its taps are
-//! tabulated once per call for every spatial position (at most [`MAX_TABLE`] pairs),
-//! and each position accumulates blocks of [`ACC`] outputs in registers, alternate taps
+//! tabulated once, when the plan is made, for every spatial position (at most
+//! [`MAX_TABLE`] pairs), and each position accumulates blocks of [`ACC`] outputs in registers, alternate taps
 //! into two sets so that the fused multiply-adds are not held by each other's latency.
 //!
 //! Sums run tap by tap, input feature by feature (the packed GEMM's order differs by
@@ -91,17 +91,8 @@ impl ConvPlan {
         self.axes.iter().map(|a| a.out).product()
     }
 
-    /// Computes the result by the direct path (see [`ConvPlan::direct`]).
-    ///
-    /// # Safety
-    /// As [`ConvPlan::run`].
-    pub(crate) unsafe fn run_direct<T>(&self, lhs: *const T, rhs: *const T, out: *mut T, threads: usize)
-    where
-        T: MulAdd,
-    {
-        if self.positions == 0 {
-            return;
-        }
+    /// The taps in range of every spatial result position (built once, with the plan).
+    pub(crate) fn tap_table(&self) -> Table {
         // Per axis and result index: the (kernel offset, input offset) of each tap in range.
         let lists: Vec<Vec<Vec<(usize, isize)>>> = self
             .axes
@@ -111,30 +102,26 @@ impl ConvPlan {
                     .map(|o| {
                         (0..a.taps)
                             .filter_map(|t| {
-                                let q = o as isize * a.stride - a.lo + t as isize * a.rd;
-                                if q.rem_euclid(a.ld) != 0 {
-                                    return None;
-                                }
-                                let q = q.div_euclid(a.ld);
-                                (0..a.input).contains(&q).then_some((t * a.rhs_step, q * a.lhs_step))
+                                Some((t * a.rhs_step, a.input_index(o as isize * a.stride - a.lo, t)? * a.lhs_step))
                             })
                             .collect()
                     })
                     .collect()
             })
             .collect();
-        // Per spatial result position (row-major): its taps in range, the products of
-        // the axes' lists, and its offset in the result.
+        // Per spatial result position (row-major): the products of the axes' lists, and
+        // its offset in the result.
         let mut table = Table { starts: vec![0], taps: Vec::new(), out: Vec::new() };
         let mut index = vec![0usize; self.axes.len()];
-        let mut next = Vec::new();
+        let (mut taps, mut next) = (Vec::new(), Vec::new());
         for s in 0..self.spatial() {
             let mut rest = s;
             for (i, a) in index.iter_mut().zip(&self.axes).rev() {
                 *i = rest % a.out;
                 rest /= a.out;
             }
-            let mut taps = vec![(0usize, 0isize)];
+            taps.clear();
+            taps.push((0usize, 0isize));
             for (list, &i) in lists.iter().zip(&index) {
                 next.clear();
                 for &(r, l) in &taps {
@@ -142,9 +129,24 @@ impl ConvPlan {
                 }
                 std::mem::swap(&mut taps, &mut next);
             }
-            table.taps.extend(taps);
+            table.taps.extend_from_slice(&taps);
             table.starts.push(table.taps.len());
             table.out.push(self.axes.iter().zip(&index).map(|(a, &i)| i * a.out_step).sum());
+        }
+        table
+    }
+
+    /// Computes the result by the direct path (see [`ConvPlan::direct`]) over `table`
+    /// (from [`ConvPlan::tap_table`]).
+    ///
+    /// # Safety
+    /// As [`ConvPlan::run`].
+    pub(crate) unsafe fn run_direct<T>(&self, table: &Table, lhs: *const T, rhs: *const T, out: *mut T, threads: usize)
+    where
+        T: MulAdd,
+    {
+        if self.positions == 0 {
+            return;
         }
         let (lhs, rhs, out) = (SendConst(lhs), SendConst(rhs), SendPtr(out));
         let chunks = self.positions.div_ceil(DIRECT_CHUNK);
@@ -154,7 +156,7 @@ impl ConvPlan {
             for c in chunks * i / t..chunks * (i + 1) / t {
                 let rows = (c * DIRECT_CHUNK, ((c + 1) * DIRECT_CHUNK).min(self.positions));
                 // SAFETY: by the caller's contract; parts write disjoint result positions.
-                unsafe { self.direct_rows(&table, lhs.get(), rhs.get(), out.get(), rows) };
+                unsafe { self.direct_rows(table, lhs.get(), rhs.get(), out.get(), rows) };
             }
         };
         if t == 1 {
@@ -167,7 +169,7 @@ impl ConvPlan {
     /// The result positions `rows`, at the widest vectors the host has.
     ///
     /// # Safety
-    /// As [`ConvPlan::run`]; `table` from [`ConvPlan::run_direct`].
+    /// As [`ConvPlan::run`]; `table` from [`ConvPlan::tap_table`].
     unsafe fn direct_rows<T>(&self, table: &Table, lhs: *const T, rhs: *const T, out: *mut T, rows: (usize, usize))
     where
         T: MulAdd,
@@ -228,20 +230,8 @@ unsafe fn direct_generic<T, const FMA: bool>(
             // so the adds are not held by one another's latency.
             let mut reg = [[T::default(); ACC]; 2];
             for (n, &(r, l)) in taps.iter().enumerate() {
-                let (reg, l) = (&mut reg[n & 1], l + batch);
-                for i in 0..plan.in_per_group {
-                    // SAFETY: the tap is inside the input and the kernel (the lists hold
-                    // only taps in range), with its features and `o` outputs.
-                    let (v, w) = unsafe {
-                        (
-                            lhs.offset(l + i as isize * plan.lhs_feature_step).read(),
-                            std::slice::from_raw_parts(rhs.add(r + i * plan.rhs_in_step + j0), ACC),
-                        )
-                    };
-                    for (a, &w) in reg.iter_mut().zip(w) {
-                        *a = T::mul_add::<FMA>(*a, v, w);
-                    }
-                }
+                // SAFETY: the lists hold only taps in range.
+                unsafe { accumulate::<T, FMA>(plan, &mut reg[n & 1], lhs, rhs, (r + j0, l + batch)) };
             }
             for ((d, &a), &b) in acc[j0..j0 + ACC].iter_mut().zip(&reg[0]).zip(&reg[1]) {
                 *d = a + b;
@@ -249,23 +239,39 @@ unsafe fn direct_generic<T, const FMA: bool>(
         }
         acc[whole..].fill(T::default());
         for &(r, l) in taps {
-            let l = l + batch;
-            for i in 0..plan.in_per_group {
-                // SAFETY: as above.
-                let (v, w) = unsafe {
-                    (
-                        lhs.offset(l + i as isize * plan.lhs_feature_step).read(),
-                        std::slice::from_raw_parts(rhs.add(r + i * plan.rhs_in_step + whole), o - whole),
-                    )
-                };
-                for (a, &w) in acc[whole..].iter_mut().zip(w) {
-                    *a = T::mul_add::<FMA>(*a, v, w);
-                }
-            }
+            // SAFETY: as above.
+            unsafe { accumulate::<T, FMA>(plan, &mut acc[whole..], lhs, rhs, (r + whole, l + batch)) };
         }
         let base = b * plan.out_batch_step + table.out[s];
         // SAFETY: the position's `o` features are inside the result, contiguous.
         unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), out.add(base), o) };
+    }
+}
+
+/// Adds one tap's terms to `acc`: for each input feature, the input value at `at.1` times
+/// the kernel's row of `acc.len()` outputs at `at.0`.
+///
+/// # Safety
+/// The tap is inside the input and the kernel, with its input features and outputs.
+#[inline(always)]
+unsafe fn accumulate<T: MulAdd, const FMA: bool>(
+    plan: &ConvPlan,
+    acc: &mut [T],
+    lhs: *const T,
+    rhs: *const T,
+    at: (usize, isize),
+) {
+    for i in 0..plan.in_per_group {
+        // SAFETY: by the caller's contract.
+        let (v, w) = unsafe {
+            (
+                lhs.offset(at.1 + i as isize * plan.lhs_feature_step).read(),
+                std::slice::from_raw_parts(rhs.add(at.0 + i * plan.rhs_in_step), acc.len()),
+            )
+        };
+        for (a, &w) in acc.iter_mut().zip(w) {
+            *a = T::mul_add::<FMA>(*a, v, w);
+        }
     }
 }
 

@@ -30,11 +30,11 @@
 //! in the same order, so the bits do not depend on the split; the columns that fall in
 //! the scalar tail are the same ones too, since a band is a whole number of vectors).
 //! W9's GELU backward with its bias gradient (1024 rows of 1024 f32) took 1.35 ms a call
-//! on one thread and takes 1.04 ms in two bands. Otherwise, when axis 0 is reduced, the kernel has an outer
-//! extent of 1 (threads would race on the accumulators). The result block reached under
-//! the first reduced axis `r0` (the kept axes after it, for fixed axes before it) is
-//! contiguous; it is initialised right before the loop over `r0`, so split launches
-//! initialise only their own rows (or columns).
+//! on one thread and takes 1.04 ms in two bands. Otherwise, when axis 0 is reduced, the
+//! kernel has an outer extent of 1 (threads would race on the accumulators). The result
+//! block reached under the first reduced axis `r0` (the kept axes after it, for fixed
+//! axes before it) is contiguous; it is initialised right before the loop over `r0`, so
+//! split launches initialise only their own rows (or columns).
 
 use super::analysis::{Plan, RedKind};
 use super::lower::{Index, Loop, Lower, mem};
